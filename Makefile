@@ -1,0 +1,48 @@
+# DriftLens: two commands. `make run` serves the app, `make test` runs every test.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8501
+RUN_STAMP := $(VENV)/.stamp-run-$(shell cat requirements.txt | sha256sum | cut -c1-16)
+DEV_STAMP := $(VENV)/.stamp-dev-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
+
+.PHONY: run test install install-dev demo lint format bench clean
+
+run: $(RUN_STAMP)
+	$(PY) -m retrieval demo
+	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+
+test: $(DEV_STAMP)
+	$(PY) -m ruff check retrieval components pages app.py tests benchmarks
+	$(PY) -m ruff format --check retrieval components pages app.py tests benchmarks
+	$(PY) -m pytest
+
+install: $(RUN_STAMP)
+install-dev: $(DEV_STAMP)
+
+$(VENV)/bin/python:
+	$$(scripts/find_python.sh) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+# A stamp named by the requirements' hash: re-running after a successful install is a no-op.
+$(RUN_STAMP): requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --progress-bar off -r requirements.txt
+	rm -f $(VENV)/.stamp-run-*; touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PY) -m pip install --progress-bar off -r requirements.txt -r requirements-dev.txt
+	rm -f $(VENV)/.stamp-dev-* $(VENV)/.stamp-run-*; touch $@ $(RUN_STAMP)
+
+demo: $(RUN_STAMP)
+	$(PY) -m retrieval demo
+
+lint: $(DEV_STAMP)
+	$(PY) -m ruff check --fix retrieval components pages app.py tests benchmarks
+	$(PY) -m ruff format retrieval components pages app.py tests benchmarks
+
+bench: $(RUN_STAMP)
+	$(PY) benchmarks/store.py --quick
+
+clean:
+	rm -rf $(VENV) .driftlens tests/artifacts

@@ -1,0 +1,1 @@
+"""DriftLens retrieval: GraphRAG search, answering and indexing, usable without any UI."""

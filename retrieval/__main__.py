@@ -1,0 +1,3 @@
+from retrieval.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,38 @@
+"""Command line: `python -m retrieval <command>`.
+
+Each module in this package registers one or more sub-commands through `register(subparsers)`,
+so a command lives next to nothing but its own argument parsing and printing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from retrieval.errors import DriftLensError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m retrieval", description="DriftLens GraphRAG workbench")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        importlib.import_module(f"{__name__}.{module.name}").register(sub)
+    return parser
+
+
+def add_graph_options(parser: argparse.ArgumentParser) -> None:
+    """Options every graph command shares: which project and which embedded graph file."""
+    parser.add_argument("--project", default=None, help="project name (default: settings.project)")
+    parser.add_argument("--graph", default=None, help="embedded graph file (same as DRIFTLENS_GRAPH_PATH)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except DriftLensError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

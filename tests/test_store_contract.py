@@ -1,0 +1,162 @@
+"""One contract for every GraphStore adapter: embedded FalkorDB always, Neo4j whenever NEO4J_URI is set."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from retrieval.errors import IndexMissing, ReadOnlyViolation, StoreUnavailable
+from retrieval.store import GraphStore, open_store
+from tests.conftest import make_settings
+
+DIM = 16
+N = 300
+SPECIAL_QUERIES = ['"(*?:~^[', "what's \"C++\"?", "AND OR NOT", "-:/\\!{}", "a" * 20_000, "   "]
+
+
+def _backends() -> list[object]:
+    neo = pytest.param("neo4j", marks=pytest.mark.skipif(not os.environ.get("NEO4J_URI"), reason="NEO4J_URI unset"))
+    return ["falkordb", neo]
+
+
+@pytest.fixture(scope="module", params=_backends())
+def graph(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+    tmp = tmp_path_factory.mktemp(request.param)
+    overrides: dict[str, object] = {}
+    if request.param == "neo4j":
+        overrides = {
+            "neo4j_uri": os.environ["NEO4J_URI"],
+            "neo4j_password": os.environ.get("NEO4J_PASSWORD"),
+            "neo4j_username": os.environ.get("NEO4J_USERNAME", os.environ.get("NEO4J_USER", "neo4j")),
+        }
+    store = open_store(make_settings(tmp, **overrides))
+    store.clear()
+    yield store
+    store.clear()
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def corpus() -> np.ndarray:
+    """Clustered unit vectors: 10 clusters, so nearest neighbours are meaningful and filters bite."""
+    rng = np.random.default_rng(7)
+    centres = rng.normal(size=(10, DIM))
+    vectors = centres[np.arange(N) % 10] + 0.3 * rng.normal(size=(N, DIM))
+    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def loaded(graph: GraphStore, corpus: np.ndarray) -> GraphStore:
+    s = graph.settings
+    graph.ensure_schema(DIM)
+    rows = [
+        {
+            "id": f"c{i}",
+            "text": f"passage {i} about {'quantum computing' if i % 10 == 0 else 'cooking pasta'} team{i % 3}",
+            "group": f"g{i % 3}",
+            "n": i,
+            "v": corpus[i].tolist(),
+        }
+        for i in range(N)
+    ]
+    graph.write_batch(
+        f"UNWIND $rows AS row MERGE (c:`{s.chunk_label}` {{id: row.id}}) "
+        f"SET c.text = row.text, c.group = row.group, c.n = row.n, c.embedding = {graph.vec('row.v')}",
+        [{**r} for r in rows],
+        batch_size=64,
+    )
+    return graph
+
+
+def test_batched_writes_are_all_there_and_idempotent(loaded: GraphStore) -> None:
+    label = loaded.settings.chunk_label
+    assert loaded.counts([label]) == {label: N}
+    loaded.write_batch(f"UNWIND $rows AS row MERGE (c:`{label}` {{id: row.id}})", [{"id": "c1"}, {"id": "c2"}])
+    assert loaded.counts([label]) == {label: N}
+
+
+def test_read_refuses_writes_and_changes_nothing(loaded: GraphStore) -> None:
+    label = loaded.settings.chunk_label
+    for cypher in ["CREATE (:Intruder {id: 'x'})", f"MATCH (c:`{label}`) DETACH DELETE c", "MERGE (n:X {id: 1}) RETURN n"]:
+        with pytest.raises(ReadOnlyViolation):
+            loaded.read(cypher)
+    assert loaded.read("MATCH (n:Intruder) RETURN count(n) AS c") == [{"c": 0}]
+    assert loaded.counts([label]) == {label: N}
+
+
+def test_vector_search_returns_similarity_matching_exact_cosine(loaded: GraphStore, corpus: np.ndarray) -> None:
+    label = loaded.settings.chunk_label
+    query = corpus[42]
+    hits = loaded.vector_search(label, query.tolist(), 10)
+    exact = corpus @ query
+    best = np.argsort(-exact)[:10]
+    assert hits[0].id == "c42"
+    assert hits[0].score == pytest.approx(1.0, abs=1e-3)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    for hit in hits:
+        assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-3)
+    recall = len({h.id for h in hits} & {f"c{i}" for i in best}) / 10
+    assert recall >= 0.9
+    assert "embedding" not in hits[0].props and hits[0].props["text"].startswith("passage 42")
+
+
+def test_filtered_vector_search_still_fills_top_k(loaded: GraphStore, corpus: np.ndarray) -> None:
+    label = loaded.settings.chunk_label
+    # Cluster 0 vectors are c0, c10, ...; their group cycles g0,g1,g2, so a filter drops 2/3 of the nearest.
+    hits = loaded.vector_search(label, corpus[0].tolist(), 20, filters={"group": "g1"})
+    assert len(hits) == 20
+    assert all(h.props["group"] == "g1" for h in hits)
+    in_list = loaded.vector_search(label, corpus[0].tolist(), 5, filters={"group": ["g1", "g2"], "n": {"gte": 100}})
+    assert len(in_list) == 5 and all(h.props["n"] >= 100 and h.props["group"] != "g0" for h in in_list)
+    assert loaded.vector_search(label, corpus[0].tolist(), 5, filters={"group": "nope"}) == []
+
+
+def test_fulltext_finds_terms_and_filters(loaded: GraphStore) -> None:
+    label = loaded.settings.chunk_label
+    hits = loaded.fulltext_search(label, "Quantum computing?", 50)
+    assert len(hits) == N // 10
+    assert all("quantum" in h.props["text"] for h in hits)
+    filtered = loaded.fulltext_search(label, "quantum", 50, filters={"group": "g2"})
+    assert filtered and all(h.props["group"] == "g2" and "quantum" in h.props["text"] for h in filtered)
+
+
+@pytest.mark.parametrize("text", SPECIAL_QUERIES)
+def test_fulltext_survives_special_characters(loaded: GraphStore, text: str) -> None:
+    hits = loaded.fulltext_search(loaded.settings.chunk_label, text, 5)
+    assert isinstance(hits, list) and len(hits) <= 5
+
+
+def test_fulltext_with_operators_as_words_matches_literally(loaded: GraphStore) -> None:
+    hits = loaded.fulltext_search(loaded.settings.chunk_label, 'pasta AND NOT "quantum" (team1)', 400)
+    assert hits and any("pasta" in h.props["text"] for h in hits)
+
+
+def test_schema_is_idempotent_and_reports_dimension(loaded: GraphStore) -> None:
+    s = loaded.settings
+    before = loaded.index_states()
+    loaded.ensure_schema(DIM)
+    after = loaded.index_states()
+    assert sorted((i.kind, i.label, i.properties) for i in before) == sorted((i.kind, i.label, i.properties) for i in after)
+    assert loaded.vector_dimension(s.chunk_label) == DIM
+    names = {i.name for i in after}
+    assert {s.chunk_vector_index, s.chunk_fulltext_index} <= names
+
+
+def test_health_counts_labels(loaded: GraphStore) -> None:
+    health = loaded.health()
+    assert health.ok and not health.empty
+    assert health.counts[loaded.settings.chunk_label] == N
+    assert any(i.kind == "vector" for i in health.indexes)
+
+
+def test_missing_indexes_are_named(tmp_path: Path) -> None:
+    with open_store(make_settings(tmp_path)) as bare:
+        bare.query("CREATE (:`__Chunk__` {id: 'x', text: 'hello'})")
+        with pytest.raises(IndexMissing, match="fulltext index on __Chunk__"):
+            bare.fulltext_search("__Chunk__", "hello", 3)
+        with pytest.raises(IndexMissing, match="vector index"):
+            bare.vector_search("__Chunk__", [0.1] * DIM, 3)
