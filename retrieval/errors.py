@@ -27,7 +27,9 @@ class StoreUnavailable(DriftLensError):
 class IndexMissing(DriftLensError):
     """A vector or fulltext index the query needs does not exist yet."""
 
-    def __init__(self, index: str, hint: str = "Build the graph first (Index page or `python -m retrieval index PATH`).") -> None:
+    def __init__(
+        self, index: str, hint: str = "Build the graph first (Index page or `python -m retrieval index PATH`)."
+    ) -> None:
         super().__init__(f"Index '{index}' does not exist. {hint}")
         self.index = index
 

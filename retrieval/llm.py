@@ -93,7 +93,10 @@ class ChatModel:
                 **common,
             )
             self._kind = "Azure OpenAI"
-            self._describe = f"Azure OpenAI at {_safe_url(str(settings.azure_openai_endpoint))}, deployment {self.model} (api-version {settings.azure_openai_api_version})"
+            endpoint = _safe_url(str(settings.azure_openai_endpoint))
+            self._describe = (
+                f"Azure OpenAI at {endpoint}, deployment {self.model} (api-version {settings.azure_openai_api_version})"
+            )
         else:
             key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
             self._secret = key or ""
@@ -197,7 +200,7 @@ class ChatModel:
         """A fresh Retrying per call: its statistics (attempt count) are per call, threads never share them."""
         s = self._settings
         backoff = wait_exponential_jitter(
-            initial=s.retry_backoff_base_sec,
+            multiplier=s.retry_backoff_base_sec,
             max=s.retry_backoff_max_sec,
             exp_base=s.retry_backoff_factor,
             jitter=s.retry_backoff_base_sec,

@@ -111,3 +111,28 @@ class Answer(BaseModel):
 
     def citations(self) -> list[Citation]:
         return [c for fact in self.key_facts for c in fact.citations]
+
+
+class QueryParams(BaseModel):
+    """Per-question knobs (the UI sliders); defaults come from Settings, each call may override any."""
+
+    search_type: Literal["vector", "fulltext", "hybrid"] = "hybrid"
+    fusion: Literal["linear", "rrf"] = "linear"
+    alpha: float = Field(0.5, ge=0.0, le=1.0)
+    rrf_k: int = Field(60, ge=1)
+    top_k: int = Field(10, ge=1, le=200)
+    max_hops: int = Field(2, ge=0, le=5)
+    max_nodes: int = Field(100, ge=1, le=5000)
+    degree_penalty: float = Field(0.5, ge=0.0)
+    recency_weight: float = Field(0.1, ge=0.0, le=1.0)
+    drift_rounds: int = Field(2, ge=0, le=5)
+    drift_followups_per_round: int = Field(3, ge=1, le=10)
+    drift_primer_communities: int = Field(5, ge=1, le=50)
+    global_level: int | None = None
+    filters: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings: Any, **overrides: Any) -> QueryParams:
+        values = {name: getattr(settings, name) for name in cls.model_fields if hasattr(settings, name)}
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)

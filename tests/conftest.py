@@ -35,3 +35,7 @@ def settings(tmp_path: Path) -> Settings:
 def store(settings: Settings) -> Iterator[GraphStore]:
     with open_store(settings) as graph:
         yield graph
+
+
+# Re-exported so every test module can use the scripted OpenAI-compatible server fixture.
+from tests.scripted_openai import scripted_openai  # noqa: E402, F401

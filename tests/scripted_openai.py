@@ -111,12 +111,13 @@ class ScriptedOpenAI:
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="scripted-openai", daemon=True
+        )
 
     @property
     def endpoint(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     @property
     def base_url(self) -> str:
@@ -198,9 +199,7 @@ class ScriptedOpenAI:
             "object": "chat.completion",
             "created": int(time.time()),
             "model": self.response_model or body.get("model", "scripted"),
-            "choices": [
-                {"index": 0, "message": message, "finish_reason": "tool_calls" if step.tool_calls else "stop"}
-            ],
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if step.tool_calls else "stop"}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,
@@ -240,7 +239,7 @@ def _handler_for(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             kind = _route_kind(self.path)
@@ -271,7 +270,7 @@ def _handler_for(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout test): nothing to deliver
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        def log_message(self, format: str, *args: Any) -> None:
             """Silence per-request logging; tests read `server.requests` instead."""
 
     return Handler

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from retrieval.errors import IndexMissing, ReadOnlyViolation, StoreUnavailable
+from retrieval.errors import IndexMissing, ReadOnlyViolation
 from retrieval.store import GraphStore, open_store
 from tests.conftest import make_settings
 
 DIM = 16
 N = 300
-SPECIAL_QUERIES = ['"(*?:~^[', "what's \"C++\"?", "AND OR NOT", "-:/\\!{}", "a" * 20_000, "   "]
+SPECIAL_QUERIES = ['"(*?:~^[', 'what\'s "C++"?', "AND OR NOT", "-:/\\!{}", "a" * 20_000, "   "]
 
 
 def _backends() -> list[object]:
@@ -81,7 +81,11 @@ def test_batched_writes_are_all_there_and_idempotent(loaded: GraphStore) -> None
 
 def test_read_refuses_writes_and_changes_nothing(loaded: GraphStore) -> None:
     label = loaded.settings.chunk_label
-    for cypher in ["CREATE (:Intruder {id: 'x'})", f"MATCH (c:`{label}`) DETACH DELETE c", "MERGE (n:X {id: 1}) RETURN n"]:
+    for cypher in [
+        "CREATE (:Intruder {id: 'x'})",
+        f"MATCH (c:`{label}`) DETACH DELETE c",
+        "MERGE (n:X {id: 1}) RETURN n",
+    ]:
         with pytest.raises(ReadOnlyViolation):
             loaded.read(cypher)
     assert loaded.read("MATCH (n:Intruder) RETURN count(n) AS c") == [{"c": 0}]
@@ -140,7 +144,9 @@ def test_schema_is_idempotent_and_reports_dimension(loaded: GraphStore) -> None:
     before = loaded.index_states()
     loaded.ensure_schema(DIM)
     after = loaded.index_states()
-    assert sorted((i.kind, i.label, i.properties) for i in before) == sorted((i.kind, i.label, i.properties) for i in after)
+    assert sorted((i.kind, i.label, i.properties) for i in before) == sorted(
+        (i.kind, i.label, i.properties) for i in after
+    )
     assert loaded.vector_dimension(s.chunk_label) == DIM
     names = {i.name for i in after}
     assert {s.chunk_vector_index, s.chunk_fulltext_index} <= names

@@ -101,7 +101,7 @@ class GraphStore(ABC):
 
     # --- dialect ----------------------------------------------------------------------------
     def vec(self, expr: str) -> str:
-        """Cypher that stores a list of floats as a vector: `vec("q")` for parameter $q, `vec("row.v")` for an expression."""
+        """Cypher storing a list of floats as a vector: `vec("q")` for param $q, `vec("row.v")` for an expression."""
         return self._vector_literal(expr if ("." in expr or expr.startswith("$")) else f"${expr}")
 
     @abstractmethod
@@ -114,9 +114,7 @@ class GraphStore(ABC):
         """Run any Cypher (reads and writes) and return rows as dicts keyed by column name."""
 
     @abstractmethod
-    def read(
-        self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None
-    ) -> list[Row]:
+    def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Run Cypher that must not write; a writing query raises ReadOnlyViolation and changes nothing."""
 
     def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:

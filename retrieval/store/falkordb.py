@@ -7,6 +7,7 @@ large graph rebuilds indexes for longer), and its HNSW defaults give poor recall
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -73,10 +74,8 @@ class FalkorDBStore(GraphStore):
             db.close()
 
     def clear(self) -> None:
-        try:
+        with contextlib.suppress(redis.ResponseError):  # deleting a graph that was never written is fine
             self._graph.delete()
-        except redis.ResponseError:
-            pass  # deleting a graph that was never written is fine
         self._graph = self._db.select_graph(self.settings.graph_name)
         self._keys_cache.clear()
         self._index_cache = None
@@ -128,11 +127,11 @@ class FalkorDBStore(GraphStore):
             return []
         self._require_index("fulltext", label, None)
         where, params = filter_clause("node", filters)
+        projection = self._projection(label, self.settings.embedding_property)
         rows = self.read(
             "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
-            + f"RETURN node.id AS id, score, node {{{self._projection(label, self.settings.embedding_property)}}} AS props "
-            "ORDER BY score DESC LIMIT $k",
+            + f"RETURN node.id AS id, score, node {{{projection}}} AS props ORDER BY score DESC LIMIT $k",
             {"label": label, "q": query, "k": int(k), **params},
         )
         return [StoreHit(str(r["id"]), float(r["score"]), r["props"]) for r in rows]
@@ -218,7 +217,9 @@ class FalkorDBStore(GraphStore):
                             label=label,
                             properties=(str(prop),),
                             state=str(row["status"]),
-                            dimension=int(options["dimension"]) if kind == "vector" and "dimension" in options else None,
+                            dimension=int(options["dimension"])
+                            if kind == "vector" and "dimension" in options
+                            else None,
                         )
                     )
         return out

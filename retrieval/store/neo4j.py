@@ -83,7 +83,7 @@ class Neo4jStore(GraphStore):
         except ServiceUnavailable as exc:
             raise StoreUnavailable(self._uri, HINT, exc) from exc
         except ClientError as exc:
-            if exc.code and "ForbiddenDueToTransactionType" in exc.code or "read access mode" in str(exc.message):
+            if (exc.code and "ForbiddenDueToTransactionType" in exc.code) or "read access mode" in str(exc.message):
                 raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
             raise QueryError(f"Query failed: {exc.message}") from exc
         except Neo4jError as exc:

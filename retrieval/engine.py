@@ -1,0 +1,106 @@
+"""Engine: the one object the UI, the CLI and notebooks talk to.
+
+Why a facade: pages stay thin (read widgets, call one method, render an Answer) and every
+entry point gets the same checks — embedder matches the graph, empty questions and empty
+graphs answer "no data found", progress events are framed, usage is timed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from retrieval.config import Settings
+from retrieval.context import Context
+from retrieval.embed import Embedder, make_embedder
+from retrieval.errors import DriftLensError, EmbeddingMismatch
+from retrieval.events import ProgressBus, ProgressEvent
+from retrieval.llm import ChatModel, make_chat_model
+from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
+from retrieval.modes import mode_function
+from retrieval.store import GraphStore, Health, open_store
+
+ProgressCallback = Callable[[ProgressEvent], None]
+
+
+class Engine:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: GraphStore | None = None,
+        embedder: Embedder | None = None,
+        llm: ChatModel | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store or open_store(settings)
+        self.embedder = embedder or make_embedder(settings)
+        self.llm = llm if llm is not None else make_chat_model(settings)
+        self.bus = ProgressBus(settings)
+        self.check_embedder()
+
+    # --- checks -----------------------------------------------------------------------------
+    def check_embedder(self) -> None:
+        """Refuse a graph indexed with another embedder: its vectors and ours are not comparable."""
+        s = self.settings
+        rows = self.store.read(
+            f"MATCH (p:`{s.project_label}`) WHERE p.embedder IS NOT NULL RETURN p.embedder AS name, p.dim AS dim"
+        )
+        for row in rows:
+            if row["name"] != self.embedder.name or int(row["dim"] or 0) != self.embedder.dim:
+                raise EmbeddingMismatch(str(row["name"]), int(row["dim"] or 0), self.embedder.name, self.embedder.dim)
+        dim = self.store.vector_dimension(s.chunk_label)
+        if dim is not None and dim != self.embedder.dim:
+            raise EmbeddingMismatch(f"(index {s.chunk_vector_index})", dim, self.embedder.name, self.embedder.dim)
+
+    # --- reads ------------------------------------------------------------------------------
+    def context(self, project: str | None = None) -> Context:
+        return Context(self.settings, self.store, self.embedder, self.llm, project or self.settings.project)
+
+    def params(self, **overrides: Any) -> QueryParams:
+        return QueryParams.from_settings(self.settings, **overrides)
+
+    def health(self) -> Health:
+        return self.store.health()
+
+    def projects(self) -> list[str]:
+        rows = self.store.read(f"MATCH (p:`{self.settings.project_label}`) RETURN p.name AS name ORDER BY name")
+        return [str(r["name"]) for r in rows if r["name"]]
+
+    @property
+    def llm_description(self) -> str | None:
+        return self.llm.describe() if self.llm else None
+
+    def ask(
+        self,
+        question: str,
+        mode: Mode = "local",
+        params: QueryParams | None = None,
+        *,
+        project: str | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> Answer:
+        """Answer in any mode; the modes fill in the middle phases, the engine frames start, end and errors."""
+        ctx = self.context(project)
+        params = params or self.params()
+        progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
+        progress.emit("initializing", 0, f"{mode} search on project {ctx.project}")
+        answered_by: AnsweredBy = "llm" if self.llm else "extractive"
+        question = question.strip()
+        if not question:
+            progress.emit("completed", 100, "empty question")
+            return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
+        started = time.perf_counter()
+        try:
+            answer = mode_function(mode)(ctx, question, params, progress)
+        except DriftLensError as exc:
+            progress.emit("error", 100, str(exc))
+            raise
+        answer.usage.wall_ms = (time.perf_counter() - started) * 1000
+        progress.emit("completed", 100, "no data found" if answer.no_data_found else "answer ready")
+        return answer
+
+    def close(self) -> None:
+        self.bus.close()
+        self.store.close()

@@ -1,0 +1,231 @@
+"""Every Cypher statement the indexer runs, in the common subset of FalkorDB and Neo4j.
+
+Why one module: the graph model (ARCHITECTURE.md) is written down once here, with labels and
+property names from Settings, so the stages above deal in Python rows and never in Cypher.
+All writes MERGE on `id`, so a repeated or resumed run never duplicates a node or a relationship.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from retrieval.config import Settings
+from retrieval.store.base import GraphStore, Row, ident
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Backtick-quoted names from Settings, ready to paste into Cypher."""
+
+    document: str
+    chunk: str
+    entity: str
+    community: str
+    project: str
+    text: str
+    embedding: str
+
+    @classmethod
+    def of(cls, s: Settings) -> Labels:
+        return cls(
+            document=ident(s.document_label),
+            chunk=ident(s.chunk_label),
+            entity=ident(s.entity_label),
+            community=ident(s.community_label),
+            project=ident(s.project_label),
+            text=ident(s.text_property),
+            embedding=ident(s.embedding_property),
+        )
+
+
+class IndexGraph:
+    """The indexer's view of one project in a GraphStore."""
+
+    def __init__(self, store: GraphStore, settings: Settings, project: str) -> None:
+        self.store = store
+        self.project = project
+        self.lab = Labels.of(settings)
+
+    def _q(self, cypher: str, **params: Any) -> list[Row]:
+        return self.store.query(cypher, {"project": self.project, **params})
+
+    def _batch(self, cypher: str, rows: Sequence[Row], batch_size: int = 500) -> None:
+        """UNWIND writes; each row carries `project` (write_batch sends only $rows)."""
+        if rows:
+            self.store.write_batch(cypher, [{**row, "project": self.project} for row in rows], batch_size)
+
+    # --- project --------------------------------------------------------------------------
+    def project_info(self) -> Row | None:
+        rows = self._q(
+            f"MATCH (p:{self.lab.project} {{id: $project}}) "
+            "RETURN p.embedder AS embedder, p.dim AS dim, p.communities_dirty AS dirty, p.last_run AS last_run"
+        )
+        return rows[0] if rows else None
+
+    def ensure_project(self, embedder: str, dim: int) -> None:
+        self._q(
+            f"MERGE (p:{self.lab.project} {{id: $project}}) "
+            "ON CREATE SET p.name = $project, p.projectId = $project, p.embedder = $embedder, p.dim = $dim",
+            embedder=embedder,
+            dim=dim,
+        )
+
+    def set_dirty(self, dirty: bool) -> None:
+        self._q(f"MATCH (p:{self.lab.project} {{id: $project}}) SET p.communities_dirty = $dirty", dirty=dirty)
+
+    def set_last_run(self, summary: dict[str, Any]) -> None:
+        self._q(f"MATCH (p:{self.lab.project} {{id: $project}}) SET p.last_run = $run", run=json.dumps(summary))
+
+    # --- documents and chunks -------------------------------------------------------------
+    def documents(self) -> dict[str, Row]:
+        """Stored documents by path: id, title, content_hash (None while a write is unfinished)."""
+        rows = self._q(
+            f"MATCH (d:{self.lab.document} {{projectId: $project}}) "
+            "RETURN d.id AS id, d.path AS path, d.title AS title, d.content_hash AS content_hash"
+        )
+        return {row["path"]: row for row in rows}
+
+    def begin_document(self, doc_id: str, path: str, title: str) -> None:
+        """Mark the document unfinished (no content_hash) and drop its old chunks with their mentions."""
+        lab = self.lab
+        self._q(
+            f"MERGE (d:{lab.document} {{id: $id}}) "
+            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null, d.updated_at = $now "
+            f"WITH d MATCH (p:{lab.project} {{id: $project}}) MERGE (d)-[:IN_PROJECT]->(p)",
+            id=doc_id,
+            title=title,
+            path=path,
+            now=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        self._q(f"MATCH (:{lab.document} {{id: $id}})-[:HAS_CHUNK]->(c:{lab.chunk}) DETACH DELETE c", id=doc_id)
+
+    def write_chunks(self, rows: Sequence[Row]) -> None:
+        lab = self.lab
+        self._batch(
+            f"UNWIND $rows AS row MERGE (c:{lab.chunk} {{id: row.id}}) "
+            f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
+            "c.document_id = row.document_id, c.document_name = row.document_name, c.projectId = row.project, "
+            f"c.relations = row.relations, c.{lab.embedding} = {self.store.vec('row.embedding')} "
+            f"WITH c, row MATCH (d:{lab.document} {{id: row.document_id}}) MERGE (d)-[:HAS_CHUNK]->(c)",
+            rows,
+            batch_size=100,
+        )
+
+    def write_mentions(self, rows: Sequence[Row]) -> None:
+        lab = self.lab
+        self._batch(
+            f"UNWIND $rows AS row MATCH (c:{lab.chunk} {{id: row.chunk}}) "
+            f"MERGE (e:{lab.entity} {{id: row.entity}}) "
+            "ON CREATE SET e.projectId = row.project, e.title = row.surface, e.type = row.type "
+            "MERGE (c)-[r:HAS_ENTITY]->(e) "
+            "SET r.count = row.count, r.surface = row.surface, r.type = row.type, r.evidence = row.evidence",
+            rows,
+        )
+
+    def finish_document(self, doc_id: str, content_hash: str) -> None:
+        """Written last: a run killed before this line redoes the document."""
+        self._q(f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.content_hash = $hash", id=doc_id, hash=content_hash)
+
+    def delete_document(self, doc_id: str) -> None:
+        lab = self.lab
+        self._q(f"MATCH (:{lab.document} {{id: $id}})-[:HAS_CHUNK]->(c:{lab.chunk}) DETACH DELETE c", id=doc_id)
+        self._q(f"MATCH (d:{lab.document} {{id: $id}}) DETACH DELETE d", id=doc_id)
+
+    # --- what the chunks say (ground truth for every derived node) ------------------------
+    def mentions(self) -> list[Row]:
+        return self._q(
+            f"MATCH (c:{self.lab.chunk} {{projectId: $project}})-[r:HAS_ENTITY]->(e:{self.lab.entity}) "
+            "RETURN c.id AS chunk, e.id AS entity, r.surface AS surface, r.type AS type, "
+            "r.count AS count, r.evidence AS evidence"
+        )
+
+    def chunk_relations(self) -> list[Row]:
+        return self._q(
+            f"MATCH (c:{self.lab.chunk} {{projectId: $project}}) WHERE c.relations IS NOT NULL "
+            "RETURN c.id AS chunk, c.relations AS relations"
+        )
+
+    # --- entities --------------------------------------------------------------------------
+    def entities(self) -> dict[str, Row]:
+        rows = self._q(
+            f"MATCH (e:{self.lab.entity} {{projectId: $project}}) "
+            "RETURN e.id AS id, e.title AS title, e.type AS type, e.description AS description, "
+            f"e.source_chunks AS source_chunks, e.mentions AS mentions, e.{self.lab.embedding} IS NOT NULL AS embedded"
+        )
+        return {row["id"]: row for row in rows}
+
+    def write_entities(self, rows: Sequence[Row]) -> None:
+        lab = self.lab
+        self._batch(
+            f"UNWIND $rows AS row MATCH (e:{lab.entity} {{id: row.id}}) "
+            "SET e.title = row.title, e.type = row.type, e.description = row.description, "
+            "e.source_chunks = row.source_chunks, e.mentions = row.mentions, "
+            f"e.{lab.embedding} = {self.store.vec('row.embedding')} "
+            f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
+            rows,
+            batch_size=200,
+        )
+
+    def delete_nodes(self, label: str, ids: Iterable[str]) -> None:
+        rows = [{"id": i} for i in ids]
+        self._batch(f"UNWIND $rows AS row MATCH (n:{label} {{id: row.id}}) DETACH DELETE n", rows)
+
+    # --- relationships between entities ------------------------------------------------------
+    def related(self) -> dict[tuple[str, str], Row]:
+        rows = self._q(
+            f"MATCH (a:{self.lab.entity} {{projectId: $project}})-[r:RELATED]->(b:{self.lab.entity}) "
+            "RETURN a.id AS source, b.id AS target, r.weight AS weight, r.description AS description"
+        )
+        return {(row["source"], row["target"]): row for row in rows}
+
+    def write_related(self, rows: Sequence[Row]) -> None:
+        ent = self.lab.entity
+        self._batch(
+            f"UNWIND $rows AS row MATCH (a:{ent} {{id: row.source}}), (b:{ent} {{id: row.target}}) "
+            "MERGE (a)-[r:RELATED]->(b) SET r.weight = row.weight, r.description = row.description",
+            rows,
+        )
+
+    def delete_related(self, pairs: Iterable[tuple[str, str]]) -> None:
+        ent = self.lab.entity
+        rows = [{"source": a, "target": b} for a, b in pairs]
+        self._batch(
+            f"UNWIND $rows AS row MATCH (:{ent} {{id: row.source}})-[r:RELATED]->(:{ent} {{id: row.target}}) DELETE r",
+            rows,
+        )
+
+    # --- communities ---------------------------------------------------------------------
+    def community_ids(self) -> set[str]:
+        rows = self._q(f"MATCH (k:{self.lab.community} {{projectId: $project}}) RETURN k.id AS id")
+        return {row["id"] for row in rows}
+
+    def write_communities(self, rows: Sequence[Row]) -> None:
+        lab = self.lab
+        self._batch(
+            f"UNWIND $rows AS row MERGE (k:{lab.community} {{id: row.id}}) "
+            "SET k.level = row.level, k.title = row.title, k.summary = row.summary, "
+            "k.full_content = row.full_content, k.rank = row.rank, k.size = row.size, k.projectId = row.project, "
+            f"k.source_chunks = row.source_chunks, k.{lab.embedding} = {self.store.vec('row.embedding')} "
+            f"WITH k, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (k)-[:IN_PROJECT]->(p)",
+            rows,
+            batch_size=100,
+        )
+
+    def link_communities(self, member_label: str, rows: Sequence[Row]) -> None:
+        """(member)-[:IN_COMMUNITY]->(community) for rows {member, community}; idempotent."""
+        self._batch(
+            f"UNWIND $rows AS row MATCH (m:{member_label} {{id: row.member}}), "
+            f"(k:{self.lab.community} {{id: row.community}}) MERGE (m)-[:IN_COMMUNITY]->(k)",
+            rows,
+            batch_size=1000,
+        )
+
+    def community_links(self) -> set[tuple[str, str]]:
+        rows = self._q(
+            f"MATCH (m)-[:IN_COMMUNITY]->(k:{self.lab.community} {{projectId: $project}}) RETURN m.id AS m, k.id AS k"
+        )
+        return {(row["m"], row["k"]) for row in rows}

@@ -1,0 +1,69 @@
+"""Plain records passed between indexing stages (no database, no I/O)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+CONCEPT = "CONCEPT"
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str) -> str:
+    """Case-, accent-, punctuation- and whitespace-insensitive key: 'Bill  Gates', 'BILL GATES' -> 'bill-gates'."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return _NON_WORD.sub("-", ascii_text.lower()).strip("-")
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An entity as seen in one chunk: its surface form, type, how often, and a sentence that shows it."""
+
+    key: str
+    surface: str
+    type: str
+    count: int
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A relationship claimed by one chunk (co-occurrence offline, an extracted statement with an LLM)."""
+
+    source: str
+    target: str
+    weight: float
+    description: str
+
+
+@dataclass
+class ChunkExtraction:
+    mentions: list[Mention] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StageProgress:
+    """One progress tick: `stage` names the pipeline step; `done`/`total` count its work items."""
+
+    stage: str
+    done: int
+    total: int
+    message: str = ""
+
+
+ProgressCallback = Callable[[StageProgress], None]
+
+
+def entity_id(project: str, key: str) -> str:
+    """Entities are shared by every document of a project: one id per normalised title."""
+    return f"{project}:{key}"
+
+
+def majority_type(counter: Counter[str]) -> str:
+    """Most frequent named type when the name was ever recognised as one, so 'KEVIN SCOTT:' labels stay a PERSON."""
+    named = {kind: n for kind, n in counter.items() if kind != CONCEPT} or dict(counter)
+    return max(named.items(), key=lambda item: (item[1], item[0]))[0]

@@ -1,0 +1,362 @@
+"""The indexing run: load -> chunk -> embed -> extract -> write, then reconcile entities,
+relationships and communities from what the chunks say.
+
+Why this shape (restartable, incremental): documents are the only input. A document's
+content_hash is written last, so a killed run redoes exactly the unfinished document; everything
+derived (entities, RELATED, communities) is recomputed from the chunks and only the difference is
+written, guarded by the project's `communities_dirty` flag, which is set before the first document
+write and cleared after the communities are done. Unchanged input writes nothing at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from retrieval.config import Settings
+from retrieval.embed import Embedder
+from retrieval.errors import DriftLensError, EmbeddingMismatch
+from retrieval.indexing import communities, entities, relations, reports
+from retrieval.indexing.chunking import Chunk, chunk_text
+from retrieval.indexing.extract_llm import extract_with_llm
+from retrieval.indexing.extract_offline import extract_document
+from retrieval.indexing.graph import IndexGraph
+from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
+from retrieval.indexing.sources import LoadIssue, SourceDocument, load
+from retrieval.llm import ChatModel
+from retrieval.models import Usage
+from retrieval.store.base import GraphStore
+
+#: Texts per embedder call: a progress tick each, small enough for steady feedback.
+EMBED_STEP = 64
+
+
+@dataclass
+class IndexReport:
+    """What a run did; `to_dict()` is the `--json` output of `python -m retrieval index`."""
+
+    project: str
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    issues: list[LoadIssue] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    written: dict[str, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.deleted)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["usage"] = self.usage.model_dump()
+        out["issues"] = [asdict(issue) for issue in self.issues]
+        out["counts"] = {k: len(getattr(self, k)) for k in ("added", "updated", "unchanged", "deleted")}
+        return out
+
+
+def document_id(project: str, path: str) -> str:
+    return hashlib.sha256(f"{project}\n{path}".encode()).hexdigest()[:32]
+
+
+class _Run:
+    """One run's state: the graph, the models, progress reporting and timings."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: GraphStore,
+        embedder: Embedder,
+        project: str,
+        *,
+        on_progress: ProgressCallback | None,
+        chat_model: ChatModel | None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.graph = IndexGraph(store, settings, project)
+        self.chat = chat_model
+        self.on_progress = on_progress
+        self.report = IndexReport(project=project)
+
+    def tick(self, stage: str, done: int, total: int, message: str = "") -> None:
+        if self.on_progress is not None:
+            self.on_progress(StageProgress(stage, done, total, message))
+
+    @contextmanager
+    def stage(self, name: str, total: int = 1) -> Iterator[None]:
+        started = time.perf_counter()
+        self.tick(name, 0, total)
+        yield
+        self.report.seconds[name] = round(self.report.seconds.get(name, 0.0) + time.perf_counter() - started, 3)
+        self.tick(name, total, total)
+
+    def count(self, key: str, n: int) -> None:
+        self.report.written[key] = self.report.written.get(key, 0) + n
+
+    # --- setup ------------------------------------------------------------------------------
+    def prepare(self) -> dict[str, Any] | None:
+        """Refuse a graph built with another embedder, then make sure indexes and the project node exist."""
+        info = self.graph.project_info()
+        name, dim = self.embedder.name, self.embedder.dim
+        if info and (info["embedder"] != name or info["dim"] != dim):
+            raise EmbeddingMismatch(info["embedder"], int(info["dim"]), name, dim)
+        stored_dim = self.store.vector_dimension(self.settings.chunk_label)
+        if stored_dim is not None and stored_dim != dim:
+            raise EmbeddingMismatch(f"(another project, {stored_dim}-d)", stored_dim, name, dim)
+        with self.stage("indexes"):
+            self.store.ensure_schema(dim)
+            if info is None:
+                self.graph.ensure_project(name, dim)
+        return info
+
+    # --- documents ----------------------------------------------------------------------------
+    def embed(self, texts: Sequence[str], stage: str) -> np.ndarray:
+        parts = [np.zeros((0, self.embedder.dim), dtype=np.float32)]
+        with self.stage(stage, len(texts)):
+            for start in range(0, len(texts), EMBED_STEP):
+                parts.append(self.embedder.embed(list(texts[start : start + EMBED_STEP])))
+                self.tick(stage, min(start + EMBED_STEP, len(texts)), len(texts))
+        return np.concatenate(parts)
+
+    def write_documents(self, docs: list[SourceDocument]) -> None:
+        with self.stage("chunk", len(docs)):
+            chunked = [chunk_text(d.text, self.settings.chunk_tokens, self.settings.chunk_overlap) for d in docs]
+        vectors = self.embed([c.text for chunks in chunked for c in chunks], "embed")
+        extractions: list[list[ChunkExtraction]] = []
+        with self.stage("extract", len(docs)):
+            for i, (doc, chunks) in enumerate(zip(docs, chunked, strict=True)):
+                found = extract_document(doc.text, chunks)
+                if self.chat is not None:
+                    found, notes = extract_with_llm(
+                        chunks, found, self.chat, self.report.usage, self.settings.llm_concurrency
+                    )
+                    self.report.notes.extend(f"{doc.path} {note}" for note in notes)
+                extractions.append(found)
+                self.tick("extract", i + 1, len(docs), doc.path)
+        offset = 0
+        with self.stage("write", len(docs)):
+            for i, (doc, chunks, found) in enumerate(zip(docs, chunked, extractions, strict=True)):
+                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found)
+                offset += len(chunks)
+                self.tick("write", i + 1, len(docs), doc.path)
+
+    def write_document(
+        self, doc: SourceDocument, chunks: list[Chunk], vectors: np.ndarray, found: list[ChunkExtraction]
+    ) -> None:
+        project = self.report.project
+        doc_id = document_id(project, doc.path)
+        self.graph.begin_document(doc_id, doc.path, doc.title)
+        chunk_rows, mention_rows = [], []
+        for chunk, vector, extraction in zip(chunks, vectors, found, strict=True):
+            chunk_id = f"{doc_id}:{chunk.n}"
+            claims = [
+                [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description]
+                for r in extraction.relations
+            ]
+            chunk_rows.append(
+                {
+                    "id": chunk_id,
+                    "text": chunk.text,
+                    "n": chunk.n,
+                    "start": chunk.start,
+                    "end": chunk.end,
+                    "document_id": doc_id,
+                    "document_name": doc.title,
+                    "relations": json.dumps(claims),
+                    "embedding": vector.tolist(),
+                }
+            )
+            mention_rows.extend(
+                {
+                    "chunk": chunk_id,
+                    "entity": entity_id(project, m.key),
+                    "surface": m.surface,
+                    "type": m.type,
+                    "count": m.count,
+                    "evidence": m.evidence,
+                }
+                for m in extraction.mentions
+            )
+        self.graph.write_chunks(chunk_rows)
+        self.graph.write_mentions(mention_rows)
+        self.graph.finish_document(doc_id, doc.content_hash)
+        self.count("chunks", len(chunk_rows))
+        self.count("mentions", len(mention_rows))
+
+    # --- derived graph ------------------------------------------------------------------------
+    def reconcile(self) -> None:
+        """Bring entities, RELATED and communities in line with the chunks; write only differences."""
+        g = self.graph
+        with self.stage("resolve"):
+            wanted = entities.resolve(g.mentions())
+            stored = g.entities()
+            stale = sorted(set(stored) - set(wanted))
+            g.delete_nodes(g.lab.entity, stale)
+            todo = entities.changed(wanted, stored)
+        vectors = self.embed([e.embedding_text() for e in todo], "entity embeddings")
+        with self.stage("describe", len(todo)):
+            g.write_entities([{**e.row(), "embedding": v.tolist()} for e, v in zip(todo, vectors, strict=True)])
+        self.count("entities", len(todo))
+        self.count("entities_deleted", len(stale))
+        with self.stage("relate"):
+            edges = relations.aggregate(g.chunk_relations(), wanted)
+            write, drop = relations.diff(edges, g.related())
+            g.write_related(write)
+            g.delete_related(drop)
+        self.count("relationships", len(write))
+        self.count("relationships_deleted", len(drop))
+        self.communities(wanted, edges)
+
+    def communities(self, wanted: dict[str, entities.Entity], edges: dict[tuple[str, str], dict[str, Any]]) -> None:
+        g, s = self.graph, self.settings
+        with self.stage("communities"):
+            tree = communities.hierarchy(
+                self.report.project,
+                sorted(wanted),
+                [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
+                max_size=s.max_community_size,
+                max_levels=s.community_levels,
+            )
+            existing = g.community_ids()
+            g.delete_nodes(g.lab.community, sorted(existing - {c.id for c in tree}))
+            new = [c for c in tree if c.id not in existing]
+        made: list[tuple[communities.Community, reports.Report]] = []
+        with self.stage("summaries", len(new)):
+            for i, community in enumerate(new):
+                view = reports.CommunityView.of(community, wanted, edges)
+                if self.chat is None:
+                    made.append((community, reports.extractive_report(view)))
+                else:
+                    report, notes = reports.llm_report(view, self.chat, self.report.usage)
+                    made.append((community, report))
+                    self.report.notes.extend(f"community {community.id}: {note}" for note in notes)
+                self.tick("summaries", i + 1, len(new))
+        vectors = self.embed([f"{r.title}\n{r.summary}" for _c, r in made], "community embeddings")
+        with self.stage("community links"):
+            g.write_communities(
+                [
+                    {
+                        "id": c.id,
+                        "level": c.level,
+                        "title": r.title,
+                        "summary": r.summary,
+                        "full_content": r.full_content,
+                        "rank": r.rank,
+                        "size": len(c.members),
+                        "source_chunks": list(r.source_chunks),
+                        "embedding": v.tolist(),
+                    }
+                    for (c, r), v in zip(made, vectors, strict=True)
+                ]
+            )
+            self._link(tree)
+        self.count("communities", len(new))
+        self.count("communities_deleted", len(existing - {c.id for c in tree}))
+
+    def _link(self, tree: list[communities.Community]) -> None:
+        """Entities and chunks -> level-0 communities, child -> parent; only links not already there."""
+        g = self.graph
+        have = g.community_links()
+        level0 = {e: c.id for c in tree if c.level == 0 for e in c.members}
+        entity_links = sorted((e, k) for e, k in level0.items())
+        chunk_links = sorted({(row["chunk"], level0[row["entity"]]) for row in g.mentions() if row["entity"] in level0})
+        parent_links = sorted((c.id, c.parent) for c in tree if c.parent)
+        for label, links in (
+            (g.lab.entity, entity_links),
+            (g.lab.chunk, chunk_links),
+            (g.lab.community, parent_links),
+        ):
+            g.link_communities(label, [{"member": m, "community": k} for m, k in links if (m, k) not in have])
+
+
+def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[str]]:
+    """Documents to (re)write, and the stored paths to delete; fills the report's added/updated/unchanged."""
+    with run.stage("load", len(paths)):
+        loaded = load(list(paths))
+    run.report.issues.extend(loaded.issues)
+    stored = run.graph.documents()
+    todo = []
+    for doc in loaded.documents:
+        have = stored.get(doc.path)
+        if have is None:
+            run.report.added.append(doc.path)
+            todo.append(doc)
+        elif have["content_hash"] != doc.content_hash:
+            run.report.updated.append(doc.path)
+            todo.append(doc)
+        else:
+            run.report.unchanged.append(doc.path)
+    present = {doc.path for doc in loaded.documents} | {issue.path for issue in loaded.issues}
+    gone = sorted(p for p in stored if p not in present and any(p.startswith(scope) for scope in loaded.scopes))
+    return todo, gone
+
+
+def run_index(
+    settings: Settings,
+    store: GraphStore,
+    embedder: Embedder,
+    paths: Sequence[Path],
+    *,
+    project: str | None = None,
+    on_progress: ProgressCallback | None = None,
+    chat_model: ChatModel | None = None,
+) -> IndexReport:
+    """Index files/folders/zips into `project`; a folder run also deletes documents gone from the folder."""
+    run = _Run(settings, store, embedder, project or settings.project, on_progress=on_progress, chat_model=chat_model)
+    info = run.prepare()
+    todo, gone = _load(run, paths)
+    run.report.deleted.extend(gone)
+    _apply(run, info, todo, gone)
+    return run.report
+
+
+def remove_document(
+    settings: Settings,
+    store: GraphStore,
+    embedder: Embedder,
+    document: str,
+    *,
+    project: str | None = None,
+    on_progress: ProgressCallback | None = None,
+    chat_model: ChatModel | None = None,
+) -> IndexReport:
+    """Delete a document (by id, path or title) with its chunks, then reconcile what depended on it."""
+    run = _Run(settings, store, embedder, project or settings.project, on_progress=on_progress, chat_model=chat_model)
+    info = run.prepare()
+    stored = run.graph.documents()
+    matches = [p for p, row in stored.items() if document in (row["id"], p, row["title"])]
+    if len(matches) != 1:
+        known = ", ".join(sorted(stored)[:10]) or "none"
+        what = "matches several documents" if matches else "matches no document"
+        raise DriftLensError(f"'{document}' {what} in project '{run.report.project}' (documents: {known}).")
+    run.report.deleted.append(matches[0])
+    _apply(run, info, [], matches)
+    return run.report
+
+
+def _apply(run: _Run, info: dict[str, Any] | None, todo: list[SourceDocument], gone: list[str]) -> None:
+    g = run.graph
+    if not (todo or gone or (info and info.get("dirty"))):
+        return
+    g.set_dirty(True)
+    stored = g.documents()
+    for path in gone:
+        g.delete_document(stored[path]["id"])
+    if todo:
+        run.write_documents(todo)
+    run.reconcile()
+    g.set_dirty(False)
+    g.set_last_run({k: len(getattr(run.report, k)) for k in ("added", "updated", "unchanged", "deleted")})

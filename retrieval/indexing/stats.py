@@ -1,0 +1,46 @@
+"""Counts of what a project's graph holds, for `python -m retrieval stats`, the app and the benchmark."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from retrieval.config import Settings
+from retrieval.indexing.graph import Labels
+from retrieval.store.base import GraphStore
+
+
+def graph_stats(store: GraphStore, settings: Settings, project: str | None = None) -> dict[str, Any]:
+    """Documents, chunks, entities, relationships, communities per level (with sizes), and the last changing run."""
+    project = project or settings.project
+    lab = Labels.of(settings)
+    params = {"project": project}
+
+    def count(cypher: str) -> int:
+        rows = store.read(cypher, params)
+        return int(rows[0]["n"]) if rows else 0
+
+    levels = store.read(
+        f"MATCH (k:{lab.community} {{projectId: $project}}) RETURN k.level AS level, k.size AS size ORDER BY level",
+        params,
+    )
+    sizes: dict[str, list[int]] = {}
+    for row in levels:
+        sizes.setdefault(str(row["level"]), []).append(int(row["size"] or 0))
+    project_rows = store.read(
+        f"MATCH (p:{lab.project} {{id: $project}}) RETURN p.last_run AS last_run, p.embedder AS embedder", params
+    )
+    last_run = project_rows[0]["last_run"] if project_rows else None
+    return {
+        "project": project,
+        "embedder": project_rows[0]["embedder"] if project_rows else None,
+        "documents": count(f"MATCH (d:{lab.document} {{projectId: $project}}) RETURN count(d) AS n"),
+        "chunks": count(f"MATCH (c:{lab.chunk} {{projectId: $project}}) RETURN count(c) AS n"),
+        "entities": count(f"MATCH (e:{lab.entity} {{projectId: $project}}) RETURN count(e) AS n"),
+        "relationships": count(
+            f"MATCH (a:{lab.entity} {{projectId: $project}})-[r:RELATED]->(:{lab.entity}) RETURN count(r) AS n"
+        ),
+        "communities": {level: len(values) for level, values in sizes.items()},
+        "community_sizes": sizes,
+        "last_run": json.loads(last_run) if last_run else None,
+    }

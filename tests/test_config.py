@@ -1,0 +1,109 @@
+"""Settings: aliases other tools use, start-up validation with one clear message, secrets never printed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from retrieval.config import Settings, load_settings
+from retrieval.errors import ConfigError
+
+
+def _settings(monkeypatch: pytest.MonkeyPatch, **env: str) -> Settings:
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return load_settings(_env_file=None)
+
+
+def test_embedded_backend_by_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    s = _settings(monkeypatch, DRIFTLENS_GRAPH_PATH=str(tmp_path / "g.db"))
+    assert s.backend == "falkordb"
+    assert s.embedded_graph_path == tmp_path / "g.db"
+    assert "Embedded FalkorDB Lite" in s.backend_display
+
+
+def test_neo4j_when_uri_set_with_user_alias(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _settings(
+        monkeypatch, NEO4J_URI="bolt://db:7687", NEO4J_USER="alice", NEO4J_PASSWORD="hunter2", NEO4J_DATABASE="kg"
+    )
+    assert (s.backend, s.neo4j_username, s.neo4j_database) == ("neo4j", "alice", "kg")
+    assert s.backend_display == "Neo4j bolt://db:7687 (database kg)"
+
+
+def test_oai_aliases_select_azure(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _settings(
+        monkeypatch,
+        OAI_BASE_URL="https://x.openai.azure.com",
+        OAI_KEY="secret-azure-key",
+        OAI_MODEL="gpt4o-deploy",
+        OAI_API_VERSION="2024-06-01",
+        OAI_EMBED_DEPLOYMENT_NAME="emb-deploy",
+        OAI_EMBED_MODEL_NAME="text-embedding-3-large",
+        OAI_TIMEOUT_SEC="12.5",
+        LLM_TEMPERATURE="0.3",
+        RETRY_MAX_ATTEMPTS="7",
+        RETRY_BACKOFF_BASE_SEC="0.1",
+        RETRY_BACKOFF_FACTOR="3",
+        RETRY_BACKOFF_MAX_SEC="9",
+    )
+    assert s.llm_provider == "azure"
+    assert (s.azure_chat_deployment, s.azure_openai_api_version, s.azure_embed_deployment) == (
+        "gpt4o-deploy",
+        "2024-06-01",
+        "emb-deploy",
+    )
+    assert (s.openai_embedding_model, s.llm_timeout_sec, s.llm_temperature) == ("text-embedding-3-large", 12.5, 0.3)
+    assert (s.retry_max_attempts, s.retry_backoff_base_sec, s.retry_backoff_factor, s.retry_backoff_max_sec) == (
+        7,
+        0.1,
+        3.0,
+        9.0,
+    )
+
+
+def test_no_llm_when_nothing_configured(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "OAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    assert _settings(monkeypatch).llm_provider is None
+
+
+def test_secrets_are_masked_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _settings(monkeypatch, OPENAI_API_KEY="sk-verysecret", NEO4J_PASSWORD="pw-verysecret", OAI_KEY="az-verysecret")
+    for text in (repr(s), str(s), s.model_dump_json(), s.backend_display):
+        assert "verysecret" not in text
+    assert s.openai_api_key is not None and s.openai_api_key.get_secret_value() == "sk-verysecret"
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"top_k": 0}, "top_k"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"search_type": "hybrid", "chunk_fulltext_index": ""}, "hybrid' needs a fulltext index name"),
+        ({"retrieval_query": "RETURN 1 AS text"}, "retrieval_query must use the variables `node` and `score`"),
+        ({"embedder": "azure"}, "embedder 'azure' needs"),
+        ({"retry_backoff_base_sec": 5, "retry_backoff_max_sec": 1}, "RETRY_BACKOFF_MAX_SEC"),
+    ],
+)
+def test_invalid_combinations_fail_with_one_clear_message(overrides: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(_env_file=None, azure_openai_endpoint=None, **overrides)
+    text = str(info.value)
+    assert text.startswith("Invalid DriftLens settings: ")
+    assert message in text
+    assert "\n" not in text
+
+
+def test_retrieval_query_that_uses_node_and_score_is_kept() -> None:
+    query = "MATCH (node)<-[:HAS_CHUNK]-(d) RETURN node.text AS text, score, d.title AS document"
+    assert load_settings(_env_file=None, retrieval_query=query).retrieval_query == query
+
+
+def test_env_file_is_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("DRIFTLENS_TOP_K=17\nDRIFTLENS_FUSION=rrf\n")
+    monkeypatch.delenv("DRIFTLENS_TOP_K", raising=False)
+    s = load_settings(_env_file=env)
+    assert (s.top_k, s.fusion) == (17, "rrf")

@@ -1,0 +1,44 @@
+"""Engine guards: a graph built with another embedder is refused with the fix; empty input answers cleanly."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.embed import make_embedder
+from retrieval.engine import Engine
+from retrieval.errors import EmbeddingMismatch
+from retrieval.store import GraphStore
+
+
+def test_graph_from_another_embedder_is_refused_with_the_fix(store: GraphStore) -> None:
+    s = store.settings
+    store.query(
+        f"CREATE (:`{s.project_label}` {{id: 'p', name: 'p', embedder: 'openai:text-embedding-3-small', dim: 1536}})"
+    )
+    with pytest.raises(EmbeddingMismatch) as info:
+        Engine(s, store=store, embedder=make_embedder(s), llm=None)
+    text = str(info.value)
+    assert "openai:text-embedding-3-small" in text and "1536" in text and "384" in text
+    assert "re-index" in text and "switch back" in text
+
+
+def test_vector_index_of_another_dimension_is_refused(store: GraphStore) -> None:
+    s = store.settings
+    store.ensure_vector_index(s.chunk_vector_index, s.chunk_label, s.embedding_property, 768)
+    with pytest.raises(EmbeddingMismatch, match="768"):
+        Engine(s, store=store, embedder=make_embedder(s), llm=None)
+
+
+def test_matching_embedder_opens_and_empty_question_is_no_data(store: GraphStore) -> None:
+    s = store.settings
+    embedder = make_embedder(s)
+    store.query(
+        f"CREATE (:`{s.project_label}` {{id: 'p', name: 'p', embedder: $name, dim: $dim}})",
+        {"name": embedder.name, "dim": embedder.dim},
+    )
+    engine = Engine(s, store=store, embedder=embedder, llm=None)
+    events = []
+    answer = engine.ask("   ", "local", on_progress=events.append)
+    assert answer.no_data_found and answer.final_answer == "" and answer.answered_by == "extractive"
+    assert [e.phase for e in events] == ["initializing", "completed"]
+    assert engine.projects() == ["p"]
