@@ -21,34 +21,14 @@ from retrieval.config import load_settings
 from retrieval.store import GraphStore, open_store
 
 DIM = 384
-WORDS = [
-    "graph",
-    "retrieval",
-    "model",
-    "agent",
-    "memory",
-    "community",
-    "summary",
-    "vector",
-    "index",
-    "chunk",
-    "entity",
-    "relation",
-    "podcast",
-    "research",
-    "computer",
-    "science",
-    "chip",
-    "quantum",
-    "learning",
-    "data",
-    "network",
-    "language",
-    "code",
-    "cloud",
-    "search",
-    "answer",
-]
+#: Zipf-distributed synthetic vocabulary: a few very common words, a long tail of rare ones, like real text.
+VOCABULARY = [f"w{i}" for i in range(5000)]
+ZIPF = 1.0 / np.arange(1, len(VOCABULARY) + 1)
+ZIPF /= ZIPF.sum()
+
+
+def words(rng: np.random.Generator, n: int) -> str:
+    return " ".join(rng.choice(VOCABULARY, n, p=ZIPF))
 
 
 def clustered(n: int, rng: np.random.Generator, clusters: int = 200) -> np.ndarray:
@@ -68,7 +48,7 @@ def load(store: GraphStore, vectors: np.ndarray, rng: np.random.Generator, batch
         rows = [
             {
                 "id": f"c{i}",
-                "text": " ".join(rng.choice(WORDS, 12)),
+                "text": words(rng, 40),
                 "grp": f"g{i % 10}",
                 "v": vectors[i].tolist(),
             }
@@ -113,7 +93,7 @@ def run(n: int, queries: int) -> list[object]:
         f50, f95, _ = timed(
             lambda q: store.vector_search(label, q.tolist(), 10, filters={"grp": "g3"}), list(qs[: queries // 2])
         )
-        texts = [" ".join(rng.choice(WORDS, 3)) for _ in range(queries)]
+        texts = [words(rng, 4) for _ in range(queries)]
         t50, t95, _ = timed(lambda t: store.fulltext_search(label, t, 10), texts)
         store.clear()
         store.close()

@@ -131,7 +131,8 @@ class FalkorDBStore(GraphStore):
         rows = self.read(
             "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
-            + f"RETURN node.id AS id, score, node {{{projection}}} AS props ORDER BY score DESC LIMIT $k",
+            + "WITH node, score ORDER BY score DESC LIMIT $k "  # project only the k kept, not every match
+            + f"RETURN node.id AS id, score, node {{{projection}}} AS props",
             {"label": label, "q": query, "k": int(k), **params},
         )
         return [StoreHit(str(r["id"]), float(r["score"]), r["props"]) for r in rows]
