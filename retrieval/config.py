@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from retrieval.errors import ConfigError
+from retrieval.models import RetrievalKnobs
 
 DEFAULT_DATA_DIR = Path(".driftlens")
 
@@ -31,7 +32,7 @@ def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
 
-class Settings(BaseSettings):
+class Settings(BaseSettings, RetrievalKnobs):
     """Every knob of DriftLens with its default; field names double as `DRIFTLENS_<NAME>` env vars."""
 
     model_config = SettingsConfigDict(
@@ -75,20 +76,7 @@ class Settings(BaseSettings):
     hnsw_ef_construction: int = Field(200, ge=10)
     hnsw_ef_runtime: int = Field(100, ge=10)
 
-    # --- retrieval knobs --------------------------------------------------------------------
-    search_type: Literal["vector", "fulltext", "hybrid"] = "hybrid"
-    fusion: Literal["linear", "rrf"] = "linear"
-    alpha: float = Field(0.5, ge=0.0, le=1.0)
-    rrf_k: int = Field(60, ge=1)
-    top_k: int = Field(10, ge=1, le=200)
-    max_hops: int = Field(2, ge=0, le=5)
-    max_nodes: int = Field(100, ge=1, le=5000)
-    degree_penalty: float = Field(0.5, ge=0.0)
-    recency_weight: float = Field(0.1, ge=0.0, le=1.0)
-    drift_rounds: int = Field(2, ge=0, le=5)
-    drift_followups_per_round: int = Field(3, ge=1, le=10)
-    drift_primer_communities: int = Field(5, ge=1, le=50)
-    global_level: int | None = None
+    # --- retrieval knobs: the RetrievalKnobs fields (search_type, fusion, alpha, top_k, max_hops, ...) ---------
     global_map_batch: int = Field(5, ge=1)
     global_max_communities: int = Field(24, ge=1)
 

@@ -113,8 +113,8 @@ class Answer(BaseModel):
         return [c for fact in self.key_facts for c in fact.citations]
 
 
-class QueryParams(BaseModel):
-    """Per-question knobs (the UI sliders); defaults come from Settings, each call may override any."""
+class RetrievalKnobs(BaseModel):
+    """The tunable retrieval knobs, declared once: Settings holds their defaults, QueryParams a question's values."""
 
     search_type: Literal["vector", "fulltext", "hybrid"] = "hybrid"
     fusion: Literal["linear", "rrf"] = "linear"
@@ -129,6 +129,11 @@ class QueryParams(BaseModel):
     drift_followups_per_round: int = Field(3, ge=1, le=10)
     drift_primer_communities: int = Field(5, ge=1, le=50)
     global_level: int | None = None
+
+
+class QueryParams(RetrievalKnobs):
+    """Per-question knobs (the UI sliders); defaults come from Settings, each call may override any."""
+
     filters: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
