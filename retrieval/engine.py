@@ -15,7 +15,7 @@ from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import DriftLensError, EmbeddingMismatch
-from retrieval.events import ProgressBus, ProgressEvent
+from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
@@ -98,7 +98,8 @@ class Engine:
             progress.emit("error", 100, str(exc))
             raise
         answer.usage.wall_ms = (time.perf_counter() - started) * 1000
-        progress.emit("completed", 100, "no data found" if answer.no_data_found else "answer ready")
+        summary = "no data found" if answer.no_data_found else "answer ready"
+        progress.emit("completed", 100, summary, sources_details(answer.citations()))
         return answer
 
     def close(self) -> None:

@@ -139,14 +139,19 @@ class GraphStore(ABC):
         *,
         prop: str | None = None,
         filters: Filters | None = None,
+        fetch: int | None = None,
     ) -> list[StoreHit]:
-        """Top-k by similarity; with filters, over-fetch until k matches are found or the index is exhausted."""
+        """Top-k by similarity; with filters, over-fetch until k matches are found or the index is exhausted.
+
+        `fetch` is the first round's candidate count: a caller that knows its filter keeps ~1/n of the
+        label passes ~k*n and saves the rounds that would otherwise discover that.
+        """
         prop = prop or self.settings.embedding_property
         if k < 1:
             return []
         if not filters:
             return self._vector_candidates(label, prop, k, vector)
-        fetch = max(k * 4, 32)
+        fetch = min(max(fetch or k * 4, k, 32), self.max_overfetch)
         while True:
             candidates = self._vector_candidates(label, prop, fetch, vector)
             kept = [hit for hit in candidates if matches(hit.props, filters)]

