@@ -13,7 +13,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 import redis
 from pydantic import BaseModel, Field
@@ -56,6 +56,8 @@ class ProgressEvent(BaseModel):
     progress_pct: int = Field(ge=0, le=100)
     thought_summary: str
     details_md: str = ""
+    #: A finished reasoning step (`TraceStep.model_dump()`), so a UI can draw the DRIFT tree while it grows.
+    step: dict[str, Any] | None = None
     message_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     timestamp: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
 
@@ -118,7 +120,9 @@ class RetrievalProgress:
         self._last_pct = 0
         self._finished = False
 
-    def emit(self, phase: Phase, pct: int, thought: str, details_md: str = "") -> ProgressEvent | None:
+    def emit(
+        self, phase: Phase, pct: int, thought: str, details_md: str = "", step: dict[str, Any] | None = None
+    ) -> ProgressEvent | None:
         """Send one event; returns it, or None when the retrieval had already finished."""
         with self._lock:
             if self._finished:
@@ -133,6 +137,7 @@ class RetrievalProgress:
                 progress_pct=self._last_pct,
                 thought_summary=thought,
                 details_md=details_md,
+                step=step,
             )
             self._bus.publish(event, self._callbacks)
             return event

@@ -48,11 +48,7 @@ def _join(parts: list[str]) -> str:
     for part in parts[1:]:
         probe = part[:_PROBE]
         where = joined.rfind(probe, max(0, len(joined) - 4 * len(part)))
-        joined = (
-            joined[:where] + part
-            if where >= 0 and len(probe) == _PROBE
-            else joined + part
-        )
+        joined = joined[:where] + part if where >= 0 and len(probe) == _PROBE else joined + part
     return joined
 
 
@@ -63,14 +59,8 @@ def episode_texts(archive: Path) -> dict[str, str]:
         for name in zf.namelist():
             match = _PART.match(name)
             if match and match["episode"] in EPISODES:
-                raw = (
-                    zf.read(name)
-                    .decode("utf-8", errors="replace")
-                    .replace("\r\n", "\n")
-                )
-                parts[match["episode"]][int(match["n"])] = _strip_name_line(
-                    raw, match["episode"]
-                )
+                raw = zf.read(name).decode("utf-8", errors="replace").replace("\r\n", "\n")
+                parts[match["episode"]][int(match["n"])] = _strip_name_line(raw, match["episode"])
     missing = set(EPISODES) - set(parts)
     if missing:
         sys.exit(f"episodes not in the archive: {sorted(missing)}")
@@ -82,9 +72,7 @@ def _slug(episode: str) -> str:
 
 
 def strip_gutenberg(text: str) -> str:
-    start = re.search(
-        r"\*\*\* ?START OF (THE|THIS) PROJECT GUTENBERG EBOOK[^\n]*\n", text
-    )
+    start = re.search(r"\*\*\* ?START OF (THE|THIS) PROJECT GUTENBERG EBOOK[^\n]*\n", text)
     end = re.search(r"\*\*\* ?END OF (THE|THIS) PROJECT GUTENBERG EBOOK", text)
     if not (start and end):
         sys.exit("Project Gutenberg markers not found")
@@ -95,21 +83,15 @@ def main() -> None:
     btt = OUT / "behind-the-tech"
     btt.mkdir(parents=True, exist_ok=True)
     words = 0
-    for episode, text in sorted(
-        episode_texts(SHARED / "behind-the-tech" / "transcripts.zip").items()
-    ):
+    for episode, text in sorted(episode_texts(SHARED / "behind-the-tech" / "transcripts.zip").items()):
         (btt / f"{_slug(episode)}.txt").write_text(text, encoding="utf-8")
         words += len(text.split())
     for name in ("LICENSE", "NOTICE.md", "global_questions.csv"):
         shutil.copyfile(SHARED / "behind-the-tech" / name, btt / name)
     carol = OUT / "a-christmas-carol"
     carol.mkdir(parents=True, exist_ok=True)
-    source = (SHARED / "a-christmas-carol" / "a_christmas_carol_pg24022.txt").read_text(
-        encoding="utf-8-sig"
-    )
-    (carol / "a-christmas-carol.txt").write_text(
-        strip_gutenberg(source.replace("\r\n", "\n")), encoding="utf-8"
-    )
+    source = (SHARED / "a-christmas-carol" / "a_christmas_carol_pg24022.txt").read_text(encoding="utf-8-sig")
+    (carol / "a-christmas-carol.txt").write_text(strip_gutenberg(source.replace("\r\n", "\n")), encoding="utf-8")
     print(f"{len(EPISODES)} episodes, {words} words -> {btt}")
 
 

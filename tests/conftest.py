@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.config import Settings, load_settings
+from retrieval.embed import Embedder, make_embedder
 from retrieval.store import GraphStore, open_store
 
 
@@ -39,3 +40,133 @@ def store(settings: Settings) -> Iterator[GraphStore]:
 
 # Re-exported so every test module can use the scripted OpenAI-compatible server fixture.
 from tests.scripted_openai import scripted_openai  # noqa: E402, F401
+
+# --- a small, exactly known search graph (search and local-mode tests) -----------------------------
+SEARCH_PROJECT = "science"
+SEARCH_CHUNKS: dict[str, tuple[str, str, str]] = {  # id -> (project, document, text)
+    "c1": (
+        SEARCH_PROJECT,
+        "Marie Curie",
+        "Marie Curie discovered polonium and radium together with Pierre Curie in Paris.",
+    ),
+    "c2": (
+        SEARCH_PROJECT,
+        "Marie Curie",
+        "She won the Nobel Prize in Physics in 1903. She won a second Nobel Prize in 1911.",
+    ),
+    "c3": (
+        SEARCH_PROJECT,
+        "Pierre Curie",
+        "Pierre Curie was a French physicist who studied piezoelectricity in crystals.",
+    ),
+    "c4": (
+        SEARCH_PROJECT,
+        "Baking",
+        "Bake the sourdough bread at 220 degrees for thirty minutes until the crust is golden.",
+    ),
+    "c5": ("other", "Elsewhere", "Marie Curie discovered polonium, says a document of another project."),
+}
+#: id -> (title, type, updated_at)
+SEARCH_ENTITIES: dict[str, tuple[str, str, str]] = {
+    "marie": ("Marie Curie", "PERSON", "2024-01-01T00:00:00"),
+    "pierre": ("Pierre Curie", "PERSON", "2024-06-01T00:00:00"),
+    "polonium": ("Polonium", "CONCEPT", "2020-01-01T00:00:00"),
+    "paris": ("Paris", "GPE", "2020-01-01T00:00:00"),
+    "science": ("Science", "CONCEPT", "2020-01-01T00:00:00"),
+    "bread": ("Sourdough bread", "CONCEPT", "2020-01-01T00:00:00"),
+}
+SEARCH_RELATED = [("marie", "pierre"), ("marie", "polonium"), ("pierre", "paris"), ("bread", "science")]
+#: "science" is a hub: related to every other entity, and to twenty filler entities.
+SEARCH_HUB_FILLERS = 20
+SEARCH_MENTIONS = [
+    ("c1", "marie"), ("c1", "polonium"), ("c1", "pierre"), ("c2", "marie"), ("c3", "pierre"), ("c3", "paris"),
+    ("c4", "bread"),
+]  # fmt: skip
+
+
+def build_search_graph(store: GraphStore, embedder: Embedder) -> None:
+    """Documents -> chunks -> entities -> RELATED -> communities, with real embeddings, for project `science`."""
+    s = store.settings
+    store.ensure_schema(embedder.dim)
+    texts = [text for _p, _d, text in SEARCH_CHUNKS.values()]
+    vectors = embedder.embed(texts).tolist()
+    store.write_batch(
+        f"UNWIND $rows AS row CREATE (c:`{s.chunk_label}` {{id: row.id, text: row.text, projectId: row.project, "
+        f"document_id: row.doc, document_name: row.doc, n: 0}}) SET c.embedding = {store.vec('row.v')}",
+        [
+            {"id": cid, "text": text, "project": project, "doc": doc, "v": v}
+            for (cid, (project, doc, text)), v in zip(SEARCH_CHUNKS.items(), vectors, strict=True)
+        ],
+    )
+    fillers = {f"filler{i}": (f"Filler topic {i}", "CONCEPT", "2020-01-01T00:00:00") for i in range(SEARCH_HUB_FILLERS)}
+    entities = {**SEARCH_ENTITIES, **fillers}
+    entity_vectors = embedder.embed([title for title, _t, _u in entities.values()]).tolist()
+    store.write_batch(
+        f"UNWIND $rows AS row CREATE (e:`{s.entity_label}` {{id: row.id, title: row.title, type: row.type, "
+        f"description: row.title, updated_at: row.updated, projectId: row.project}}) "
+        f"SET e.embedding = {store.vec('row.v')}",
+        [
+            {"id": eid, "title": title, "type": kind, "updated": updated, "v": v, "project": SEARCH_PROJECT}
+            for (eid, (title, kind, updated)), v in zip(entities.items(), entity_vectors, strict=True)
+        ],
+    )
+    hub_edges = [("science", e) for e in entities if e not in ("science", "bread")]
+    store.write_batch(
+        f"UNWIND $rows AS row MATCH (a:`{s.entity_label}` {{id: row.a}}), (b:`{s.entity_label}` {{id: row.b}}) "
+        "CREATE (a)-[:RELATED {weight: 1.0, description: row.a + ' relates to ' + row.b}]->(b)",
+        [{"a": a, "b": b} for a, b in [*SEARCH_RELATED, *hub_edges]],
+    )
+    store.write_batch(
+        f"UNWIND $rows AS row MATCH (c:`{s.chunk_label}` {{id: row.c}}), (e:`{s.entity_label}` {{id: row.e}}) "
+        "CREATE (c)-[:HAS_ENTITY]->(e)",
+        [{"c": c, "e": e} for c, e in SEARCH_MENTIONS],
+    )
+    community_vectors = embedder.embed(["Curie family research", "Physics and chemistry", "Baking"]).tolist()
+    store.write_batch(
+        f"UNWIND $rows AS row CREATE (k:`{s.community_label}` {{id: row.id, level: row.level, title: row.title, "
+        f"summary: row.title, rank: 1.0, projectId: '{SEARCH_PROJECT}'}}) SET k.embedding = {store.vec('row.v')}",
+        [
+            {"id": "k0", "level": 0, "title": "Curie family research", "v": community_vectors[0]},
+            {"id": "k1", "level": 1, "title": "Physics and chemistry", "v": community_vectors[1]},
+            {"id": "k2", "level": 0, "title": "Baking", "v": community_vectors[2]},
+        ],
+    )
+    for project in (SEARCH_PROJECT, "other"):
+        store.query(
+            f"CREATE (:`{s.project_label}` {{id: $p, name: $p, projectId: $p, embedder: $name, dim: $dim}})",
+            {"p": project, "name": embedder.name, "dim": embedder.dim},
+        )
+
+
+@pytest.fixture(scope="module")
+def search_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+    """One search graph per test module (built once: embedding is the slow part)."""
+    settings = make_settings(tmp_path_factory.mktemp("search"), project=SEARCH_PROJECT)
+    with open_store(settings) as graph:
+        build_search_graph(graph, make_embedder(settings))
+        yield graph
+
+
+# --- a small real indexed graph: two excerpts of A Christmas Carol (DRIFT and global tests) ---------
+CAROL_PROJECT = "carol"
+CAROL = Path(__file__).resolve().parents[1] / "data" / "demo" / "a-christmas-carol" / "a-christmas-carol.txt"
+#: (file name, first line, last line) of the excerpts: the start of Stave One and of Stave Five.
+CAROL_EXCERPTS = (("marleys-ghost.txt", 195, 560), ("the-end-of-it.txt", 3280, 3520))
+
+
+@pytest.fixture(scope="session")
+def carol_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, GraphStore, Embedder]]:
+    """The real offline indexer over two Christmas Carol excerpts (~40 chunks), built once per session."""
+    from retrieval.indexing import run_index
+
+    root = tmp_path_factory.mktemp("carol")
+    docs = root / "docs"
+    docs.mkdir()
+    lines = CAROL.read_text(encoding="utf-8").splitlines()
+    for name, first, last in CAROL_EXCERPTS:
+        (docs / name).write_text("\n".join(lines[first - 1 : last]), encoding="utf-8")
+    settings = make_settings(root, project=CAROL_PROJECT)
+    embedder = make_embedder(settings)
+    with open_store(settings) as graph:
+        run_index(settings, graph, embedder, [docs], project=CAROL_PROJECT)
+        yield settings, graph, embedder

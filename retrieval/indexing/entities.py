@@ -15,6 +15,7 @@ from retrieval.store.base import Row
 
 #: Sentences per extractive description (ranked by how often the entity appears in their chunk).
 DESCRIPTION_SENTENCES = 3
+EMBED_CONTEXT_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,9 @@ class Entity:
         return tuple(chunk for _sentence, chunk in self.evidence)
 
     def embedding_text(self) -> str:
-        return f"{self.title} ({self.type}): {self.description}"
+        """Name, type and the start of the best sentence: short texts keep entity embedding cheap."""
+        first = self.evidence[0][0][:EMBED_CONTEXT_CHARS] if self.evidence else ""
+        return f"{self.title} ({self.type}): {first}"
 
     def row(self) -> Row:
         return {

@@ -66,18 +66,24 @@ def _sentence(span: Any) -> str:
     return " ".join(span.sent.text.split())[:MAX_EVIDENCE_CHARS]
 
 
-def _alias_map(surfaces: dict[str, tuple[str, str]]) -> dict[str, str]:
-    """Single-word person/org keys -> the only multi-word key of the same type they begin or end."""
-    by_word: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for key, (_surface, kind) in surfaces.items():
+def _alias_map(types: dict[str, str]) -> dict[str, str]:
+    """A one-word name or keyphrase -> the only multi-word person it ends (surname) or else begins (first name).
+
+    Only people: 'Gates' means Bill Gates in his interview, but 'Microsoft' is not 'Microsoft Research'.
+    """
+    surnames: dict[str, set[str]] = defaultdict(set)
+    first_names: dict[str, set[str]] = defaultdict(set)
+    for key, kind in types.items():
         words = key.split("-")
-        if len(words) > 1 and kind in {"PERSON", "ORG"}:
-            by_word[(words[0], kind)].add(key)
-            by_word[(words[-1], kind)].add(key)
+        if len(words) > 1 and kind == "PERSON":
+            surnames[words[-1]].add(key)
+            first_names[words[0]].add(key)
     aliases = {}
-    for key, (_surface, kind) in surfaces.items():
-        targets = by_word.get((key, kind), set())
-        if "-" not in key and len(targets) == 1:
+    for key in types:
+        if "-" in key:
+            continue
+        targets = surnames.get(key) or first_names.get(key) or set()
+        if len(targets) == 1:
             aliases[key] = next(iter(targets))
     return aliases
 
@@ -108,8 +114,7 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
         raw.append(found)
     concept_counts = Counter(key for found in raw for key, _s, kind, _e in found if kind == CONCEPT)
     types = {key: majority_type(counter) for key, counter in kinds.items()}
-    surfaces = {key: ("", kind) for key, kind in types.items()}
-    aliases = _alias_map(surfaces)
+    aliases = _alias_map(types)
     return [_chunk_result(found, types, aliases, concept_counts) for found in raw]
 
 

@@ -21,8 +21,9 @@ PDF_SUFFIX = ".pdf"
 SUPPORTED = TEXT_SUFFIXES | {PDF_SUFFIX, ".zip"}
 #: Larger single documents are refused: ~1.5M words would take most of an hour to embed on 2 cores.
 MAX_DOCUMENT_BYTES = 5 * 1024 * 1024
-#: Encodings tried in order; latin-1 is deliberately absent because it "decodes" any binary file.
-_ENCODINGS = ("utf-8-sig", "utf-16", "cp1252")
+#: Encodings tried in order; latin-1 (and BOM-less UTF-16) are absent because they "decode" any binary file.
+_ENCODINGS = ("utf-8-sig", "cp1252")
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 @dataclass(frozen=True)
@@ -61,9 +62,10 @@ def content_hash(text: str) -> str:
 
 def decode(data: bytes) -> str | None:
     """Text of a file, or None when it looks binary or in no encoding we can read."""
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    utf16 = data.startswith(_UTF16_BOMS)
+    if b"\x00" in data[:8192] and not utf16:
         return None
-    for encoding in _ENCODINGS:
+    for encoding in ("utf-16",) if utf16 else _ENCODINGS:
         try:
             text = data.decode(encoding)
         except UnicodeDecodeError:

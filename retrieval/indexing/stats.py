@@ -28,7 +28,9 @@ def graph_stats(store: GraphStore, settings: Settings, project: str | None = Non
     for row in levels:
         sizes.setdefault(str(row["level"]), []).append(int(row["size"] or 0))
     project_rows = store.read(
-        f"MATCH (p:{lab.project} {{id: $project}}) RETURN p.last_run AS last_run, p.embedder AS embedder", params
+        f"MATCH (p:{lab.project} {{id: $project}}) "
+        "RETURN p.last_run AS last_run, p.embedder AS embedder, p.communities_dirty AS dirty",
+        params,
     )
     last_run = project_rows[0]["last_run"] if project_rows else None
     return {
@@ -43,4 +45,5 @@ def graph_stats(store: GraphStore, settings: Settings, project: str | None = Non
         "communities": {level: len(values) for level, values in sizes.items()},
         "community_sizes": sizes,
         "last_run": json.loads(last_run) if last_run else None,
+        "unfinished": bool(project_rows and project_rows[0]["dirty"]),
     }

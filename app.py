@@ -1,0 +1,51 @@
+"""DriftLens: Streamlit entry point. One cached Engine, a shared sidebar, st.navigation over the pages.
+
+Start-up problems become one message each: invalid settings (ConfigError), a graph database that
+cannot be reached (StoreUnavailable names its URI), a graph built with another embedder. The pages
+then only deal with a working engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from components import session, sidebar
+from retrieval.errors import ConfigError, DriftLensError, StoreUnavailable
+
+ROOT = Path(__file__).parent
+FAVICON = ROOT / "static" / "favicon.png"
+
+PAGES = [
+    st.Page(str(ROOT / "pages" / "home.py"), title="Home", default=True, url_path="home"),
+    st.Page(str(ROOT / "pages" / "ask.py"), title="Ask", url_path="ask"),
+    st.Page(str(ROOT / "pages" / "drift_trace.py"), title="DRIFT trace", url_path="drift"),
+    st.Page(str(ROOT / "pages" / "graph_explorer.py"), title="Graph explorer", url_path="explorer"),
+    st.Page(str(ROOT / "pages" / "memory.py"), title="Memory", url_path="memory"),
+    st.Page(str(ROOT / "pages" / "index.py"), title="Index", url_path="index"),
+]
+
+
+def main() -> None:
+    st.set_page_config(page_title="DriftLens", page_icon=str(FAVICON), layout="wide")
+    navigation = st.navigation(PAGES)
+    try:
+        engine = session.engine()
+        health = engine.health()
+    except ConfigError as exc:
+        st.error(f"DriftLens cannot start: {exc}")
+        st.stop()
+    except StoreUnavailable as exc:
+        st.error(f"Backend down: {exc}")
+        st.stop()
+    except DriftLensError as exc:
+        session.show_error(exc)
+        st.stop()
+    session.keep_page_state()
+    sidebar.render(engine, health)
+    st.session_state["health"] = health
+    navigation.run()
+
+
+main()

@@ -1,0 +1,169 @@
+"""Search latency: hybrid search, hybrid + 1-hop expansion and 2-hop expansion on a synthetic graph.
+
+Usage: python benchmarks/search.py [--chunks 100000] [--entities 20000] [--queries 100] [--quick]
+Targets (embedded store, 2 cores, query embedding excluded and reported on its own line):
+hybrid + 1-hop expansion p95 <= 25 ms; 2-hop expansion from 5 seeds capped at 100 nodes p95 <= 15 ms.
+The graph is cached under benchmarks/.cache/ (building 100k chunks takes minutes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._table import print_table
+from benchmarks.store import DIM, clustered
+from retrieval.config import Settings, load_settings
+from retrieval.context import Context
+from retrieval.embed import make_embedder
+from retrieval.models import QueryParams
+from retrieval.search.expand import expand
+from retrieval.search.hybrid import search_chunks
+from retrieval.search.ranking import retrieve
+from retrieval.store import GraphStore, open_store
+
+CACHE = Path(__file__).resolve().parent / ".cache"
+PROJECT = "bench"
+VOCABULARY = 5000
+MENTIONS_PER_CHUNK = 3
+RELATED_PER_ENTITY = 5
+
+
+def _zipf_ids(rng: np.random.Generator, n: int, size: int) -> np.ndarray:
+    """Ids with a heavy head, so the graph has hubs like a real one."""
+    return (rng.zipf(1.3, size) - 1) % n
+
+
+def build(store: GraphStore, n_chunks: int, n_entities: int, seed: int = 7) -> None:
+    s = store.settings
+    rng = np.random.default_rng(seed)
+    store.ensure_schema(DIM)
+    vectors = clustered(n_chunks, rng)
+    words = _zipf_ids(rng, VOCABULARY, (n_chunks, 40))
+    chunk_rows = [
+        {"id": f"c{i}", "text": " ".join(f"w{w}" for w in words[i]), "doc": f"d{i // 10}", "v": vectors[i].tolist()}
+        for i in range(n_chunks)
+    ]
+    store.write_batch(
+        f"UNWIND $rows AS row CREATE (c:`{s.chunk_label}` {{id: row.id, text: row.text, document_id: row.doc, "
+        f"document_name: row.doc, projectId: '{PROJECT}'}}) SET c.embedding = {store.vec('row.v')}",
+        chunk_rows,
+        batch_size=2000,
+    )
+    entity_vectors = clustered(n_entities, rng)
+    store.write_batch(
+        f"UNWIND $rows AS row CREATE (e:`{s.entity_label}` {{id: row.id, title: row.title, description: row.title, "
+        f"type: 'CONCEPT', projectId: '{PROJECT}'}}) SET e.embedding = {store.vec('row.v')}",
+        [
+            {"id": f"e{i}", "title": f"w{i % VOCABULARY} entity {i}", "v": entity_vectors[i].tolist()}
+            for i in range(n_entities)
+        ],
+        batch_size=2000,
+    )
+    sources = np.repeat(np.arange(n_entities), RELATED_PER_ENTITY)
+    targets = _zipf_ids(rng, n_entities, sources.size)
+    store.write_batch(
+        f"UNWIND $rows AS row MATCH (a:`{s.entity_label}` {{id: row.a}}), (b:`{s.entity_label}` {{id: row.b}}) "
+        "CREATE (a)-[:RELATED {weight: row.w, description: 'synthetic'}]->(b)",
+        [
+            {"a": f"e{a}", "b": f"e{b}", "w": float(rng.integers(1, 5))}
+            for a, b in zip(sources, targets, strict=True)
+            if a != b
+        ],
+        batch_size=5000,
+    )
+    mentions = _zipf_ids(rng, n_entities, (n_chunks, MENTIONS_PER_CHUNK))
+    store.write_batch(
+        f"UNWIND $rows AS row MATCH (c:`{s.chunk_label}` {{id: row.c}}), (e:`{s.entity_label}` {{id: row.e}}) "
+        "CREATE (c)-[:HAS_ENTITY]->(e)",
+        [{"c": f"c{i}", "e": f"e{e}"} for i in range(n_chunks) for e in set(mentions[i].tolist())],
+        batch_size=5000,
+    )
+    store.query(f"CREATE (:`{s.project_label}` {{id: '{PROJECT}', name: '{PROJECT}', done: true}})")
+
+
+def open_graph(n_chunks: int, n_entities: int) -> tuple[GraphStore, Settings]:
+    folder = CACHE / f"search-{n_chunks}-{n_entities}"
+    settings = load_settings(
+        _env_file=None, graph_path=folder / "graph.db", data_dir=folder, neo4j_uri=None, project=PROJECT, redis_url=None
+    )
+    store = open_store(settings)
+    done = store.read(f"MATCH (p:`{settings.project_label}` {{id: '{PROJECT}'}}) RETURN p.done AS done")
+    if not (done and done[0]["done"]):
+        store.clear()
+        started = time.perf_counter()
+        print(f"building {n_chunks} chunks + {n_entities} entities ...", flush=True)
+        build(store, n_chunks, n_entities)
+        print(f"built in {time.perf_counter() - started:.0f} s", flush=True)
+    return store, settings
+
+
+def timed(fn: Callable[[Any], object], args: Sequence[Any]) -> tuple[float, float]:
+    fn(args[0])  # warm caches (key projections, index handles)
+    times = []
+    for arg in args:
+        started = time.perf_counter()
+        fn(arg)
+        times.append((time.perf_counter() - started) * 1000)
+    return float(np.percentile(times, 50)), float(np.percentile(times, 95))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--entities", type=int, default=20_000)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--quick", action="store_true", help="10k chunks + 2k entities")
+    args = parser.parse_args()
+    n_chunks, n_entities = (10_000, 2_000) if args.quick else (args.chunks, args.entities)
+    store, settings = open_graph(n_chunks, n_entities)
+    embedder = make_embedder(settings)
+    ctx = Context(settings, store, embedder, None, PROJECT)
+    rng = np.random.default_rng(1)
+    picks = rng.integers(0, n_chunks, args.queries)
+    texts = [
+        row["text"]
+        for row in store.read("MATCH (c) WHERE c.id IN $ids RETURN c.text AS text", {"ids": [f"c{i}" for i in picks]})
+    ]
+    queries = [(" ".join(t.split()[:6]), v.tolist()) for t, v in zip(texts, clustered(len(texts), rng), strict=False)]
+    base = QueryParams.from_settings(settings, top_k=10, filters={})
+    vector, rrf = base.model_copy(update={"search_type": "vector"}), base.model_copy(update={"fusion": "rrf"})
+    one_hop = base.model_copy(update={"max_hops": 1})
+    two_hop = base.model_copy(update={"max_hops": 2, "max_nodes": 100})
+    seeds = [[f"e{i}" for i in rng.integers(0, n_entities, 5)] for _ in range(args.queries)]
+    questions = [f"What did the guest say about {t.split()[0]} in episode {i}?" for i, t in enumerate(texts)]
+
+    def chunks(params: QueryParams) -> Callable[[tuple[str, list[float]]], object]:
+        return lambda q: search_chunks(ctx, q[0], params, query_vector=q[1])
+
+    rows = [
+        ["query embedding (MiniLM, 1 question)", *timed(embedder.embed_query, questions), "reported only"],
+        ["vector top-10", *timed(chunks(vector), queries), ""],
+        ["hybrid top-10 (linear)", *timed(chunks(base), queries), ""],
+        ["hybrid top-10 (RRF)", *timed(chunks(rrf), queries), ""],
+        [
+            "hybrid + 1-hop expansion",
+            *timed(lambda q: retrieve(ctx, q[0], one_hop, query_vector=q[1]), queries),
+            "p95 <= 25",
+        ],
+        ["2-hop expansion, 5 seeds, cap 100", *timed(lambda s: expand(ctx, s, two_hop), seeds), "p95 <= 15"],
+    ]
+    store.close()
+    print_table(
+        f"Search latency (ms), embedded FalkorDB Lite, {n_chunks} chunks + {n_entities} entities, "
+        f"{args.queries} queries",
+        ["operation", "p50", "p95", "target"],
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""UI benchmark: the app's speed targets, measured in headless Chromium (Debian's /usr/bin/chromium).
+
+Usage: python benchmarks/ui.py [--graph PATH] [--questions 3] [--query Scrooge]
+Without --graph it uses the configured graph (DRIFTLENS_GRAPH_PATH, as `make demo` builds it) when that
+has entities, else it builds the demo graph once into benchmarks/.cache/ui-graph (`python -m retrieval demo`).
+
+Targets (issue 6, 2 cores):
+  question submitted -> first progress visible <= 0.5 s; offline local answer fully rendered <= 3 s;
+  a 300-node neighbourhood drawn and still <= 5 s after navigation; a slider move re-renders <= 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
+
+from benchmarks._table import print_table  # noqa: E402
+from retrieval.config import load_settings  # noqa: E402
+from retrieval.store import open_store  # noqa: E402
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
+
+CACHE = ROOT / "benchmarks" / ".cache" / "ui-graph"
+AGRAPH = 'iframe[title="streamlit_agraph.agraph"]'
+QUESTIONS = (
+    "What did Bill Gates say about vaccines?",
+    "How did Fei-Fei Li build ImageNet?",
+    "What does Lisa Su say about chips?",
+    "What did Mae Jemison do at NASA?",
+    "What is Reid Hoffman's view on AI?",
+)
+STILL_MS = 250  # a canvas unchanged for this long counts as "still"
+
+
+def graph_path(explicit: Path | None) -> Path:
+    """The graph to serve: --graph, else the configured one when it has entities, else the demo graph in the cache."""
+    if explicit:
+        return explicit
+    settings = load_settings()
+    with open_store(settings) as store:
+        if store.counts([settings.entity_label])[settings.entity_label] > 0:
+            return settings.embedded_graph_path
+    path = CACHE / "graph.db"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # `demo` builds the demo graph only when it is missing (a few minutes, once)
+    subprocess.run([sys.executable, "-m", "retrieval", "demo", "--graph", str(path)], cwd=ROOT, check=True)
+    return path
+
+
+def wait_still(canvas: Locator, timeout_s: float = 30.0) -> float:
+    """Seconds until two screenshots STILL_MS apart are identical (the layout has stopped moving)."""
+    started = time.perf_counter()
+    previous = canvas.screenshot()
+    while time.perf_counter() - started < timeout_s:
+        time.sleep(STILL_MS / 1000)
+        current = canvas.screenshot()
+        if current == previous:
+            return time.perf_counter() - started - STILL_MS / 1000
+        previous = current
+    return float("inf")
+
+
+def open_page(page: Page, url: str, title: str) -> None:
+    page.goto(url)
+    page.get_by_text("Backend").first.wait_for(timeout=120_000)
+    page.get_by_role("link", name=title, exact=True).click()
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+
+
+def ask_times(page: Page, url: str, n: int) -> tuple[list[float], list[float]]:
+    """Each question in a fresh session, so no earlier answer's status box can be mistaken for the new one."""
+    first, full = [], []
+    for question in QUESTIONS[:n]:
+        open_page(page, url, "Ask")
+        box = page.get_by_placeholder("Ask the graph")
+        box.fill(question)
+        started = time.perf_counter()
+        box.press("Enter")
+        page.get_by_text(re.compile(r"^Local search")).first.wait_for(timeout=60_000)  # the st.status box
+        first.append(time.perf_counter() - started)
+        page.get_by_role("button", name="Export JSON").first.wait_for(timeout=60_000)
+        full.append(time.perf_counter() - started)
+    return first, full
+
+
+def caption(page: Page) -> Locator:
+    return page.get_by_text(re.compile(r"^\d+ nodes, \d+ relations"))
+
+
+def explorer_times(page: Page, url: str, query: str) -> tuple[int, float, int, float]:
+    """(nodes, seconds to a still 300-node view after navigation, nodes after slider move, seconds)."""
+    open_page(page, url, "Graph explorer")
+    for name in ("Node cap", "Hops"):
+        slider = page.get_by_test_id("stSlider").filter(has_text=name).get_by_role("slider")
+        slider.focus()
+        slider.press("End")
+        page.wait_for_timeout(500)
+    page.get_by_label("Search entities").fill(query)
+    page.get_by_label("Search entities").press("Enter")
+    caption(page).wait_for(timeout=120_000)
+    page.get_by_role("link", name="Home", exact=True).click()
+    page.get_by_role("heading", name="DriftLens").wait_for()
+    started = time.perf_counter()
+    page.get_by_role("link", name="Graph explorer", exact=True).click()
+    canvas = page.frame_locator(AGRAPH).first.locator("canvas").first
+    canvas.wait_for(timeout=60_000)
+    wait_still(canvas)
+    drawn = time.perf_counter() - started
+    nodes = int(caption(page).inner_text().split()[0])
+    slider = page.get_by_test_id("stSlider").filter(has_text="Node cap").get_by_role("slider")
+    slider.focus()
+    started = time.perf_counter()
+    slider.press("Home")
+    caption(page).filter(has_text=re.compile(r"^10 nodes")).wait_for(timeout=60_000)
+    canvas = page.frame_locator(AGRAPH).first.locator("canvas").first
+    wait_still(canvas)
+    return nodes, drawn, 10, time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--graph", type=Path, default=None, help="embedded graph file to serve")
+    parser.add_argument("--questions", type=int, default=3)
+    parser.add_argument("--query", default="Kevin Scott", help="entity search for the neighbourhood view")
+    args = parser.parse_args()
+    if not CHROMIUM.exists():
+        print(f"{CHROMIUM} is missing: install Debian's chromium", file=sys.stderr)
+        return 2
+    graph = graph_path(args.graph)
+    port = free_port()
+    process = start_app(graph, port, Path(tempfile.mkdtemp()) / "app.log")
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            open_page(page, url, "Ask")  # warm-up: engine, embedder, first script run
+            first, full = ask_times(page, url, args.questions)
+            nodes, drawn, after, moved = explorer_times(page, url, args.query)
+            browser.close()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    print_table(
+        f"UI timings on {graph} (headless Chromium)",
+        ["measure", "median s", "max s", "target s", "ok"],
+        [
+            ["question -> first progress", statistics.median(first), max(first), 0.5, max(first) <= 0.5],
+            ["local answer fully rendered", statistics.median(full), max(full), 3.0, max(full) <= 3.0],
+            [f"neighbourhood ({nodes} nodes) drawn + still", drawn, drawn, 5.0, drawn <= 5.0],
+            [f"slider move -> redrawn ({after} nodes)", moved, moved, 2.0, moved <= 2.0],
+        ],
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

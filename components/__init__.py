@@ -1,0 +1,1 @@
+"""Reusable Streamlit rendering: sidebar, answers, graph views, charts, live progress."""

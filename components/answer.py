@@ -1,0 +1,124 @@
+"""Render an Answer: label, text, key facts with expandable citations, evidence graph, usage, export."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pandas as pd
+import streamlit as st
+
+from components import export, graph_view, layout
+from retrieval.context import Context
+from retrieval.models import Answer, Citation, Hit
+from retrieval.search import explore
+
+
+def highlight(text: str, span: str) -> str:
+    """HTML of `text` with the first occurrence of `span` in <mark>; whitespace and case may differ."""
+    words = span.split()
+    match = None
+    if words:
+        pattern = r"\s+".join(re.escape(w) for w in words)
+        match = re.search(pattern, text) or re.search(pattern, text, flags=re.IGNORECASE)
+    if match is None:
+        return html.escape(text)
+    return (
+        html.escape(text[: match.start()])
+        + "<mark>"
+        + html.escape(text[match.start() : match.end()])
+        + "</mark>"
+        + html.escape(text[match.end() :])
+    )
+
+
+def chunk_texts(ctx: Context, answer: Answer) -> dict[str, Hit]:
+    """Cited chunks' texts: from the answer's evidence, the rest from the graph."""
+    have = {h.id: h for h in answer.evidence}
+    missing = [c.chunk_id for c in answer.citations() if c.kind == "chunk" and c.chunk_id not in have]
+    return {**have, **explore.chunks(ctx, missing)} if missing else have
+
+
+def label(answer: Answer) -> None:
+    colour = "blue" if answer.answered_by == "llm" else "gray"
+    st.markdown(
+        f":violet-badge[mode: {export.mode_name(answer.mode)}] "
+        f":{colour}-badge[answered by: {export.answered_by(answer)}]"
+    )
+
+
+def citation(n: int, cite: Citation, chunk: Hit | None) -> None:
+    score = f" · score {cite.score:.3f}" if cite.score is not None else ""
+    with st.expander(f"[{n}] {cite.document_name or cite.chunk_id}{score}"):
+        st.caption(f"{cite.kind} `{cite.chunk_id}`")
+        body = highlight(chunk.text, cite.span) if chunk else html.escape(cite.span)
+        st.html(f'<div class="driftlens-chunk" style="white-space: pre-wrap; font-size: 0.9rem">{body}</div>')
+
+
+def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) -> None:
+    """Everything about one answer; `key` makes widget keys unique per answer."""
+    label(answer)
+    if answer.no_data_found:
+        st.info(" ".join(answer.notes) or "No data found for this question.")
+    if answer.final_answer:
+        st.markdown(answer.final_answer)
+    texts = chunk_texts(ctx, answer)
+    n = 0
+    if answer.key_facts:
+        st.markdown("**Key facts**")
+    for i, fact in enumerate(answer.key_facts, start=1):
+        refs = " ".join(f"[{n + j}]" for j in range(1, len(fact.citations) + 1))
+        st.markdown(f"{i}. {fact.fact} {refs}")
+        for cite in fact.citations:
+            n += 1
+            citation(n, cite, texts.get(cite.chunk_id))
+    if answer.residual_uncertainty:
+        st.caption(f"Residual uncertainty: {answer.residual_uncertainty}")
+    for note in answer.notes if not answer.no_data_found else []:
+        st.caption(note)
+    cited = [c.chunk_id for c in answer.citations() if c.kind == "chunk"]
+    if cited and st.toggle("Evidence graph", value=show_graph, key=f"{key}-graph"):
+        evidence(ctx, cited)
+    with st.expander("Usage"):
+        usage(answer)
+    left, right = st.columns(2)
+    left.download_button(
+        "Export Markdown", export.to_markdown(answer), file_name="answer.md", mime="text/markdown", key=f"{key}-md"
+    )
+    right.download_button(
+        "Export JSON", export.to_json(answer), file_name="answer.json", mime="application/json", key=f"{key}-json"
+    )
+
+
+def evidence(ctx: Context, chunk_ids: list[str]) -> None:
+    graph = explore.evidence_graph(ctx, chunk_ids)
+    positions = layout.radial([n.id for n in graph.nodes], [(e.source, e.target) for e in graph.edges], chunk_ids)
+    if graph.cut:
+        st.caption(f"{graph.cut} less-mentioned entities not shown")
+    graph_view.draw(graph, positions, height=420, highlight=frozenset(chunk_ids))
+
+
+def usage(answer: Answer) -> None:
+    u = answer.usage
+    a, b, c, d = st.columns(4)
+    a.metric("LLM calls", u.llm_calls)
+    b.metric("Tokens", f"{u.prompt_tokens + u.completion_tokens:,}")
+    c.metric("Cost", f"${u.cost_usd:.4f}")
+    d.metric("Time", f"{u.wall_ms / 1000:.2f} s")
+    if u.phases:
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "phase": name,
+                        "calls": p.calls,
+                        "prompt tokens": p.prompt_tokens,
+                        "completion tokens": p.completion_tokens,
+                        "cost $": round(p.cost_usd, 5),
+                        "ms": round(p.wall_ms, 1),
+                    }
+                    for name, p in u.phases.items()
+                ]
+            ),
+            hide_index=True,
+        )

@@ -1,0 +1,80 @@
+"""Live progress: run a retrieval in a worker thread and show its progress events phase by phase.
+
+Why a thread: Streamlit elements can only be written from the script thread, while modes emit
+progress from wherever they run (DRIFT follow-ups run in a pool). The worker only computes; events
+travel through a queue and the script thread draws them as they arrive, so the first progress is on
+screen as soon as the question is submitted.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+from streamlit.elements.lib.mutable_status_container import StatusContainer
+
+from retrieval.events import ProgressEvent
+
+Callback = Callable[[ProgressEvent], None]
+
+PHASE_LABELS = {
+    "initializing": "Starting",
+    "expanding_query": "Expanding the question",
+    "retrieving_communities": "Reading community summaries",
+    "executing_followup": "Following up",
+    "aggregating_results": "Aggregating the evidence",
+    "completed": "Done",
+    "error": "Failed",
+}
+POLL_SECONDS = 0.05
+
+
+def run[T](
+    work: Callable[[Callback], T],
+    label: str,
+    *,
+    on_event: Callback | None = None,
+    expanded: bool = True,
+) -> tuple[T, list[ProgressEvent]]:
+    """Run `work(callback)` with an st.status that lists each phase; returns its result and the events.
+
+    `on_event` runs in the script thread for every event (e.g. to redraw a DRIFT tree). Exceptions from
+    `work` are re-raised here after the status box is marked as failed.
+    """
+    inbox: queue.Queue[ProgressEvent] = queue.Queue()
+    events: list[ProgressEvent] = []
+    with st.status(label, expanded=expanded) as box:
+        bar = st.progress(0, text="submitted")
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="driftlens-ask") as pool:
+            future = pool.submit(work, inbox.put)
+            while not (future.done() and inbox.empty()):
+                try:
+                    event = inbox.get(timeout=POLL_SECONDS)
+                except queue.Empty:
+                    continue
+                events.append(event)
+                _show(event, bar, box, new_phase=len(events) == 1 or events[-2].phase != event.phase)
+                if on_event is not None:
+                    on_event(event)
+            try:
+                result = future.result()
+            except Exception:
+                box.update(label=f"{label}: failed", state="error", expanded=False)
+                raise
+        box.update(label=f"{label}: done", state="complete", expanded=False)
+    return result, events
+
+
+def _show(event: ProgressEvent, bar: DeltaGenerator, box: StatusContainer, new_phase: bool) -> None:
+    phase = PHASE_LABELS.get(event.phase, event.phase)
+    bar.progress(event.progress_pct, text=f"{phase} · {event.progress_pct}%")
+    box.update(label=f"{phase}…")
+    if new_phase:
+        st.markdown(f"**{phase}** — {event.thought_summary}")
+    elif event.thought_summary:
+        st.caption(event.thought_summary)
+    if event.details_md:
+        st.markdown(event.details_md)

@@ -1,0 +1,57 @@
+"""The shared sidebar: where the graph lives and whether it is healthy, project, mode, tuning knobs.
+
+Drawn by app.py on every run, before the page, so its widgets exist on every page and their values
+persist for the whole session (Streamlit forgets the state of widgets that are not drawn).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import session
+from retrieval.engine import Engine
+from retrieval.store import Health
+
+MODE_HELP = {
+    "local": "Hybrid search + graph neighbourhood: specific questions",
+    "global": "Map-reduce over community summaries: whole-corpus themes",
+    "drift": "Community primer, then follow-up questions: broad and deep",
+    "agent": "LLM tool loop over the graph (needs an LLM)",
+}
+
+
+def render(engine: Engine, health: Health) -> None:
+    sb = st.sidebar
+    badge = (
+        ":green-badge[healthy]"
+        if health.ok and not health.empty
+        else (":orange-badge[empty graph]" if health.ok else ":red-badge[down]")
+    )
+    sb.markdown(f"**Backend** {badge}")
+    sb.caption(engine.settings.backend_display)
+    llm = engine.llm_description
+    sb.caption(f"LLM: {llm}" if llm else "LLM: none — answers are extractive")
+    projects = engine.projects() or [engine.settings.project]
+    if st.session_state.get("project") not in projects:
+        st.session_state["project"] = engine.settings.project if engine.settings.project in projects else projects[0]
+    sb.selectbox("Project", projects, key="project")
+    st.session_state.setdefault("mode", "local")
+    sb.selectbox(
+        "Answer mode",
+        session.MODES,
+        key="mode",
+        format_func=lambda m: "DRIFT" if m == "drift" else m.capitalize(),
+        help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items()),
+    )
+    session.ensure_defaults()
+    with sb.expander("Tuning", expanded=False):
+        st.selectbox(
+            "Fusion", ["linear", "rrf"], key="tune_fusion", help="Linear: weighted, per-arm normalised; RRF: ranks"
+        )
+        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, key="tune_alpha")
+        st.slider("Top-k", 1, 50, key="tune_top_k")
+        st.slider("Max hops", 0, 5, key="tune_max_hops")
+        st.slider("Max nodes", 10, 500, step=10, key="tune_max_nodes")
+        st.slider("DRIFT rounds", 0, 5, key="tune_drift_rounds")
+        st.slider("Follow-ups per round", 1, 10, key="tune_drift_followups")
+        st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")

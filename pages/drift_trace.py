@@ -1,0 +1,108 @@
+"""DRIFT trace: the reasoning tree of a DRIFT run (live while it runs), each step's evidence,
+the communities it touched in the hierarchy, and a timeline of its phases."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import answer as answer_view
+from components import charts, live, session, status, trace_tree
+from retrieval.errors import DriftLensError
+from retrieval.events import ProgressEvent
+from retrieval.models import TraceStep
+from retrieval.search import explore
+
+TREE_HEIGHT = 520
+ctx = session.context()
+st.title("DRIFT trace")
+if status.empty_graph(st.session_state["health"]):
+    st.stop()
+
+with st.form("drift_form", border=False):
+    question = st.text_input("Question", key="drift_question", placeholder="Ask a broad question to trace")
+    submitted = st.form_submit_button("Run DRIFT")
+
+if submitted and question.strip():
+    live_tree = st.empty()
+    steps: list[TraceStep] = []
+
+    def grow(event: ProgressEvent) -> None:
+        """Redraw the tree each time a step finishes."""
+        if event.step:
+            steps.append(TraceStep(**event.step))
+            live_tree.iframe(trace_tree.html_tree(steps), height=TREE_HEIGHT)
+
+    engine, params, project = session.engine(), session.params(), session.project()
+    try:
+        result, events = live.run(
+            lambda callback: engine.ask(question, "drift", params, project=project, on_progress=callback),
+            "DRIFT search",
+            on_event=grow,
+        )
+    except DriftLensError as exc:
+        session.show_error(exc)
+    else:
+        session.drift_runs().append({"answer": result, "events": events})
+        st.rerun()
+
+runs = session.drift_runs()
+if not runs:
+    st.info("No DRIFT run yet in this session: run one above, or ask in DRIFT mode on the Ask page.")
+    st.stop()
+
+if st.session_state.get("drift_seen") != len(runs):  # a new run (here or on Ask) is shown first
+    st.session_state["drift_seen"] = len(runs)
+    st.session_state["drift_pick"] = len(runs) - 1
+pick = st.selectbox(
+    "Run",
+    list(range(len(runs))),
+    format_func=lambda i: f"#{i + 1}: {runs[i]['answer'].question}",
+    key="drift_pick",
+)
+run = runs[pick]
+answer = run["answer"]
+trace = [s for s in answer.trace if s.question or s.answer]
+tree_col, step_col = st.columns([3, 2])
+with step_col:
+    chosen = st.selectbox(
+        "Step",
+        [s.id for s in trace],
+        format_func=lambda i: next(f"{s.kind} r{s.round}: {trace_tree.step_label(s, 60)}" for s in trace if s.id == i),
+        key=f"drift_step_{pick}",
+    )
+    step = next((s for s in trace if s.id == chosen), None)
+    if step is not None:
+        st.markdown(f"**Question** {step.question}")
+        st.markdown(f"**Answer** {step.answer or '—'}")
+        st.caption(f"confidence {step.confidence:.2f}" if step.confidence is not None else "no confidence reported")
+        st.caption(f"{step.duration_ms:.0f} ms · round {step.round}")
+        tree_titles = {c.id: c.title for c in explore.community_tree(ctx)}
+        if step.communities:
+            st.markdown("**Target communities**")
+            st.markdown("\n".join(f"- {tree_titles.get(c, c)}" for c in step.communities))
+        chunks = explore.chunks(ctx, step.chunk_ids)
+        st.markdown(f"**Evidence** ({len(step.chunk_ids)} chunks)")
+        for chunk_id in step.chunk_ids[:8]:
+            hit = chunks.get(chunk_id)
+            with st.expander(f"{hit.document_name if hit else ''} · {chunk_id.rsplit(':', 1)[-1]}"):
+                st.write(hit.text if hit else chunk_id)
+with tree_col:
+    st.iframe(trace_tree.html_tree(trace, selected=chosen), height=TREE_HEIGHT)
+
+with st.expander("Final answer", expanded=False):
+    answer_view.render(answer, ctx, key=f"drift-{pick}")
+
+hier_col, time_col = st.columns(2)
+with hier_col:
+    st.subheader("Communities touched")
+    tree = explore.community_tree(ctx)
+    touched = {c for s in answer.trace for c in s.communities}
+    st.caption(f"{len(touched)} of {len(tree)} communities (orange)")
+    if tree:
+        st.plotly_chart(charts.community_hierarchy(tree, touched=touched, kind="sunburst"), width="stretch")
+with time_col:
+    st.subheader("Phases")
+    if run["events"]:
+        st.plotly_chart(charts.phase_timeline(run["events"]), width="stretch")
+    else:
+        st.plotly_chart(charts.phase_durations({k: v.wall_ms for k, v in answer.usage.phases.items()}), width="stretch")

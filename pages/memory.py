@@ -1,0 +1,103 @@
+"""Memory: stored conversation memories by scope — filter, search, timeline, inspect, invalidate, delete."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from components import session
+from retrieval.errors import DriftLensError
+from retrieval.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope
+
+engine = session.engine()
+st.title("Memory")
+if not engine.settings.memory_enabled:
+    st.info("Memory is turned off (DRIFTLENS_MEMORY_ENABLED=false).")
+    st.stop()
+
+memory = MemoryStore(engine.store, engine.settings, engine.embedder)
+try:
+    scopes = memory.scopes()
+except DriftLensError as exc:
+    session.show_error(exc)
+    st.stop()
+if not scopes:
+    st.info(
+        "No memories stored yet. Applications store conversation messages with "
+        "`retrieval.memory.MemoryStore.add(scope, messages)`; they then appear here by application, agent, "
+        "user and thread."
+    )
+    st.stop()
+
+filters: dict[str, str] = {}
+columns = st.columns(len(SCOPE_KEYS))
+for column, key in zip(columns, SCOPE_KEYS, strict=True):
+    values = sorted({getattr(s, key) for s in scopes if getattr(s, key)})
+    picked = column.selectbox(key.replace("_id", ""), ["(any)", *values], key=f"mem_{key}")
+    if picked != "(any)":
+        filters[key] = picked
+if not filters:
+    latest = scopes[0]
+    filters = {k: getattr(latest, k) for k in SCOPE_KEYS if getattr(latest, k)}
+    st.caption("No filter chosen: showing the most recently active scope.")
+scope = Scope(**filters)
+st.caption("Scope: " + ", ".join(f"{k}={v}" for k, v in filters.items()))
+
+query = st.text_input("Search memories", key="mem_query", placeholder="what the user said about…")
+try:
+    if query.strip():
+        records: list[MemoryRecord] = memory.search(scope, query, k=25)
+        st.caption(f"{len(records)} most similar valid memories")
+    else:
+        page = memory.page(scope, limit=200)
+        records = page.items
+        st.caption(f"{page.total} memories (newest {len(records)} shown, invalidated ones included)")
+    timeline = memory.timeline(scope)
+except DriftLensError as exc:
+    session.show_error(exc)
+    st.stop()
+
+if timeline:
+    chart = pd.DataFrame([p.model_dump() for p in timeline])
+    figure = px.bar(chart, x="day", y="count", color="role", hover_data=["invalid"], height=260)
+    figure.update_layout(margin={"t": 10, "l": 0, "r": 0, "b": 0})
+    st.plotly_chart(figure, width="stretch")
+
+table = pd.DataFrame(
+    [
+        {
+            "timestamp": r.timestamp,
+            "role": r.role,
+            "text": r.text[:200],
+            "valid": r.valid,
+            "score": r.score,
+            "thread": r.thread_id,
+            "id": r.id,
+        }
+        for r in records
+    ]
+)
+selection = st.dataframe(
+    table, hide_index=True, width="stretch", on_select="rerun", selection_mode="multi-row", key="mem_table"
+)
+chosen = [records[i] for i in selection.selection.rows] if records else []
+if not chosen:
+    st.caption("Select rows to inspect, invalidate or delete them.")
+    st.stop()
+
+for record in chosen[:5]:
+    with st.expander(f"{record.role} · {record.timestamp}", expanded=len(chosen) == 1):
+        st.write(record.text)
+        st.json(record.model_dump(exclude={"text"}))
+ids = [r.id for r in chosen]
+reason = st.text_input("Reason for invalidating", key="mem_reason", placeholder="no longer true because…")
+left, right = st.columns(2)
+if left.button(f"Invalidate {len(ids)}", key="mem_invalidate"):
+    n = memory.invalidate(ids, reason, scope)
+    st.toast(f"Invalidated {n} memories")
+    st.rerun()
+if right.button(f"Delete {len(ids)}", type="primary", key="mem_delete"):
+    n = memory.delete(ids, scope)
+    st.toast(f"Deleted {n} memories")
+    st.rerun()

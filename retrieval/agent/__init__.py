@@ -1,0 +1,1 @@
+"""Agent-mode helpers that hold no Cypher: the tracer and the multi-turn session."""

@@ -1,0 +1,153 @@
+"""`python -m retrieval chat`: ask the graph from a terminal, with history, progress and numbered citations.
+
+Why the reader is injectable: prompt_toolkit owns the terminal in real use, but tests (and scripts) drive the
+same loop through any `prompt -> line` function, so what is tested is what runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.tree import Tree
+
+from retrieval.agent.session import AgentConversation
+from retrieval.cli import add_graph_options
+from retrieval.config import load_settings
+from retrieval.engine import Engine
+from retrieval.errors import DriftLensError
+from retrieval.events import ProgressEvent
+from retrieval.models import Answer, Mode
+from retrieval.modes import MODES
+
+HELP = "Commands: /mode [local|global|drift|agent]  /trace  /help  /quit  — anything else is a question."
+Reader = Callable[[str], str]
+
+
+class ChatApp:
+    """One terminal conversation: questions go to the engine (agent mode keeps multi-turn history)."""
+
+    def __init__(self, engine: Engine, *, mode: Mode = "local", project: str | None = None, console: Console) -> None:
+        self.engine = engine
+        self.mode: Mode = mode
+        self.project = project
+        self.console = console
+        self.last: Answer | None = None
+        self.conversation = AgentConversation(engine.context(project), engine.params())
+        self._status: Any = None
+
+    def loop(self, read: Reader) -> None:
+        self.console.print(f"[bold]DriftLens chat[/bold] — {self.engine.settings.backend_display}, mode {self.mode}")
+        self.console.print(HELP, markup=False)
+        while True:
+            try:
+                line = read(f"{self.mode}> ")
+            except (EOFError, KeyboardInterrupt):
+                return
+            if not self.handle(line.strip()):
+                return
+
+    def handle(self, line: str) -> bool:
+        """Run one input line; False means the user asked to leave."""
+        if not line:
+            return True
+        command, _, argument = line.partition(" ")
+        if command in ("/quit", "/exit"):
+            return False
+        if command == "/help":
+            self.console.print(HELP, markup=False)
+        elif command == "/mode":
+            self._switch(argument.strip())
+        elif command == "/trace":
+            self._trace()
+        elif command.startswith("/"):
+            self.console.print(f"Unknown command {command}. {HELP}", markup=False)
+        else:
+            self._ask(line)
+        return True
+
+    def _switch(self, mode: str) -> None:
+        if mode not in MODES:
+            self.console.print(f"[red]Unknown mode {mode!r}[/red]; choose one of {', '.join(MODES)}.")
+            return
+        self.mode = mode  # type: ignore[assignment]
+        self.console.print(f"Mode is now [bold]{mode}[/bold].")
+
+    def _ask(self, question: str) -> None:
+        with self.console.status("thinking…") as status:
+            self._status = status
+            try:
+                if self.mode == "agent":
+                    progress = self.engine.bus.retrieval(self.conversation.ctx.project, callbacks=[self._progress])
+                    answer = self.conversation.ask(question, progress)
+                else:
+                    answer = self.engine.ask(question, self.mode, project=self.project, on_progress=self._progress)
+            except DriftLensError as exc:
+                self.console.print(f"[red]error:[/red] {exc}")
+                return
+            finally:
+                self._status = None
+        self.last = answer
+        self._render(answer)
+
+    def _progress(self, event: ProgressEvent) -> None:
+        if self._status is not None:
+            self._status.update(f"{event.progress_pct:3d}% {event.thought_summary}")
+
+    def _render(self, answer: Answer) -> None:
+        citations = list(dict.fromkeys((c.chunk_id, c.document_name, c.span) for c in answer.citations()))
+        number = {chunk_id: n for n, (chunk_id, _, _) in enumerate(citations, start=1)}
+        if answer.no_data_found and not answer.final_answer:
+            self.console.print("[yellow]No data found.[/yellow]")
+        if answer.final_answer:
+            self.console.print(Markdown(answer.final_answer))
+        for fact in answer.key_facts:
+            if fact.fact != answer.final_answer:
+                marks = "".join(f"[{number[c.chunk_id]}]" for c in fact.citations)
+                self.console.print(f"• {fact.fact} {marks}", markup=False, highlight=False)
+        for n, (chunk_id, document, span) in enumerate(citations, start=1):
+            source = document or chunk_id
+            self.console.print(f"  [{n}] {source}: “{' '.join(span.split())[:160]}”", markup=False, highlight=False)
+        for note in answer.notes:
+            self.console.print(f"[dim]note: {note}[/dim]")
+        footer = f"{answer.mode} · {answer.answered_by} · {answer.status} · {answer.usage.wall_ms:.0f} ms"
+        self.console.print(f"[dim]{footer} · {answer.usage.llm_calls} LLM calls · /trace for the steps[/dim]")
+
+    def _trace(self) -> None:
+        if self.last is None or not self.last.trace:
+            self.console.print("No trace yet: ask a question first.")
+            return
+        tree = Tree(f"trace of “{self.last.question}”")
+        branches: dict[str, Tree] = {}
+        for step in self.last.trace:
+            parent = branches.get(step.parent_id or "", tree)
+            label = f"{step.kind} {step.question[:80]}".strip()
+            detail = f" → {step.answer[:120]}" if step.answer else ""
+            branches[step.id] = parent.add(f"{label}{detail} ({step.duration_ms:.0f} ms)", highlight=False)
+        self.console.print(tree, markup=False)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = sub.add_parser("chat", help="ask questions in a terminal chat")
+    add_graph_options(parser)
+    parser.add_argument("--mode", choices=MODES, default="local", help="answer mode to start in")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    overrides = {"graph_path": args.graph} if args.graph else {}
+    settings = load_settings(**overrides)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = Engine(settings)
+    try:
+        session: PromptSession[str] = PromptSession(history=FileHistory(str(settings.data_dir / "chat_history")))
+        ChatApp(engine, mode=args.mode, project=args.project, console=Console()).loop(session.prompt)
+    finally:
+        engine.close()
+    return 0

@@ -1,0 +1,73 @@
+"""`import-graphrag` and `import-kg`: bring a graph built elsewhere into a project, searchable like a native one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from retrieval.cli import add_graph_options
+from retrieval.cli.index import _print_stats, _progress, _settings
+from retrieval.config import Settings
+from retrieval.embed import Embedder, make_embedder
+from retrieval.indexing import graph_stats
+from retrieval.indexing.importers import ImportReport, import_graphrag, import_kg
+from retrieval.indexing.model import ProgressCallback
+from retrieval.store import GraphStore, open_store
+
+Importer = Callable[[Settings, GraphStore, Embedder, ProgressCallback | None], ImportReport]
+
+
+def _run(args: argparse.Namespace, importer: Importer) -> int:
+    settings = _settings(args)
+    with open_store(settings) as store, _progress(Console(stderr=True), args.json) as on_progress:
+        report = importer(settings, store, make_embedder(settings), on_progress)
+        stats = graph_stats(store, settings, settings.project)
+    if args.json:
+        print(json.dumps({**report.to_dict(), "stats": stats}, indent=2))
+    else:
+        _print_report(Console(), report)
+        _print_stats(Console(), stats)
+    return 0
+
+
+def cmd_import_graphrag(args: argparse.Namespace) -> int:
+    return _run(
+        args, lambda s, store, e, progress: import_graphrag(s, store, e, Path(args.folder), on_progress=progress)
+    )
+
+
+def cmd_import_kg(args: argparse.Namespace) -> int:
+    files = [Path(f) for f in args.files]
+    return _run(
+        args, lambda s, store, e, progress: import_kg(s, store, e, files, limit=args.limit, on_progress=progress)
+    )
+
+
+def _print_report(console: Console, report: ImportReport) -> None:
+    read = ", ".join(f"{n} {what.replace('_', ' ')}" for what, n in report.read.items())
+    console.print(f"[bold]{report.project}[/]: imported {report.kind} from {report.source} ({read})")
+    for note in report.notes:
+        console.print(f"  [yellow]note[/] {note}")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    graphrag = subparsers.add_parser(
+        "import-graphrag", help="import a Microsoft GraphRAG index output folder (parquet), re-embedded"
+    )
+    graphrag.add_argument(
+        "folder", help="the output folder of `graphrag index` (documents.parquet, entities.parquet...)"
+    )
+    add_graph_options(graphrag)
+    graphrag.set_defaults(func=cmd_import_graphrag)
+
+    kg = subparsers.add_parser(
+        "import-kg", help="import neo4j-graphrag SimpleKGPipeline JSON exports, then build communities"
+    )
+    kg.add_argument("files", nargs="+", help="JSON exports with `nodes` and `relationships`")
+    kg.add_argument("--limit", type=int, default=None, help="import only the first N chunks of each document")
+    add_graph_options(kg)
+    kg.set_defaults(func=cmd_import_kg)

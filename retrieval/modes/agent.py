@@ -1,0 +1,257 @@
+"""Agent mode: the model explores the graph with tools (its own read-only Cypher included) until it submits.
+
+Why a bounded loop: an LLM with a query language can wander; `max_iterations` caps the cost, and when the cap
+is hit the best partial answer comes back with status `max_iterations` rather than nothing. Each LLM call is
+one iteration. Without a language model this mode cannot run; it says so and shows the evidence local
+search finds instead, so the analyst still gets something to read.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from retrieval.agent.tracer import Tracer
+from retrieval.context import Context
+from retrieval.events import RetrievalProgress, followup_pct
+from retrieval.llm import ChatModel, Completion, Message, ToolCall
+from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams
+from retrieval.modes.agent_tools import TOOL_SPECS, AgentTools, ToolResult, schema_summary
+
+NEEDS_LLM_NOTE = (
+    "Agent mode needs a language model: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) or "
+    "AZURE_OPENAI_ENDPOINT. Shown instead: the evidence local search found for the question."
+)
+
+SYSTEM_PROMPT = """You answer questions about a knowledge graph by exploring it with tools.
+
+Graph schema:
+{schema}
+
+Rules:
+- Use execute_cypher for precise lookups and counts. It is read-only and takes no parameters: every node
+  carries projectId, so filter with the literal value, e.g. WHERE n.projectId = '{project}'.
+- Use vector_search to find passages by meaning, expand_node to walk from a node to its neighbours.
+- If a tool returns an error, read it and try a corrected call.
+- When you know the answer, call submit_answer with the answer, your confidence (0 to 1) and the ids of the
+  chunks or nodes that support it (with a short verbatim quote where you can). Answer only from the tool results."""
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """Bounds for one agent run: LLM calls, rows per Cypher result, and how long one query may run."""
+
+    max_iterations: int = 8
+    row_limit: int = 50
+    cypher_timeout_ms: int = 5_000
+
+
+def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
+    return run_agent(ctx, question, params, progress)[0]
+
+
+def run_agent(
+    ctx: Context,
+    question: str,
+    params: QueryParams,
+    progress: RetrievalProgress | None = None,
+    *,
+    history: list[Message] | None = None,
+    limits: AgentLimits | None = None,
+) -> tuple[Answer, Tracer]:
+    """One question through the tool loop; `history` holds earlier turns of a multi-turn session."""
+    tracer = Tracer()
+    started = time.perf_counter()
+    if ctx.llm is None:
+        answer = _needs_llm(ctx, question, params)
+    else:
+        answer = _AgentRun(
+            ctx, ctx.llm, question, params, progress=progress, limits=limits or AgentLimits(), tracer=tracer
+        ).run(history or [])
+    answer.usage.wall_ms = (time.perf_counter() - started) * 1000
+    return answer, tracer
+
+
+class _AgentRun:
+    def __init__(
+        self,
+        ctx: Context,
+        llm: ChatModel,
+        question: str,
+        params: QueryParams,
+        *,
+        progress: RetrievalProgress | None,
+        limits: AgentLimits,
+        tracer: Tracer,
+    ) -> None:
+        self.ctx = ctx
+        self.llm = llm
+        self.question = question
+        self.progress = progress
+        self.limits = limits
+        self.tracer = tracer
+        self.tools = AgentTools(ctx, params, row_limit=limits.row_limit, timeout_ms=limits.cypher_timeout_ms)
+        self.answer = Answer(question=question, mode="agent", answered_by="llm")
+
+    def run(self, history: list[Message]) -> Answer:
+        self._emit("expanding_query", 20, "reading the graph schema")
+        system = SYSTEM_PROMPT.format(schema=schema_summary(self.ctx), project=self.ctx.project)
+        messages: list[Message] = [
+            {"role": "system", "content": system},
+            *history,
+            {"role": "user", "content": self.question},
+        ]
+        partial = ""
+        for iteration in range(1, self.limits.max_iterations + 1):
+            self._emit(
+                "executing_followup", followup_pct(iteration - 1, self.limits.max_iterations), f"step {iteration}"
+            )
+            with self.tracer.span("llm_response", iteration, name="llm") as event:
+                completion = self.llm.complete(messages, phase="agent", usage=self.answer.usage, tools=TOOL_SPECS)
+                event.result = {"text": completion.text, "tool_calls": [c.name for c in completion.tool_calls]}
+            messages.append(completion.assistant_message())
+            partial = completion.text.strip() or partial
+            if not completion.tool_calls:
+                messages.append({"role": "user", "content": "Continue with tools, or call submit_answer to finish."})
+                continue
+            submitted = self._run_tools(completion, iteration, messages)
+            if submitted is not None:
+                return self._finish(submitted, iteration)
+        return self._out_of_iterations(partial)
+
+    def _run_tools(self, completion: Completion, iteration: int, messages: list[Message]) -> ToolCall | None:
+        """Answer every call (the API requires a reply per call id); return the submit call if there was one."""
+        submitted: ToolCall | None = None
+        for call in completion.tool_calls:
+            if call.name == "submit_answer" and isinstance(call.arguments.get("answer"), str):
+                submitted = submitted or call
+                content = json.dumps({"status": "received"})
+                self.tracer.record("submit", iteration, name=call.name, arguments=call.arguments, result="received")
+            else:
+                with self.tracer.span("tool_call", iteration, name=call.name, arguments=call.arguments) as event:
+                    result = self._call(call)
+                    event.result, event.error, event.chunk_ids = result.payload, result.error, result.chunk_ids
+                if result.error:
+                    self.tracer.record("error", iteration, name=call.name, error=result.error)
+                content = result.content()
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        return submitted
+
+    def _call(self, call: ToolCall) -> ToolResult:
+        if call.name == "submit_answer":
+            return ToolResult(None, error="submit_answer needs an `answer` string")
+        if _malformed(call):
+            return ToolResult(None, error=f"arguments for {call.name} are not a JSON object: {call.raw_arguments!r}")
+        return self.tools.call(call.name, call.arguments)
+
+    def _finish(self, call: ToolCall, iteration: int) -> Answer:
+        args = call.arguments
+        citations, unknown = self._citations(args.get("supporting_evidence"))
+        if unknown:
+            self.answer.notes.append(f"ignored evidence ids no tool returned: {', '.join(unknown)}")
+        if not citations and self.tools.seen:
+            self.answer.notes.append("the model cited no valid evidence; listing what its tools returned")
+            citations = [c for c in (self.tools.citation(i) for i in list(self.tools.seen)[:10]) if c]
+        confidence = _confidence(args.get("confidence"))
+        text = str(args["answer"]).strip()
+        self.answer.final_answer = text
+        self.answer.key_facts = [KeyFact(fact=text, citations=citations)] if text else []
+        self.answer.no_data_found = not text
+        if confidence is not None and confidence < 0.5:
+            self.answer.residual_uncertainty = f"The agent's own confidence is low ({confidence:.2f})."
+        self._close(confidence, f"answer submitted after {iteration} step(s)")
+        return self.answer
+
+    def _out_of_iterations(self, partial: str) -> Answer:
+        n = self.limits.max_iterations
+        self.tracer.record("max_iterations", n, name="max_iterations", result=f"no answer after {n} steps")
+        self.answer.status = "max_iterations"
+        self.answer.final_answer = partial or "The agent did not reach an answer within its step limit."
+        self.answer.notes.append(f"stopped after {n} iterations without submit_answer; this is a partial answer")
+        self.answer.residual_uncertainty = "The agent ran out of steps before submitting an answer."
+        citations = [c for c in (self.tools.citation(i) for i in list(self.tools.seen)[:10]) if c]
+        self.answer.key_facts = [KeyFact(fact=self.answer.final_answer, citations=citations)] if partial else []
+        self.answer.no_data_found = not partial and not citations
+        self._close(None, "step limit reached")
+        return self.answer
+
+    def _citations(self, evidence: Any) -> tuple[list[Citation], list[str]]:
+        items = evidence if isinstance(evidence, list) else []
+        citations: list[Citation] = []
+        unknown: list[str] = []
+        for item in items:
+            evidence_id, quote = (item, "") if isinstance(item, str) else (item.get("id"), item.get("quote", ""))
+            citation = self.tools.citation(str(evidence_id), str(quote or "")) if evidence_id else None
+            if citation is None:
+                unknown.append(str(evidence_id))
+            elif citation.chunk_id not in {c.chunk_id for c in citations}:
+                citations.append(citation)
+        return citations, unknown
+
+    def _close(self, confidence: float | None, summary: str) -> None:
+        self.answer.trace = self.tracer.steps()
+        if self.answer.trace:
+            self.answer.trace[0].question = self.question
+        self.answer.evidence = [
+            Hit(
+                id=x.id,
+                kind="chunk" if x.kind == "chunk" else "entity",
+                text=x.text,
+                score=x.score or 0.0,
+                document_name=x.document_name or None,
+            )
+            for x in self.tools.seen.values()
+        ]
+        if confidence is not None and self.answer.trace:
+            self.answer.trace[-1].confidence = confidence
+        self._emit("aggregating_results", 90, summary)
+
+    def _emit(self, phase: Any, pct: int, thought: str) -> None:
+        if self.progress is not None:
+            self.progress.emit(phase, pct, thought)
+
+
+def _malformed(call: ToolCall) -> bool:
+    """Arguments that are neither a JSON object nor repairable into one (`{}` and empty are fine)."""
+    if call.arguments or not call.raw_arguments.strip():
+        return False
+    try:
+        return not isinstance(json.loads(call.raw_arguments), dict)
+    except json.JSONDecodeError:
+        return True
+
+
+def _confidence(value: Any) -> float | None:
+    try:
+        return max(0.0, min(1.0, float(value)))
+    except (TypeError, ValueError):
+        return None
+
+
+def _needs_llm(ctx: Context, question: str, params: QueryParams) -> Answer:
+    from retrieval.search.hybrid import search_chunks
+
+    hits = search_chunks(ctx, question, params)
+    facts = [
+        KeyFact(
+            fact=hit.text.strip()[:300],
+            citations=[
+                Citation(
+                    chunk_id=hit.id, span=hit.text.strip()[:300], document_name=hit.document_name or "", score=hit.score
+                )
+            ],
+        )
+        for hit in hits[:5]
+    ]
+    return Answer(
+        question=question,
+        mode="agent",
+        answered_by="extractive",
+        status="needs_llm",
+        notes=[NEEDS_LLM_NOTE],
+        key_facts=facts,
+        evidence=hits,
+        no_data_found=not hits,
+    )

@@ -1,0 +1,651 @@
+"""DRIFT search: a community primer, follow-up questions answered in parallel rounds, one aggregation.
+
+Why this shape (Microsoft's DRIFT, adapted): community reports give a broad first answer and tell
+where the gaps are; follow-ups then search only the chunks of the communities that should hold
+the answer (vector + fulltext, plus neighbourhood expansion), so each local answer is focused and
+cheap. Every step has an extractive counterpart, so the tree is real with or without a model.
+
+Citations are checked against everything any step retrieved (not just what fit a prompt): an id
+never retrieved is dropped and logged, and spans are verified against the chunk text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from retrieval.context import Context
+from retrieval.events import PHASE_PCT, RetrievalProgress, followup_details, followup_pct, sources_details
+from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
+from retrieval.modes import drift_prompts as prompts
+from retrieval.modes.drift_offline import (
+    MemoEmbedder,
+    best_sentence,
+    entity_followups,
+    primer_answer,
+)
+from retrieval.modes.steps import ask_json, ask_text, clamp01, emit, timed
+from retrieval.search.communities import community_levels, search_communities
+from retrieval.search.community_context import (
+    CommunityReport,
+    EntityRef,
+    community_chunk_ids,
+    community_reports,
+    top_entities,
+)
+from retrieval.search.evidence import extractive_facts, validate_citations
+from retrieval.search.expand import expand
+from retrieval.search.hybrid import search_chunks, search_entities
+
+log = logging.getLogger(__name__)
+
+MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
+MAX_CHILD_FOLLOWUPS = 3
+CHUNKS_PER_COMMUNITY = 3
+FOLLOWUP_TOP_K = 6
+EXPANSION_CHUNKS = 3
+#: Scopes up to this many chunks are scored exactly; larger ones use the index, over-fetched and filtered.
+EXACT_SCOPE_LIMIT = 300
+OVERFETCH = 4
+MAX_TOP_K = 200
+#: Follow-ups are already scoped to their communities: a one-hop neighbourhood adds context cheaply.
+EXPANSION_HOPS = 1
+EXPANSION_NODES = 25
+#: Chunks whose sentences an offline follow-up ranks (embedding sentences dominates its cost).
+FACT_POOL = 3
+SEED_ENTITIES = 3
+ENTITIES_PER_COMMUNITY = 6
+FOLLOWUP_FACTS = 3
+KEY_FACTS = 5
+#: Chunks the final step reads (cited ones first); the model may still cite any retrieved chunk.
+AGGREGATE_POOL = 12
+
+
+@dataclass
+class FollowUp:
+    """An open question in the tree; `priority` (0-1) is the model's, or offline its similarity to the question."""
+
+    question: str
+    targets: tuple[str, ...]
+    priority: float
+    parent_id: str
+    seq: int
+    topic: str | None = None
+    vector: np.ndarray | None = None
+    relevance: float = 0.0
+
+    def rank_key(self) -> tuple[float, float, int]:
+        """Best first; ties go to the one closer to the question, then to the one asked first (never random)."""
+        return (-self.priority, -self.relevance, self.seq)
+
+
+def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
+    return DriftRun(ctx, question, params, progress).run()
+
+
+class DriftRun:
+    """One DRIFT answer's state: the retrieved set, the tree, usage and notes (shared by worker threads)."""
+
+    def __init__(self, ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> None:
+        self.ctx = ctx
+        self.question = question
+        self.params = params
+        self.progress = progress
+        self.llm = ctx.llm
+        self.embedder = MemoEmbedder(ctx.embedder)
+        self.usage = Usage()
+        self.notes: list[str] = []
+        self.steps: dict[str, TraceStep] = {}
+        self.retrieved: dict[str, Hit] = {}
+        self.communities: dict[str, CommunityReport] = {}
+        self.community_scores: dict[str, float] = {}
+        self.hyde = ""
+        self.question_vector = np.zeros(ctx.embedder.dim, dtype=np.float32)
+        self.search_vector = self.question_vector
+        self._lock = threading.Lock()
+        self._seq = itertools.count()
+        self._asked: set[str] = {_norm(question)}
+        self._topics: set[str] = set()
+        self._scopes: dict[tuple[str, ...], list[str]] = {}
+        self._entities: dict[str, list[EntityRef]] = {}
+
+    # --- the run ----------------------------------------------------------------------------
+    def run(self) -> Answer:
+        self.expand_query()
+        reports, primer_hits = self.primer_evidence()
+        if not reports and not primer_hits:
+            empty = Answer.empty(
+                self.question, "drift", self.answered_by(False), "No relevant data found in the graph."
+            )
+            empty.usage = self.usage
+            return empty
+        open_followups = self.prime(reports, primer_hits)
+        with timed(self.usage, "followup"):
+            leftover = self.explore(open_followups)
+        return self.aggregate(leftover)
+
+    def answered_by(self, by_llm: bool) -> AnsweredBy:
+        return "llm" if by_llm else "extractive"
+
+    # --- phase 1: HyDE ----------------------------------------------------------------------
+    def expand_query(self) -> None:
+        thought = (
+            "Writing a hypothetical answer (HyDE)" if self.llm else "Embedding the question (no LLM: HyDE skipped)"
+        )
+        emit(self.progress, "expanding_query", PHASE_PCT["expanding_query"], thought)
+        with timed(self.usage, "hyde"):
+            if self.llm is not None:
+                self.hyde, notes = ask_text(
+                    self.llm, prompts.messages(prompts.HYDE_PROMPT, ("Question", self.question)), "hyde", self.usage
+                )
+                self.notes.extend(notes)
+            vectors = self.embedder.embed([self.question, self.hyde] if self.hyde else [self.question])
+        self.question_vector = vectors[0]
+        combined = vectors.sum(axis=0)
+        self.search_vector = combined / max(float(np.linalg.norm(combined)), 1e-12)
+
+    # --- phase 2: primer ----------------------------------------------------------------------
+    def select_communities(self) -> list[Hit]:
+        """Top-k by embedding, coarsest level first; one level finer while fewer than k/2 were found."""
+        k = self.params.drift_primer_communities
+        vector = self.search_vector.tolist()
+        levels = sorted(community_levels(self.ctx), reverse=True)
+        if len(levels) <= 1:
+            return search_communities(self.ctx, vector, k)
+        found: list[Hit] = []
+        for level in levels:
+            found.extend(search_communities(self.ctx, vector, k, level=level))
+            if len(found) >= k / 2:
+                break
+        return found[:k]
+
+    def primer_evidence(self) -> tuple[list[CommunityReport], list[Hit]]:
+        emit(self.progress, "retrieving_communities", PHASE_PCT["retrieving_communities"], "Ranking communities")
+        with timed(self.usage, "primer"):
+            selected = self.select_communities()
+            self.community_scores = {h.id: h.score for h in selected}
+            by_id = community_reports(self.ctx, [h.id for h in selected])
+            reports = [by_id[h.id] for h in selected if h.id in by_id]
+            self.communities.update((r.id, r) for r in reports)
+            hits = self.representative_chunks(reports)
+            if not reports:  # a graph without communities: the primer reads the best chunks instead
+                params = self.params.model_copy(update={"top_k": FOLLOWUP_TOP_K})
+                hits = search_chunks(self.ctx, self.question, params, query_vector=self.search_vector.tolist())
+        return reports, _unique(hits)
+
+    def representative_chunks(self, reports: list[CommunityReport]) -> list[Hit]:
+        """Up to 3 chunks per community, its best matches from one search over all their chunks."""
+        scopes = {r.id: set(self.scope((r.id,))) for r in reports}
+        union = sorted(set().union(*scopes.values())) if scopes else []
+        if not union:
+            return []
+        ranked = self.search_scope(
+            self.question, self.search_vector, union, min(len(union), 4 * CHUNKS_PER_COMMUNITY * len(reports))
+        )
+        picked: list[Hit] = []
+        for report in reports:
+            picked.extend([h for h in ranked if h.id in scopes[report.id]][:CHUNKS_PER_COMMUNITY])
+        return picked
+
+    def prime(self, reports: list[CommunityReport], hits: list[Hit]) -> list[FollowUp]:
+        started = time.perf_counter()
+        self.remember(hits)
+        parsed, notes = None, []
+        with timed(self.usage, "primer"):
+            if self.llm is not None:
+                parsed, notes = ask_json(
+                    self.llm,
+                    prompts.messages(
+                        prompts.PRIMER_PROMPT,
+                        ("Question", self.question),
+                        ("Community reports", prompts.community_block(reports)),
+                        ("Excerpts", prompts.chunk_block(hits)),
+                    ),
+                    schema=prompts.PRIMER_SCHEMA,
+                    name="drift_primer",
+                    phase="primer",
+                    usage=self.usage,
+                )
+            targets = tuple(r.id for r in reports)
+            if parsed is not None:
+                text, confidence = str(parsed["answer"]), clamp01(parsed["confidence"])
+                followups = self.model_followups(parsed["follow_ups"], "primer", MAX_PRIMER_FOLLOWUPS, targets)
+            else:
+                facts = [] if reports else self.facts(self.question, self.question_vector, hits, FOLLOWUP_FACTS)
+                text = primer_answer(self.question, reports) or " ".join(f.fact for f in facts)
+                scores = [self.community_scores.get(r.id, 0.0) for r in reports]
+                confidence = _confidence(max(scores) if scores else _best_score(facts))
+                followups = []
+            if len(followups) < MIN_PRIMER_FOLLOWUPS:
+                followups += self.entity_followups(targets, "primer", MAX_PRIMER_FOLLOWUPS - len(followups))
+        self.notes.extend(notes)
+        step = TraceStep(
+            id="primer",
+            kind="primer",
+            question=self.question,
+            answer=text,
+            confidence=confidence,
+            round=0,
+            chunk_ids=[h.id for h in hits],
+            communities=list(targets),
+            duration_ms=(time.perf_counter() - started) * 1000,
+            details={
+                "hyde": self.hyde,
+                "answered_by": "llm" if parsed is not None else "extractive",
+                "follow_ups": [f.question for f in followups],
+                "notes": notes,
+            },
+        )
+        self.steps[step.id] = step
+        emit(
+            self.progress,
+            "retrieving_communities",
+            PHASE_PCT["retrieving_communities"],
+            f"Initial answer from {len(reports)} communities; {len(followups)} follow-ups",
+            details_md="\n".join(f"- {r.title}" for r in reports),
+            step=step,
+        )
+        return followups
+
+    # --- phase 3: follow-ups in rounds ----------------------------------------------------------
+    def explore(self, open_followups: list[FollowUp]) -> list[FollowUp]:
+        """Up to `drift_rounds` rounds; each runs the best-ranked open follow-ups concurrently."""
+        rounds, cap = self.params.drift_rounds, self.params.drift_followups_per_round
+        done = 0
+        for round_no in range(1, rounds + 1):
+            if not open_followups:
+                break
+            self.embed_followups(open_followups)
+            open_followups.sort(key=FollowUp.rank_key)
+            batch, open_followups = open_followups[:cap], open_followups[cap:]
+            planned = done + len(batch) + cap * (rounds - round_no)
+            ids = [f"f{len(self.steps) + i}" for i in range(len(batch))]
+            for step_id in ids:  # reserve the tree order now: steps finish in any order
+                self.steps[step_id] = TraceStep(id=step_id)
+            workers = max(1, min(self.ctx.settings.llm_concurrency, len(batch)))
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="drift") as pool:
+                futures = [pool.submit(self.follow, f, i, round_no) for f, i in zip(batch, ids, strict=True)]
+                for future in as_completed(futures):
+                    step, children = future.result()
+                    self.steps[step.id] = step
+                    done += 1
+                    citations = [Citation(**c) for c in step.details.get("citations", [])]
+                    emit(
+                        self.progress,
+                        "executing_followup",
+                        followup_pct(done, planned),
+                        f"Follow-up {done} of {planned}: {step.question}",
+                        details_md=followup_details(citations),
+                        step=step,
+                    )
+                    open_followups.extend(children)
+        return open_followups
+
+    def follow(self, followup: FollowUp, step_id: str, round_no: int) -> tuple[TraceStep, list[FollowUp]]:
+        """Scoped retrieval, expansion, a local answer and 0-3 new follow-ups (runs in a worker thread)."""
+        started = time.perf_counter()
+        vector = followup.vector.tolist() if followup.vector is not None else None
+        params = self.params.model_copy(update={"top_k": min(self.params.top_k, FOLLOWUP_TOP_K)})
+        scope = self.scope(followup.targets)
+        hits = self.search_scope(followup.question, followup.vector, scope, params.top_k)
+        seeds = search_entities(self.ctx, followup.question, params, query_vector=vector, k=SEED_ENTITIES)
+        light = params.model_copy(
+            update={
+                "max_hops": min(params.max_hops, EXPANSION_HOPS),
+                "max_nodes": min(params.max_nodes, EXPANSION_NODES),
+            }
+        )
+        expansion = expand(self.ctx, [s.id for s in seeds], light, chunk_limit=EXPANSION_CHUNKS)
+        evidence = _unique([*hits, *expansion.chunks])
+        self.remember(evidence)
+        parsed, notes = None, []
+        if self.llm is not None:
+            parsed, notes = ask_json(
+                self.llm,
+                prompts.messages(
+                    prompts.FOLLOWUP_PROMPT,
+                    ("Original question", self.question),
+                    ("Follow-up question", followup.question),
+                    ("Communities you may target", self.community_list()),
+                    ("Excerpts", prompts.chunk_block(evidence)),
+                ),
+                schema=prompts.FOLLOWUP_SCHEMA,
+                name="drift_followup",
+                phase="followup",
+                usage=self.usage,
+            )
+        if parsed is not None:
+            text, confidence = str(parsed["answer"]), clamp01(parsed["confidence"])
+            kept = self.validate(
+                [KeyFact(fact=text, citations=[Citation(chunk_id=str(i)) for i in parsed["citations"]])]
+            )
+            citations = kept[0].citations if kept else []
+            go_on = bool(parsed["should_continue"])
+            children = self.model_followups(parsed["follow_ups"], step_id, MAX_CHILD_FOLLOWUPS, followup.targets)
+            children = children if go_on else []
+        else:
+            facts = self.facts(followup.question, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS)
+            text = " ".join(f.fact for f in facts)
+            citations = [c for f in facts for c in f.citations]
+            confidence = _confidence(_best_score(facts))
+            children = self.entity_followups(followup.targets, step_id, MAX_CHILD_FOLLOWUPS)
+            go_on = bool(children)
+        with self._lock:
+            self.notes.extend(notes)
+        step = TraceStep(
+            id=step_id,
+            parent_id=followup.parent_id,
+            kind="followup",
+            question=followup.question,
+            answer=text,
+            confidence=confidence,
+            round=round_no,
+            chunk_ids=[h.id for h in evidence],
+            communities=list(followup.targets),
+            duration_ms=(time.perf_counter() - started) * 1000,
+            details={
+                "priority": followup.priority,
+                "relevance": followup.relevance,
+                "scoped_chunks": len(scope),
+                "expanded_from": [s.id for s in seeds],
+                "citations": [c.model_dump() for c in citations],
+                "should_continue": go_on,
+                "follow_ups": [c.question for c in children],
+                "answered_by": "llm" if parsed is not None else "extractive",
+                "notes": notes,
+            },
+        )
+        return step, children
+
+    # --- phase 4: aggregation -----------------------------------------------------------------
+    def aggregate(self, leftover: list[FollowUp]) -> Answer:
+        emit(self.progress, "aggregating_results", PHASE_PCT["aggregating_results"], "Combining the answers")
+        started = time.perf_counter()
+        tree = [s for s in self.steps.values() if s.answer]
+        pool = self.aggregation_pool(tree)
+        parsed, notes = None, []
+        with timed(self.usage, "aggregate"):
+            if self.llm is not None:
+                parsed, notes = ask_json(
+                    self.llm,
+                    prompts.messages(
+                        prompts.AGGREGATE_PROMPT,
+                        ("Question", self.question),
+                        ("Answer tree", _tree_text(tree)),
+                        ("Excerpts", prompts.chunk_block(pool)),
+                    ),
+                    schema=prompts.AGGREGATE_SCHEMA,
+                    name="drift_aggregate",
+                    phase="aggregate",
+                    usage=self.usage,
+                )
+            open_note = _open_note(leftover)
+            if parsed is not None:
+                facts = self.validate([_model_fact(f) for f in parsed["key_facts"] if isinstance(f, dict)])
+                final = str(parsed["final_answer"])
+                uncertainty = " ".join(p for p in (str(parsed["residual_uncertainty"]), open_note) if p)
+            else:
+                facts = self.facts(self.question, self.question_vector, pool, KEY_FACTS)
+                final = " ".join(f.fact for f in facts)
+                uncertainty = " ".join(
+                    p
+                    for p in (
+                        "Answered extractively (no language model): the key facts are the evidence sentences "
+                        "closest to the question, not a synthesis; check them against the sources.",
+                        open_note,
+                    )
+                    if p
+                )
+        self.notes.extend(notes)
+        citations = [c for f in facts for c in f.citations]
+        step = TraceStep(
+            id="aggregate",
+            kind="aggregate",
+            question=self.question,
+            answer=final,
+            round=max((s.round for s in tree), default=0),
+            chunk_ids=list(dict.fromkeys(c.chunk_id for c in citations)),
+            duration_ms=(time.perf_counter() - started) * 1000,
+            details={
+                "answered_by": "llm" if parsed is not None else "extractive",
+                "open_follow_ups": [f.question for f in sorted(leftover, key=FollowUp.rank_key)],
+                "retrieved_chunks": len(self.retrieved),
+                "notes": notes,
+            },
+        )
+        self.steps[step.id] = step
+        emit(
+            self.progress,
+            "aggregating_results",
+            PHASE_PCT["aggregating_results"],
+            f"{len(facts)} key facts from {len(tree)} answers",
+            details_md=sources_details(citations),
+            step=step,
+        )
+        return Answer(
+            question=self.question,
+            mode="drift",
+            answered_by=self.answered_by(parsed is not None),
+            final_answer=final,
+            key_facts=facts,
+            residual_uncertainty=uncertainty,
+            notes=self.notes,
+            evidence=sorted(self.retrieved.values(), key=lambda h: -h.score),
+            trace=[s for s in self.steps.values() if s.kind != "step"],
+            usage=self.usage,
+        )
+
+    def aggregation_pool(self, tree: Sequence[TraceStep]) -> list[Hit]:
+        """Chunks the steps cited first, then the best-scored of the rest of the retrieved set."""
+        cited = [
+            str(c["chunk_id"])
+            for step in tree
+            for c in step.details.get("citations", [])
+            if str(c["chunk_id"]) in self.retrieved
+        ]
+        first = [self.retrieved[i] for i in dict.fromkeys(cited)]
+        rest = sorted((h for h in self.retrieved.values() if h.id not in set(cited)), key=lambda h: -h.score)
+        return [*first, *rest][:AGGREGATE_POOL]
+
+    # --- helpers --------------------------------------------------------------------------------
+    def scope(self, community_ids: tuple[str, ...]) -> list[str]:
+        """Chunk ids under the target communities (cached: sibling follow-ups often share targets)."""
+        key = tuple(sorted(community_ids))
+        if not key:
+            return []
+        with self._lock:
+            cached = self._scopes.get(key)
+        if cached is None:
+            cached = sorted({c for ids in community_chunk_ids(self.ctx, key).values() for c in ids})
+            with self._lock:
+                self._scopes[key] = cached
+        return cached
+
+    def search_scope(self, query: str, vector: np.ndarray | None, scope: list[str], k: int) -> list[Hit]:
+        """Hybrid search inside `scope` (all chunks when empty).
+
+        A small scope is scored exactly (restrict_ids); a large one is nearly the whole graph, where
+        reading every vector costs more than an index search over-fetched and filtered to the scope.
+        """
+        as_list = vector.tolist() if vector is not None else None
+        if not scope or len(scope) <= EXACT_SCOPE_LIMIT:
+            params = self.params.model_copy(update={"top_k": k})
+            return search_chunks(self.ctx, query, params, query_vector=as_list, restrict_ids=scope or None)
+        params = self.params.model_copy(update={"top_k": min(OVERFETCH * k, MAX_TOP_K)})
+        inside = set(scope)
+        found = search_chunks(self.ctx, query, params, query_vector=as_list)
+        return [h for h in found if h.id in inside][:k]
+
+    def remember(self, hits: Iterable[Hit]) -> None:
+        with self._lock:
+            for hit in hits:
+                if hit.kind == "chunk" and (hit.id not in self.retrieved or hit.score > self.retrieved[hit.id].score):
+                    self.retrieved[hit.id] = hit
+
+    def validate(self, facts: list[KeyFact]) -> list[KeyFact]:
+        """Keep citations to retrieved chunks whose span occurs there; bare ids get the chunk's closest sentence.
+
+        Ids never retrieved are dropped, logged and noted, as are spans the chunk does not contain.
+        """
+        with self._lock:
+            retrieved = dict(self.retrieved)
+        unknown = list(dict.fromkeys(c.chunk_id for f in facts for c in f.citations if c.chunk_id not in retrieved))
+        filled = [
+            f.model_copy(
+                update={
+                    "citations": [
+                        c.model_copy(update={"span": best_sentence(f.fact, retrieved[c.chunk_id].text)})
+                        if c.chunk_id in retrieved and not c.span.strip()
+                        else c
+                        for c in f.citations
+                    ]
+                }
+            )
+            for f in facts
+        ]
+        kept, dropped = validate_citations(filled, retrieved)
+        bad_spans = dropped - sum(1 for f in facts for c in f.citations if c.chunk_id in unknown)
+        with self._lock:
+            if unknown:
+                log.warning("dropped citations to chunks never retrieved: %s", ", ".join(unknown))
+                self.notes.append(f"Dropped citation(s) to chunks never retrieved: {', '.join(unknown)}")
+            if bad_spans:
+                log.warning("dropped %d citation(s) whose span is not in the cited chunk", bad_spans)
+                self.notes.append(f"Dropped {bad_spans} citation(s) whose quoted span is not in the cited chunk")
+        return kept
+
+    def facts(self, question: str, vector: np.ndarray | None, hits: Sequence[Hit], limit: int) -> list[KeyFact]:
+        if not hits:
+            return []
+        query_vector = vector if vector is not None else self.embedder.embed([question])[0]
+        return extractive_facts(question, query_vector, list(hits), self.embedder, max_facts=limit)
+
+    def community_list(self) -> str:
+        return "\n".join(f"- {r.id}: {r.title}" for r in self.communities.values())
+
+    def model_followups(
+        self, items: Sequence[Any], parent_id: str, limit: int, default_targets: tuple[str, ...]
+    ) -> list[FollowUp]:
+        """The model's follow-ups, new questions only; unknown target ids fall back to the parent's targets."""
+        made: list[FollowUp] = []
+        for item in items:
+            if not isinstance(item, dict) or not str(item.get("question", "")).strip() or len(made) >= limit:
+                continue
+            question = str(item["question"]).strip()
+            if not self.claim(question, None):
+                continue
+            targets = tuple(t for t in map(str, item.get("target_communities") or []) if t in self.communities)
+            made.append(
+                FollowUp(
+                    question=question,
+                    targets=targets or default_targets,
+                    priority=clamp01(item.get("priority"), default=0.5),
+                    parent_id=parent_id,
+                    seq=next(self._seq),
+                )
+            )
+        return made
+
+    def entity_followups(self, targets: tuple[str, ...], parent_id: str, limit: int) -> list[FollowUp]:
+        """Offline follow-ups: the most-mentioned unasked entities of the target communities."""
+        if limit < 1 or not targets:
+            return []
+        entities = self.topics_of(targets)
+        with self._lock:
+            asked = set(self._topics)
+        picked = entity_followups(self.question, entities, targets, asked, limit)
+        return [
+            FollowUp(question, (entity.community,), 0.0, parent_id, next(self._seq), topic=entity.id)
+            for question, entity in picked
+            if self.claim(question, entity.id)
+        ]
+
+    def topics_of(self, targets: tuple[str, ...]) -> dict[str, list[EntityRef]]:
+        """Top entities per community, read once per run for each community."""
+        with self._lock:
+            missing = [t for t in targets if t not in self._entities]
+        if missing:
+            found = top_entities(self.ctx, missing, ENTITIES_PER_COMMUNITY)
+            with self._lock:
+                self._entities.update({t: found.get(t, []) for t in missing})
+        with self._lock:
+            return {t: self._entities[t] for t in targets}
+
+    def claim(self, question: str, topic: str | None) -> bool:
+        """Reserve a question (and its topic) so no two branches ask the same thing."""
+        with self._lock:
+            if _norm(question) in self._asked or (topic is not None and topic in self._topics):
+                return False
+            self._asked.add(_norm(question))
+            if topic is not None:
+                self._topics.add(topic)
+            return True
+
+    def embed_followups(self, followups: list[FollowUp]) -> None:
+        """Vectors for retrieval and ranking; an offline follow-up's priority is its similarity to the question."""
+        todo = [f for f in followups if f.vector is None]
+        if not todo:
+            return
+        vectors = self.embedder.embed([f.question for f in todo])
+        for followup, vector in zip(todo, vectors, strict=True):
+            followup.vector = vector
+            followup.relevance = float(vector @ self.question_vector)
+            if followup.topic is not None:
+                followup.priority = max(followup.relevance, 0.0)
+
+
+def _norm(question: str) -> str:
+    return " ".join(question.lower().split())
+
+
+def _unique(hits: Iterable[Hit]) -> list[Hit]:
+    seen: dict[str, Hit] = {}
+    for hit in hits:
+        seen.setdefault(hit.id, hit)
+    return list(seen.values())
+
+
+def _best_score(facts: Sequence[KeyFact]) -> float:
+    return max((c.score or 0.0 for f in facts for c in f.citations), default=0.0)
+
+
+def _confidence(similarity: float) -> float:
+    """Offline confidence: the best evidence similarity, clipped to 0..1 (a ranking signal, not a probability)."""
+    return round(min(max(similarity, 0.0), 1.0), 3)
+
+
+def _model_fact(item: dict[str, Any]) -> KeyFact:
+    citations = []
+    for c in item.get("citations") or []:
+        if isinstance(c, dict) and c.get("chunk_id"):
+            citations.append(Citation(chunk_id=str(c["chunk_id"]), span=str(c.get("span") or "")))
+        elif isinstance(c, str) and c:
+            citations.append(Citation(chunk_id=c))
+    return KeyFact(fact=str(item.get("fact", "")), citations=citations)
+
+
+def _tree_text(steps: Sequence[TraceStep]) -> str:
+    lines = []
+    for step in steps:
+        cited = ", ".join(str(c["chunk_id"]) for c in step.details.get("citations", []))
+        confidence = f"{step.confidence:.2f}" if step.confidence is not None else "n/a"
+        lines.append(
+            f"[{step.id}] {step.kind}, round {step.round}, confidence {confidence}\n"
+            f"Q: {step.question}\nA: {step.answer}\nCited: {cited or 'none'}"
+        )
+    return "\n\n".join(lines)
+
+
+def _open_note(leftover: Sequence[FollowUp]) -> str:
+    if not leftover:
+        return ""
+    best = sorted(leftover, key=FollowUp.rank_key)[:3]
+    return f"{len(leftover)} follow-up(s) left unexplored, e.g.: " + "; ".join(f.question for f in best)

@@ -1,0 +1,86 @@
+"""DRIFT's extractive counterparts: with no language model every step still runs on real evidence.
+
+Why they exist: the tree must be real and inspectable offline, so the primer answers from the
+community summaries, follow-ups are asked about the most-mentioned entities of the target
+communities, and answers are ranked evidence sentences with their citations.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from retrieval.embed import Embedder
+from retrieval.search.community_context import CommunityReport, EntityRef
+from retrieval.search.evidence import sentences
+
+_WORD = re.compile(r"\w+")
+
+
+class MemoEmbedder(Embedder):
+    """The run's embedder with a memory: the same chunks recur across follow-ups and aggregation.
+
+    Sentences embedded for one follow-up are free for the next one and for the final ranking,
+    which keeps offline DRIFT within its latency budget. Thread-safe; lives for one answer.
+    """
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+        self.name = inner.name
+        self._memo: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        if missing:
+            fresh = self._inner.embed(missing)
+            with self._lock:
+                self._memo.update(zip(missing, fresh, strict=True))
+        with self._lock:
+            rows = [self._memo[t] for t in texts]
+        return np.stack(rows) if rows else np.zeros((0, self.dim), dtype=np.float32)
+
+
+def best_sentence(claim: str, text: str) -> str:
+    """The sentence of `text` sharing most words with `claim` (first on ties): a verbatim span for a bare id."""
+    options = sentences(text) or [text.strip()]
+    words = set(_WORD.findall(claim.lower()))
+    scored = [(len(words & set(_WORD.findall(option.lower()))), -i) for i, option in enumerate(options)]
+    return options[-max(scored)[1]]
+
+
+def primer_answer(question: str, reports: Sequence[CommunityReport], limit: int = 3) -> str:
+    """The best communities' summary sentences that share most words with the question, titled by community.
+
+    Lexical on purpose: the communities are already ranked by embedding, and embedding every summary
+    sentence again would cost more than the rest of the offline primer.
+    """
+    return " ".join(f"[{r.title}] {best_sentence(question, r.summary)}" for r in reports[:limit] if r.summary.strip())
+
+
+def entity_question(question: str, entity: EntityRef) -> str:
+    """A follow-up about one entity, phrased so it retrieves passages on that entity *and* the question."""
+    return f"What does the evidence say about {entity.title} in relation to: {question}"
+
+
+def entity_followups(
+    question: str, entities: dict[str, list[EntityRef]], order: Sequence[str], asked: set[str], limit: int
+) -> list[tuple[str, EntityRef]]:
+    """Round-robin over communities (in `order`), most-mentioned entity first, skipping asked topics."""
+    picked: list[tuple[str, EntityRef]] = []
+    queues = {k: [e for e in entities.get(k, []) if e.id not in asked] for k in order}
+    while len(picked) < limit and any(queues.values()):
+        for community in order:
+            if queues[community] and len(picked) < limit:
+                entity = queues[community].pop(0)
+                if entity.id not in asked and all(entity.id != e.id for _q, e in picked):
+                    picked.append((entity_question(question, entity), entity))
+    return picked

@@ -1,0 +1,123 @@
+"""DRIFT's model-facing text: system prompts, JSON schemas and evidence blocks.
+
+Why real ids in prompts: the model cites what it sees, and every cited id is checked against the
+retrieved set afterwards, so an invented or mistyped id is dropped rather than trusted.
+Excerpts are cut to fit the prompt; citations are still validated against the full chunk text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from retrieval.llm import Message
+from retrieval.models import Hit
+from retrieval.search.community_context import CommunityReport
+
+EXCERPT_CHARS = 900
+SUMMARY_CHARS = 700
+
+_FOLLOW_UP_ITEM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "question": {"type": "string"},
+        "target_communities": {"type": "array", "items": {"type": "string"}},
+        "priority": {"type": "number"},
+    },
+    "required": ["question", "target_communities", "priority"],
+}
+
+PRIMER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "confidence": {"type": "number"},
+        "follow_ups": {"type": "array", "items": _FOLLOW_UP_ITEM, "minItems": 2, "maxItems": 6},
+    },
+    "required": ["answer", "confidence", "follow_ups"],
+}
+
+FOLLOWUP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "citations": {"type": "array", "items": {"type": "string"}},
+        "confidence": {"type": "number"},
+        "should_continue": {"type": "boolean"},
+        "follow_ups": {"type": "array", "items": _FOLLOW_UP_ITEM, "maxItems": 3},
+    },
+    "required": ["answer", "citations", "confidence", "should_continue", "follow_ups"],
+}
+
+AGGREGATE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "final_answer": {"type": "string"},
+        "key_facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "fact": {"type": "string"},
+                    "citations": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {"chunk_id": {"type": "string"}, "span": {"type": "string"}},
+                            "required": ["chunk_id", "span"],
+                        },
+                    },
+                },
+                "required": ["fact", "citations"],
+            },
+        },
+        "residual_uncertainty": {"type": "string"},
+    },
+    "required": ["final_answer", "key_facts", "residual_uncertainty"],
+}
+
+HYDE_PROMPT = (
+    "Write one short paragraph (3-5 sentences) that could plausibly answer the question, as if quoted from "
+    "a document about it. It is used only to search; do not hedge."
+)
+PRIMER_PROMPT = (
+    "You start a DRIFT search over a knowledge graph. Using only the community reports and excerpts given, "
+    "write an initial answer, a confidence (0-1), and 2-6 follow-up questions that would fill the gaps. "
+    "Each follow-up names target_communities (ids from the [community ...] headers) where its answer likely "
+    "lies and a priority (0-100: how much answering it would improve the answer)."
+)
+FOLLOWUP_PROMPT = (
+    "You answer one follow-up question of a DRIFT search using only the excerpts given. Cite the chunk ids "
+    "(from the [chunk ...] headers) that support the answer. Give a confidence (0-1); set should_continue "
+    "when the answer opens questions worth pursuing, and then give 0-3 new follow-ups with target_communities "
+    "(ids from the community list) and a priority (0-100)."
+)
+AGGREGATE_PROMPT = (
+    "You combine the answers of a DRIFT search tree into the final answer to the original question. Use only "
+    "the tree and the excerpts. Give key facts, each with citations: chunk_id (any chunk id shown in the tree "
+    "or the excerpts) and span (a verbatim quote from that chunk). State what remains uncertain."
+)
+
+
+def excerpt(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def chunk_block(hits: Iterable[Hit]) -> str:
+    return "\n\n".join(
+        f"[chunk {h.id}] ({h.document_name or h.document_id or 'unknown document'})\n{excerpt(h.text, EXCERPT_CHARS)}"
+        for h in hits
+    )
+
+
+def community_block(reports: Sequence[CommunityReport]) -> str:
+    return "\n\n".join(
+        f"[community {r.id}] {r.title} (level {r.level})\n{excerpt(r.summary, SUMMARY_CHARS)}" for r in reports
+    )
+
+
+def messages(system: str, *sections: tuple[str, str]) -> list[Message]:
+    """A system prompt plus one user message of titled sections; empty sections are left out."""
+    body = "\n\n".join(f"## {title}\n{text}" for title, text in sections if text.strip())
+    return [{"role": "system", "content": system}, {"role": "user", "content": body}]

@@ -1,0 +1,211 @@
+"""Local search: hybrid hits on chunks and entities -> graph expansion -> evidence -> Answer.
+
+Why two answerers: with no language model the answer is the best evidence sentences (extractive);
+with one, the model writes the answer from numbered chunks and cites them, and every citation is
+checked against what was retrieved. A malformed reply degrades to the extractive answer with a
+note instead of failing the question.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from retrieval.context import Context
+from retrieval.errors import IndexMissing
+from retrieval.events import RetrievalProgress, sources_details
+from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams, TraceStep
+from retrieval.search.evidence import extractive_facts, validate_citations
+from retrieval.search.ranking import Retrieval, retrieve
+from retrieval.store.base import ident
+from retrieval.store.text_query import terms
+
+#: Longer questions are searched by their first characters (the embedder reads ~256 tokens anyway).
+MAX_QUESTION_CHARS = 2000
+#: Below this cosine similarity and with no keyword match, nothing retrieved is about the question.
+MIN_SIMILARITY = 0.2
+MAX_FACTS = 5
+CONTEXT_CHUNKS = 8
+
+SYSTEM = (
+    "You answer questions about a document collection using only the numbered context passages. "
+    'Reply with one JSON object: {"answer": string, "key_facts": [{"fact": string, '
+    '"chunk_ids": [passage numbers or ids], "spans": [exact quotes from those passages]}]}. '
+    "Every fact cites the passages that support it and quotes them verbatim. "
+    "If the passages do not answer the question, say so in `answer` and return no key_facts."
+)
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": "string"},
+        "key_facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "fact": {"type": "string"},
+                    "chunk_ids": {"type": "array", "items": {"type": ["string", "integer"]}},
+                    "spans": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["fact"],
+            },
+        },
+    },
+    "required": ["answer"],
+}
+
+
+def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
+    answered_by = "llm" if ctx.llm is not None else "extractive"
+    question = question.strip()
+    notes: list[str] = []
+    if len(question) > MAX_QUESTION_CHARS:
+        question = question[:MAX_QUESTION_CHARS]
+        notes.append(f"The question was longer than {MAX_QUESTION_CHARS} characters; only its start was searched.")
+    if not terms(question):
+        return Answer.empty(question, "local", answered_by, "The question has no words to search for.")
+    missing = _missing_data(ctx)
+    if missing:
+        return Answer.empty(question, "local", answered_by, missing)
+    _emit(progress, "expanding_query", 20, "hybrid search and graph expansion")
+    started = time.perf_counter()
+    found = retrieve(ctx, question, params)
+    search_ms = (time.perf_counter() - started) * 1000
+    hits = found.chunks
+    if not _relevant(hits):
+        result = Answer.empty(question, "local", answered_by, "Nothing in the graph is relevant to this question.")
+        result.notes[:0] = notes
+        return result
+    _emit(progress, "aggregating_results", 90, f"answering from {len(hits)} chunks")
+    result = (
+        _llm_answer(ctx, question, found, notes)
+        if ctx.llm is not None
+        else _extractive_answer(ctx, question, found, notes)
+    )
+    result.usage.add_time("search", search_ms)
+    result.trace.insert(0, _search_step(question, found, search_ms))
+    if progress is not None:
+        progress.emit("aggregating_results", 95, "answer written", sources_details(result.citations()))
+    return result
+
+
+def _emit(progress: RetrievalProgress | None, phase: Any, pct: int, thought: str) -> None:
+    if progress is not None:
+        progress.emit(phase, pct, thought)
+
+
+def _missing_data(ctx: Context) -> str | None:
+    """A clear reason when the project has nothing to search (no data is an answer, not an error)."""
+    s = ctx.settings
+    rows = ctx.store.read(
+        f"MATCH (c:{ident(s.chunk_label)}) WHERE c.projectId = $project RETURN count(c) AS n", {"project": ctx.project}
+    )
+    if rows and int(rows[0]["n"]):
+        if ctx.store.vector_dimension(s.chunk_label) is None:
+            raise IndexMissing(s.chunk_vector_index)
+        return None
+    projects = ctx.store.read(f"MATCH (p:{ident(s.project_label)}) RETURN p.id AS id ORDER BY id")
+    known = ", ".join(str(p["id"]) for p in projects) or "none yet"
+    return f"Project '{ctx.project}' has no indexed documents (projects in this graph: {known})."
+
+
+def _relevant(hits: list[Hit]) -> bool:
+    return any(h.sources.get("fulltext", 0) > 0 or h.sources.get("vector", 0) >= MIN_SIMILARITY for h in hits)
+
+
+def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: list[str]) -> Answer:
+    started = time.perf_counter()
+    facts = extractive_facts(question, found.query_vector, found.chunks, ctx.embedder, MAX_FACTS)
+    result = Answer(
+        question=question,
+        mode="local",
+        answered_by="extractive",
+        final_answer="\n".join(f"- {f.fact}" for f in facts),
+        key_facts=facts,
+        residual_uncertainty="Extractive answer: the best evidence sentences, not a written synthesis.",
+        notes=notes,
+        evidence=found.chunks,
+    )
+    result.usage.add_time("answer", (time.perf_counter() - started) * 1000)
+    return result
+
+
+def _context_block(hits: list[Hit]) -> str:
+    return "\n\n".join(
+        f"[{n}] (id: {h.id}; document: {h.document_name or h.document_id or 'unknown'})\n{h.text}"
+        for n, h in enumerate(hits, start=1)
+    )
+
+
+def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str]) -> Answer:
+    assert ctx.llm is not None
+    hits = found.chunks[:CONTEXT_CHUNKS]
+    result = Answer(question=question, mode="local", answered_by="llm", notes=notes, evidence=found.chunks)
+    started = time.perf_counter()
+    messages = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"Context passages:\n\n{_context_block(hits)}\n\nQuestion: {question}"},
+    ]
+    reply = ctx.llm.complete_json(
+        messages, schema=SCHEMA, schema_name="local_answer", phase="answer", usage=result.usage
+    )
+    result.usage.add_time("answer", (time.perf_counter() - started) * 1000)
+    if reply.parsed is None:
+        fallback = _extractive_answer(ctx, question, found, [*notes, *reply.notes])
+        fallback.usage = result.usage
+        return fallback
+    facts, dropped = validate_citations(_facts(reply.parsed, hits), {h.id: h for h in found.chunks})
+    if dropped:
+        result.notes.append(f"{dropped} citation(s) the model gave were not in the retrieved text and were dropped.")
+    result.final_answer = str(reply.parsed.get("answer") or "")
+    result.key_facts = facts
+    result.trace.append(
+        TraceStep(
+            id="answer",
+            parent_id="search",
+            kind="answer",
+            question=question,
+            answer=result.final_answer,
+            chunk_ids=[c.chunk_id for c in result.citations()],
+            details={"citations_dropped": dropped, "asks": reply.asks},
+        )
+    )
+    return result
+
+
+def _facts(parsed: dict[str, Any], hits: list[Hit]) -> list[KeyFact]:
+    """Model facts as KeyFacts; a cited passage number ("2", 2, "[2]") means the id of that passage."""
+    facts = []
+    for item in parsed.get("key_facts") or []:
+        if not isinstance(item, dict) or not str(item.get("fact") or "").strip():
+            continue
+        ids = [_chunk_id(ref, hits) for ref in item.get("chunk_ids") or []]
+        spans = [str(s) for s in item.get("spans") or []]
+        citations = [
+            Citation(chunk_id=chunk_id, span=spans[i] if i < len(spans) else "") for i, chunk_id in enumerate(ids)
+        ]
+        facts.append(KeyFact(fact=str(item["fact"]), citations=citations))
+    return facts
+
+
+def _chunk_id(ref: Any, hits: list[Hit]) -> str:
+    text = str(ref).strip().strip("[]")
+    if text.isdigit() and 1 <= int(text) <= len(hits):
+        return hits[int(text) - 1].id
+    return text
+
+
+def _search_step(question: str, found: Retrieval, search_ms: float) -> TraceStep:
+    return TraceStep(
+        id="search",
+        kind="search",
+        question=question,
+        chunk_ids=[h.id for h in found.chunks],
+        duration_ms=search_ms,
+        details={
+            "seed_entities": [h.metadata.get("title", h.id) for h in found.seeds],
+            "expanded_entities": len(found.expansion.entities),
+            "expansion_truncated": found.expansion.truncated,
+            "relations": len(found.expansion.relations),
+        },
+    )

@@ -1,0 +1,170 @@
+"""Vector, fulltext and hybrid search over chunks and entities, returning `Hit`s ranked best first.
+
+Why both arms: embeddings find paraphrases, keywords find the rare names and numbers embeddings
+blur. Each arm over-fetches candidates so fusion has something to re-rank, filters are applied
+so that top-k is still filled (the store over-fetches filtered vector searches), and `restrict_ids`
+scores a given set of chunks exactly (DRIFT follow-ups search inside their communities).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from retrieval.context import Context
+from retrieval.models import Hit, QueryParams
+from retrieval.search import fusion
+from retrieval.search.enrich import enrich
+from retrieval.search.keywords import content_terms, keyword_query
+from retrieval.store.base import StoreHit, ident, matches
+
+Kind = Literal["chunk", "entity"]
+#: Each arm fetches this many times top_k (at least MIN_CANDIDATES) for fusion to choose from.
+CANDIDATE_FACTOR = 3
+MIN_CANDIDATES = 20
+#: Up to this many restricted ids are scored exactly in Python; beyond, a filtered index search is cheaper.
+EXACT_RESTRICT_LIMIT = 5000
+
+
+def search_chunks(
+    ctx: Context,
+    query: str,
+    params: QueryParams,
+    *,
+    query_vector: list[float] | None = None,
+    filters: dict[str, Any] | None = None,
+    restrict_ids: list[str] | None = None,
+) -> list[Hit]:
+    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured."""
+    hits = _search(
+        ctx,
+        "chunk",
+        query,
+        params,
+        k=params.top_k,
+        query_vector=query_vector,
+        filters=filters,
+        restrict_ids=restrict_ids,
+    )
+    return enrich(ctx, hits) if ctx.settings.retrieval_query else hits
+
+
+def search_entities(
+    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, k: int | None = None
+) -> list[Hit]:
+    """Entities matching `query` by name/description (the seeds of graph expansion)."""
+    return _search(
+        ctx, "entity", query, params, k=k or params.top_k, query_vector=query_vector, filters=None, restrict_ids=None
+    )
+
+
+def _search(
+    ctx: Context,
+    kind: Kind,
+    query: str,
+    params: QueryParams,
+    *,
+    k: int,
+    query_vector: list[float] | None,
+    filters: Mapping[str, Any] | None,
+    restrict_ids: Sequence[str] | None,
+) -> list[Hit]:
+    s = ctx.settings
+    label = s.chunk_label if kind == "chunk" else s.entity_label
+    fulltext_index = s.chunk_fulltext_index if kind == "chunk" else s.entity_fulltext_index
+    where = {**ctx.project_filter, **params.filters, **(filters or {})}
+    if restrict_ids is not None:
+        if not restrict_ids:
+            return []
+        where["id"] = list(dict.fromkeys(restrict_ids))
+    fetch = max(k * CANDIDATE_FACTOR, MIN_CANDIDATES)
+    use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
+    use_keyword = params.search_type != "vector" and fulltext_index is not None
+    use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)
+    props: dict[str, dict[str, Any]] = {}
+    vector_hits: list[StoreHit] = []
+    keyword_hits: list[StoreHit] = []
+    if use_vector:
+        vector = query_vector if query_vector is not None else ctx.embedder.embed_query(query)
+        vector_hits = _vector_arm(ctx, label, vector, fetch, where)
+    if use_keyword:
+        keyword_hits = ctx.store.fulltext_search(
+            label, keyword_query(query), fetch, index=fulltext_index, filters=where
+        )
+    for hit in [*keyword_hits, *vector_hits]:
+        props[hit.id] = hit.props
+    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))
+    return [_hit(ctx, kind, f, props[f.id]) for f in fused[:k]]
+
+
+def _fuse(
+    params: QueryParams, vector_hits: list[StoreHit], keyword_hits: list[StoreHit], n_terms: int
+) -> list[fusion.Fused]:
+    """Ranked ids; `sources` always holds the normalised per-arm scores, whatever fused them."""
+    vector = {h.id: fusion.vector_norm(h.score) for h in vector_hits}
+    keyword = {h.id: fusion.keyword_norm(h.score, n_terms) for h in keyword_hits}
+    if params.search_type == "vector":
+        fused = [fusion.Fused(h.id, h.score) for h in vector_hits]
+    elif params.search_type == "fulltext":
+        fused = [fusion.Fused(h.id, h.score) for h in keyword_hits]
+    elif params.fusion == "rrf":
+        rankings = {"vector": [h.id for h in vector_hits], "fulltext": [h.id for h in keyword_hits]}
+        # alpha 0.5 is plain RRF; 0 and 1 silence one arm, as in linear fusion.
+        fused = fusion.rrf(rankings, params.rrf_k, {"vector": 2 * params.alpha, "fulltext": 2 * (1 - params.alpha)})
+    else:
+        fused = fusion.linear(vector, keyword, params.alpha)
+    for item in fused:
+        item.sources = {
+            arm: scores[item.id] for arm, scores in (("vector", vector), ("fulltext", keyword)) if item.id in scores
+        }
+    return fused
+
+
+def _vector_arm(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
+    ids = where.get("id")
+    if isinstance(ids, list) and len(ids) <= EXACT_RESTRICT_LIMIT:
+        return _exact(ctx, label, vector, k, where)
+    return ctx.store.vector_search(label, vector, k, filters=where)
+
+
+def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
+    """Exact cosine over a small id set: an approximate index search filtered afterwards could miss them all."""
+    s = ctx.settings
+    rows = ctx.store.read(
+        f"MATCH (n:{ident(label)}) WHERE n.id IN $ids AND n.{ident(s.embedding_property)} IS NOT NULL "
+        f"RETURN n.id AS id, n.{ident(s.embedding_property)} AS v, properties(n) AS props",
+        {"ids": where["id"]},
+    )
+    rows = [r for r in rows if matches(r["props"], where)]
+    if not rows:
+        return []
+    matrix = np.asarray([r["v"] for r in rows], dtype=np.float32)
+    query = np.asarray(vector, dtype=np.float32)
+    sims = matrix @ query / np.maximum(np.linalg.norm(matrix, axis=1) * np.linalg.norm(query), 1e-12)
+    order = np.argsort(-sims)[:k]
+    embedding = s.embedding_property
+    return [
+        StoreHit(str(rows[i]["id"]), float(sims[i]), {p: v for p, v in rows[i]["props"].items() if p != embedding})
+        for i in order
+    ]
+
+
+def _hit(ctx: Context, kind: Kind, fused: fusion.Fused, props: dict[str, Any]) -> Hit:
+    s = ctx.settings
+    if kind == "entity":
+        title = str(props.get("title") or fused.id)
+        description = str(props.get("description") or "")
+        text = f"{title}: {description}" if description else title
+        metadata = {"title": title, "type": props.get("type")}
+        return Hit(id=fused.id, kind="entity", text=text, score=fused.score, metadata=metadata, sources=fused.sources)
+    return Hit(
+        id=fused.id,
+        kind="chunk",
+        text=str(props.get(s.text_property) or ""),
+        score=fused.score,
+        document_id=props.get("document_id"),
+        document_name=props.get("document_name"),
+        sources=fused.sources,
+    )

@@ -1,0 +1,138 @@
+"""Browser end-to-end fixtures: one app process per test session on a free port, Debian's Chromium.
+
+Offline rule: every page records requests that go anywhere but 127.0.0.1 (or data:/blob:), and each
+test asserts that list is empty. Screenshots land in tests/artifacts/ (git-ignored; the README copies them).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.e2e.graph import ROOT, app_env, demo_graph
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+LOCAL_PREFIXES = ("http://127.0.0.1", "data:", "blob:", "about:")
+START_TIMEOUT_S = 90
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def require_chromium() -> None:
+    """Skip where there is no browser, except in CI, where a missing browser is a failure."""
+    if CHROMIUM.exists():
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing in CI: install Debian's chromium (see .ci/run)")
+    pytest.skip(f"{CHROMIUM} not installed")
+
+
+def start_app(graph: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **app_env(graph), "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"app exited early:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return process
+        except OSError:
+            time.sleep(0.3)
+    process.terminate()
+    raise RuntimeError(f"app did not start in {START_TIMEOUT_S}s:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="session")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    require_chromium()
+    graph = demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
+    port = free_port()
+    process = start_app(graph, port, tmp_path_factory.getbasetemp() / "app.log")
+    yield f"http://127.0.0.1:{port}"
+    process.terminate()
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser(app_url: str) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Session:
+    """A page on the app plus every request it made that did not stay on this machine."""
+
+    page: Page
+    url: str
+    outbound: list[str] = field(default_factory=list)
+
+    def open(self, title: str) -> None:
+        """Go to a page through the sidebar, as a user would (deep links need a warm server)."""
+        page = self.page
+        page.goto(self.url)
+        page.get_by_text("Backend").first.wait_for(timeout=60_000)
+        if title != "Home":
+            page.get_by_role("link", name=title, exact=True).click()
+            page.get_by_role("heading", name=title).first.wait_for(timeout=30_000)
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def assert_offline(self) -> None:
+        assert self.outbound == [], f"requests left 127.0.0.1: {self.outbound}"
+
+
+@pytest.fixture
+def session(browser: Browser, app_url: str) -> Iterator[Session]:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    result = Session(page, app_url)
+    page.on(
+        "request",
+        lambda request: None if request.url.startswith(LOCAL_PREFIXES) else result.outbound.append(request.url),
+    )
+    yield result
+    context.close()

@@ -1,0 +1,205 @@
+"""AppTest checks of the app's pages and shell against a small real graph (fast: no browser).
+
+Custom components (agraph, st.iframe) appear only as unknown elements here; the browser tests in
+tests/e2e cover them. Each test starts a fresh AppTest session on a fresh Engine cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from tests.e2e.graph import app_env, demo_graph
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 120
+
+
+@pytest.fixture(scope="session")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
+
+
+def _navigation_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    """AppTest re-decides on every run whether the app is a legacy `pages/`-folder app (it has a `pages/`
+    folder), and then reruns the page file alone instead of app.py. The real server decides once, when
+    st.navigation runs; tell AppTest the same, or reruns lose the sidebar."""
+    original = PagesManager.__init__
+
+    def init(self: PagesManager, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
+    _navigation_app(monkeypatch)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.run()
+    return app
+
+
+@pytest.fixture
+def app(graph: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
+    yield _start(monkeypatch, app_env(graph))
+    st.cache_resource.clear()
+
+
+def _text(app: AppTest) -> str:
+    parts = [
+        e.value for kind in ("markdown", "caption", "info", "warning", "error", "success") for e in getattr(app, kind)
+    ]
+    return "\n".join(str(p) for p in parts)
+
+
+def _go(app: AppTest, page: str) -> AppTest:
+    app.switch_page(f"pages/{page}.py")
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+# --- shell and home -------------------------------------------------------------------------
+def test_home_shows_backend_counts_and_extractive_state(app: AppTest, graph: Path) -> None:
+    assert not app.exception
+    text = _text(app)
+    assert str(graph) in text and "healthy" in text
+    metrics = {m.label: m.value for m in app.metric}
+    assert int(metrics["Chunk"].replace(",", "")) > 0 and int(metrics["Entity"].replace(",", "")) > 0
+    assert int(metrics["Memory"]) == 3
+    assert "No LLM configured" in text and "extractive" in text and "agent mode needs an LLM" in text
+
+
+def test_invalid_settings_are_one_message(graph: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _start(monkeypatch, {**app_env(graph), "DRIFTLENS_TOP_K": "0"})
+    assert not app.exception
+    assert len(app.error) == 1
+    assert "DriftLens cannot start" in app.error[0].value and "top_k" in app.error[0].value
+
+
+def test_unreachable_backend_names_its_uri(graph: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _start(monkeypatch, {**app_env(graph), "NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_PASSWORD": "x"})
+    assert not app.exception
+    assert len(app.error) == 1
+    assert "Backend down" in app.error[0].value and "bolt://127.0.0.1:9" in app.error[0].value
+
+
+def test_empty_graph_says_how_to_build_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = {**app_env(tmp_path / "empty.db"), "DRIFTLENS_DATA_DIR": str(tmp_path)}
+    app = _start(monkeypatch, env)
+    assert not app.exception
+    assert "graph is empty" in _text(app) and "Index" in _text(app)
+    _go(app, "ask")
+    assert "graph is empty" in _text(app) and not app.chat_input
+    _go(app, "graph_explorer")
+    assert "graph is empty" in _text(app)
+
+
+def test_sliders_persist_across_pages_and_reset_to_defaults(app: AppTest) -> None:
+    default_top_k = app.slider(key="tune_top_k").value
+    app.slider(key="tune_top_k").set_value(default_top_k + 7).run()
+    app.selectbox(key="tune_fusion").set_value("rrf").run()
+    _go(app, "graph_explorer")
+    _go(app, "ask")
+    assert app.slider(key="tune_top_k").value == default_top_k + 7
+    assert app.selectbox(key="tune_fusion").value == "rrf"
+    app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
+    assert app.slider(key="tune_top_k").value == default_top_k
+    assert app.selectbox(key="tune_fusion").value == "linear"
+
+
+# --- Ask ------------------------------------------------------------------------------------
+def test_ask_answers_with_label_citations_usage_and_export(app: AppTest) -> None:
+    _go(app, "ask")
+    suggestions = [b.label for b in app.button if b.key and b.key.startswith("suggest-")]
+    assert len(suggestions) == 4 and suggestions[0].endswith("?")
+    app.chat_input[0].set_value("Who was Marley?").run()
+    assert not app.exception
+    text = _text(app)
+    assert "mode: Local" in text and "answered by: extractive" in text
+    citations = [e.label for e in app.expander if e.label.startswith("[1]")]
+    assert citations and "score" in citations[0]
+    assert any("<mark>" in h.proto.body for h in app.get("html"))
+    assert {"Export Markdown", "Export JSON"} <= {d.proto.label for d in app.get("download_button")}
+    assert "LLM calls" in [m.label for m in app.metric]
+    assert len(app.session_state["chat"]) == 1
+
+
+def test_compare_modes_answers_side_by_side(app: AppTest) -> None:
+    _go(app, "ask")
+    app.toggle(key="ask_compare").set_value(True).run()
+    app.chat_input[0].set_value("What does Scrooge think of Christmas?").run()
+    assert not app.exception
+    text = _text(app)
+    for label in ("mode: Local", "mode: Global", "mode: DRIFT"):
+        assert label in text
+    turn = app.session_state["chat"][0]
+    assert [a.mode for a in turn["answers"]] == ["local", "global", "drift"]
+    assert len(app.session_state["drift_runs"]) == 1
+
+
+# --- DRIFT trace ----------------------------------------------------------------------------
+def test_drift_trace_runs_and_lists_steps(app: AppTest) -> None:
+    _go(app, "drift_trace")
+    assert "No DRIFT run yet" in _text(app)
+    app.text_input(key="drift_question").set_value("How does Scrooge treat his clerk?")
+    app.button[0].click().run()
+    assert not app.exception
+    steps = app.selectbox(key="drift_step_0").options
+    assert any("primer" in s for s in steps) and any("followup" in s for s in steps)
+    assert "Target communities" in _text(app)
+    assert len(app.get("plotly_chart")) == 2  # community hierarchy + phase timeline
+
+
+# --- Graph explorer -------------------------------------------------------------------------
+def test_explorer_neighbourhood_respects_the_cap(app: AppTest) -> None:
+    _go(app, "graph_explorer")
+    app.text_input(key="ex_query").set_value("Scrooge").run()
+    assert not app.exception
+    assert app.session_state["ex_seeds"] == [app.selectbox(key="ex_pick").value]
+    app.slider(key="ex_cap").set_value(10).run()
+    caption = next(c.value for c in app.caption if "relations" in c.value)
+    assert caption.startswith("10 nodes") and "cap 10 reached" in caption
+    assert app.subheader[0].value  # the side panel shows the picked entity
+
+
+def test_explorer_cypher_box_is_read_only(app: AppTest) -> None:
+    _go(app, "graph_explorer")
+    app.text_area(key="ex_cypher").set_value("CREATE (n:Intruder {id: 'x'}) RETURN n")
+    app.button(key="ex_run").click().run()
+    assert any("only read queries" in e.value for e in app.error)
+    app.text_area(key="ex_cypher").set_value("MATCH (e:__Entity__) RETURN e.title AS title LIMIT 3")
+    app.button(key="ex_run").click().run()
+    assert len(app.dataframe[-1].value) == 3
+
+
+# --- Memory and Index -----------------------------------------------------------------------
+def test_memory_page_lists_scoped_memories(app: AppTest) -> None:
+    _go(app, "memory")
+    assert "Scope: application_id=driftlens-tests, user_id=analyst" in _text(app)
+    assert len(app.dataframe[0].value) == 3
+    app.text_input(key="mem_query").set_value("business partner").run()
+    assert app.dataframe[0].value.iloc[0]["text"].startswith("Marley was")
+
+
+def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, tmp_path: Path) -> None:
+    _go(app, "index")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "note.txt").write_text("Ada Lovelace wrote about the Analytical Engine of Charles Babbage.\n" * 3)
+    app.text_input(key="index_project").set_value("notes")
+    app.text_input(key="index_folder").set_value(str(folder))
+    app.button(key="index_run").click().run()
+    assert not app.exception
+    assert any("1 added" in s.value for s in app.success)
+    assert "notes" in app.selectbox(key="project").options

@@ -1,0 +1,66 @@
+"""Terminal chat driven through prompt_toolkit's pipe input: agent answers, numbered citations, /trace, /mode."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from retrieval.cli import build_parser
+from retrieval.cli.chat import ChatApp
+from retrieval.embed import make_embedder
+from retrieval.engine import Engine
+from retrieval.llm import ChatModel
+from retrieval.store import open_store
+from tests import tiny_graph
+from tests.conftest import make_settings
+from tests.scripted_openai import ScriptedOpenAI, tool_calls
+
+
+def test_chat_answers_with_numbered_citations_and_shows_the_trace(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI
+) -> None:
+    settings = make_settings(tmp_path, project=tiny_graph.PROJECT, openai_base_url=scripted_openai.base_url)
+    scripted_openai.script(
+        tool_calls(("vector_search", {"search_text": "mission budget", "limit": 1})),
+        tool_calls(
+            (
+                "submit_answer",
+                {"answer": "The budget is 420 million euros.", "supporting_evidence": [{"id": "c3", "quote": "420"}]},
+            )
+        ),
+        tool_calls(("submit_answer", {"answer": "It was approved in 2024."})),
+    )
+    out = io.StringIO()
+    with open_store(settings) as store:
+        embedder = make_embedder(settings)
+        tiny_graph.build(store, embedder)
+        engine = Engine(settings, store=store, embedder=embedder, llm=ChatModel(settings))
+        app = ChatApp(engine, mode="local", console=Console(file=out, width=200, color_system=None))
+        with create_pipe_input() as pipe:
+            pipe.send_text(
+                "/trace\n/mode nonsense\n/mode agent\nWhat is the mission budget?\n/trace\n"
+                "When was it approved?\n/quit\nnever read\n"
+            )
+            session: PromptSession[str] = PromptSession(input=pipe, output=DummyOutput())
+            app.loop(session.prompt)
+    text = out.getvalue()
+    assert "/mode [local|global|drift|agent]" in text and "No trace yet" in text
+    assert "Unknown mode 'nonsense'" in text and "Mode is now agent" in text
+    assert "The budget is 420 million euros." in text
+    assert "[1] budget.md: “420”" in text
+    assert "tool_call vector_search" in text and "submit" in text
+    # the second question was sent with the first exchange as history
+    last = scripted_openai.chat_requests()[-1].json["messages"]
+    assert any(m["content"] == "The budget is 420 million euros." for m in last)
+    assert "It was approved in 2024." in text
+    assert "never read" not in text and scripted_openai.pending == 0
+
+
+def test_chat_command_is_registered() -> None:
+    args = build_parser().parse_args(["chat", "--mode", "agent", "--project", "p"])
+    assert args.mode == "agent" and args.project == "p" and args.func.__module__ == "retrieval.cli.chat"

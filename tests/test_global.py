@@ -1,0 +1,83 @@
+"""Global search on a real indexed graph: offline map/reduce, and map/reduce through the scripted server."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from retrieval.context import Context
+from retrieval.llm import ChatModel
+from retrieval.models import QueryParams
+from retrieval.modes import global_mode
+from tests.conftest import CAROL_PROJECT, make_settings
+from tests.scripted_openai import ScriptedOpenAI, Step, json_reply
+from tests.test_drift import Graph, ids_in, schema_name
+
+QUESTION = "What are the main themes of the story: greed, ghosts and redemption?"
+
+
+def summaries(graph: Graph) -> dict[str, str]:
+    rows = graph[1].read(
+        "MATCH (k:__Community__ {projectId: $p}) RETURN k.id AS id, k.summary AS s", {"p": CAROL_PROJECT}
+    )
+    return {row["id"]: row["s"] for row in rows}
+
+
+def test_offline_global_maps_selected_communities_and_cites_them_verbatim(carol_graph: Graph) -> None:
+    settings, store, embedder = carol_graph
+    ctx = Context(settings.model_copy(update={"global_map_batch": 2}), store, embedder, None, CAROL_PROJECT)
+
+    answer = global_mode.answer(ctx, QUESTION, QueryParams.from_settings(settings), None)
+
+    select, *maps, reduce = answer.trace
+    assert select.kind == "select" and reduce.kind == "aggregate"
+    assert select.details["level"] == 0 and 0 < select.details["selected"] <= select.details["communities_at_level"]
+    assert len(maps) == math.ceil(select.details["selected"] / 2) == select.details["map_batches"]
+    assert all(m.kind == "map" and len(m.communities) <= 2 for m in maps)
+    assert answer.answered_by == "extractive" and answer.key_facts
+    texts = summaries(carol_graph)
+    for citation in answer.citations():
+        assert citation.kind == "community" and citation.chunk_id in select.communities
+        assert citation.span and citation.span in texts[citation.chunk_id]
+    scores = [float(m) for m in re.findall(r"^\((\d+(?:\.\d+)?)\)", "\n".join(m.answer for m in maps), flags=re.M)]
+    assert scores and all(0 < s <= 100 for s in scores)
+
+
+def test_scripted_global_drops_zero_points_and_unmapped_citations(
+    carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path
+) -> None:
+    def route(request: dict[str, Any]) -> Step:
+        if schema_name(request) == "global_map":
+            first = ids_in(request, "community")[0]
+            points = [
+                {"description": f"Useful point from {first}.", "score": 80, "communities": [first]},
+                {"description": "Irrelevant.", "score": 0, "communities": [first]},
+                {"description": "Cites a community outside the batch.", "score": 90, "communities": ["elsewhere"]},
+            ]
+            return json_reply({"points": points})
+        cited = re.findall(r"communities: ([^)]+)\)", request["messages"][-1]["content"])[0]
+        facts = [{"fact": "Greed is redeemed.", "communities": [cited, "never-mapped"]}]
+        return json_reply({"final_answer": "Redemption.", "key_facts": facts, "residual_uncertainty": "Little."})
+
+    scripted_openai.script(router=route)
+    llm_settings = make_settings(
+        tmp_path, project=CAROL_PROJECT, openai_base_url=scripted_openai.base_url, global_map_batch=2
+    )
+    _settings, store, embedder = carol_graph
+    ctx = Context(llm_settings, store, embedder, ChatModel(llm_settings), CAROL_PROJECT)
+
+    answer = global_mode.answer(ctx, QUESTION, QueryParams.from_settings(llm_settings), None)
+
+    select = answer.trace[0]
+    assert (
+        answer.usage.phases["map"].calls == select.details["map_batches"] == math.ceil(select.details["selected"] / 2)
+    )
+    assert answer.usage.phases["reduce"].calls == 1
+    maps = [s for s in answer.trace if s.kind == "map"]
+    assert all(s.details["points"] == 1 and s.answer.startswith("(80) Useful point") for s in maps)
+    [fact] = answer.key_facts
+    assert [c.chunk_id for c in fact.citations] == [select.communities[0]]
+    assert fact.citations[0].span in summaries(carol_graph)[select.communities[0]]
+    assert any("never-mapped" in note for note in answer.notes)

@@ -1,0 +1,268 @@
+"""Incremental indexing on the real embedded FalkorDB with the real ONNX embedder: skip, edit, delete,
+remove, kill-and-resume, embedder mismatch, and the LLM extraction path against the scripted server."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from retrieval.config import Settings
+from retrieval.embed import Embedder, make_embedder
+from retrieval.errors import EmbeddingMismatch
+from retrieval.indexing import StageProgress, graph_stats, remove_document, run_index
+from retrieval.llm import make_chat_model
+from retrieval.store import GraphStore, open_store
+from tests.conftest import make_settings
+from tests.scripted_openai import scripted_openai  # noqa: F401 (fixture)
+
+DOCS = {
+    "gates.txt": (
+        "Bill Gates founded Microsoft with Paul Allen in Albuquerque. Gates later led the Gates Foundation, "
+        "which works on malaria and polio vaccines. Microsoft built Windows and Office.\n\n"
+        "Paul Allen loved guitars and started the Allen Institute in Seattle. Gates and Allen met at Lakeside School."
+    ),
+    "su.txt": (
+        "Lisa Su is the chief executive of AMD in Santa Clara. AMD designs processors and graphics chips. "
+        "Lisa Su studied electrical engineering at MIT.\n\n"
+        "Under Lisa Su, AMD competed with Intel and Nvidia in data centers. TSMC manufactures AMD chips in Taiwan."
+    ),
+    "murati.txt": (
+        "Mira Murati worked at Tesla on the Model X before joining OpenAI in San Francisco. "
+        "At OpenAI she led the teams behind ChatGPT and DALL-E.\n\n"
+        "Mira Murati grew up in Albania and studied mechanical engineering at Dartmouth College."
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return make_embedder(make_settings(Path("/nonexistent")))
+
+
+def write_corpus(folder: Path, docs: dict[str, str] = DOCS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in docs.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus")
+
+
+@pytest.fixture
+def graph(tmp_path: Path) -> Iterator[tuple[Settings, GraphStore]]:
+    settings = make_settings(tmp_path / "db", chunk_tokens=48, max_community_size=4)
+    (tmp_path / "db").mkdir()
+    with open_store(settings) as store:
+        yield settings, store
+
+
+#: Properties that legitimately differ between two runs over the same input.
+VOLATILE = frozenset({"updated_at", "last_run"})
+
+
+def dump(store: GraphStore) -> tuple[list[Any], list[Any], dict[str, np.ndarray]]:
+    """Every node and relationship with its properties, and the vectors by node id (compared with a tolerance)."""
+    vectors: dict[str, np.ndarray] = {}
+
+    def clean(props: dict[str, Any]) -> str:
+        if "embedding" in props:
+            vectors[props["id"]] = np.asarray(props["embedding"], dtype=np.float32)
+        kept = {k: v for k, v in props.items() if k not in VOLATILE and k != "embedding"}
+        return json.dumps(kept, sort_keys=True, default=str)
+
+    nodes = store.query("MATCH (n) RETURN labels(n) AS labels, properties(n) AS props")
+    rels = store.query("MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS props")
+    return (
+        sorted((str(r["labels"]), clean(r["props"])) for r in nodes),
+        sorted((r["a"], r["t"], r["b"], clean(r["props"])) for r in rels),
+        vectors,
+    )
+
+
+def assert_same_graph(a: GraphStore, b: GraphStore) -> None:
+    nodes_a, rels_a, vectors_a = dump(a)
+    nodes_b, rels_b, vectors_b = dump(b)
+    assert nodes_a == nodes_b
+    assert rels_a == rels_b
+    assert sorted(vectors_a) == sorted(vectors_b)
+    for key, vector in vectors_a.items():  # batch composition changes the int8 model's output in the 4th decimal
+        assert np.allclose(vector, vectors_b[key], atol=2e-3), key
+
+
+class WriteSpy:
+    """Records every Cypher statement that could write, to prove an unchanged run writes nothing."""
+
+    WRITES = ("MERGE", "SET ", "DELETE", "CREATE")
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self.writes: list[str] = []
+        self._query = store.query
+
+    def __enter__(self) -> WriteSpy:
+        def query(cypher: str, params: Any = None) -> Any:
+            if any(word in cypher.upper() for word in self.WRITES):
+                self.writes.append(cypher)
+            return self._query(cypher, params)
+
+        self.store.query = query  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.store.query = self._query  # type: ignore[method-assign]
+
+
+def ids(store: GraphStore, label: str) -> list[str]:
+    return sorted(r["id"] for r in store.query(f"MATCH (n:{label}) RETURN n.id AS id"))
+
+
+def test_first_run_builds_the_graph_model(graph, corpus, embedder) -> None:
+    settings, store = graph
+    report = run_index(settings, store, embedder, [corpus], project="p")
+    assert sorted(report.added) == ["corpus/gates.txt", "corpus/murati.txt", "corpus/su.txt"]
+    stats = graph_stats(store, settings, "p")
+    assert stats["documents"] == 3 and stats["chunks"] >= 3 and stats["entities"] > 10
+    assert stats["relationships"] > 0 and "0" in stats["communities"]
+    assert max(stats["community_sizes"]["0"]) <= settings.max_community_size
+    chunk = store.query(
+        "MATCH (d:__Document__)-[:HAS_CHUNK]->(c:__Chunk__) WHERE d.path = 'corpus/gates.txt' "
+        "RETURN c.text AS text, c.start AS start, c.end AS end, c.document_name AS name ORDER BY c.n LIMIT 1"
+    )[0]
+    assert DOCS["gates.txt"][chunk["start"] : chunk["end"]] == chunk["text"] and chunk["name"] == "gates"
+    gates = store.query(
+        "MATCH (e:__Entity__ {id: 'p:bill-gates'}) RETURN e.title AS t, e.type AS ty, e.source_chunks AS s"
+    )
+    assert gates and gates[0]["t"] == "Bill Gates" and gates[0]["ty"] == "PERSON" and gates[0]["s"]
+    # "Gates" alone in gates.txt is resolved to Bill Gates, not a separate entity
+    assert not store.query("MATCH (e:__Entity__ {id: 'p:gates'}) RETURN e.id AS id")
+    missing = store.query("MATCH (n) WHERE n.projectId IS NULL RETURN labels(n) AS l, n.id AS id")
+    assert missing == []
+    hits = store.vector_search("__Chunk__", embedder.embed_query("Who runs AMD?"), 1)
+    assert hits and hits[0].id.startswith(report_doc_id(store, "corpus/su.txt"))
+
+
+def report_doc_id(store: GraphStore, path: str) -> str:
+    return store.query("MATCH (d:__Document__ {path: $p}) RETURN d.id AS id", {"p": path})[0]["id"]
+
+
+def test_unchanged_rerun_writes_nothing(graph, corpus, embedder) -> None:
+    settings, store = graph
+    run_index(settings, store, embedder, [corpus], project="p")
+    before = dump(store)[:2]
+    with WriteSpy(store) as spy:
+        report = run_index(settings, store, embedder, [corpus], project="p")
+    assert sorted(report.unchanged) == sorted(["corpus/gates.txt", "corpus/murati.txt", "corpus/su.txt"])
+    assert not report.changed and report.written == {}
+    assert [w for w in spy.writes if "vecf32" in w or "DELETE" in w or "SET " in w] == []
+    assert dump(store)[:2] == before
+
+
+def test_edit_replaces_chunks_and_orphans(graph, corpus, embedder) -> None:
+    settings, store = graph
+    run_index(settings, store, embedder, [corpus], project="p")
+    (corpus / "murati.txt").write_text(
+        "Mira Murati founded Thinking Machines Lab after leaving OpenAI. She grew up in Albania.", encoding="utf-8"
+    )
+    report = run_index(settings, store, embedder, [corpus], project="p")
+    assert report.updated == ["corpus/murati.txt"] and len(report.unchanged) == 2
+    texts = [
+        r["t"]
+        for r in store.query("MATCH (d:__Document__ {path: 'corpus/murati.txt'})-[:HAS_CHUNK]->(c) RETURN c.text AS t")
+    ]
+    assert len(texts) == 1 and "Thinking Machines" in texts[0]
+    entities = ids(store, "__Entity__")
+    assert "p:tesla" not in entities and "p:dartmouth-college" not in entities  # only the old text had them
+    assert "p:mira-murati" in entities
+    assert len(entities) == len(set(entities))
+
+
+def test_delete_from_folder_and_remove_command(graph, corpus, embedder) -> None:
+    settings, store = graph
+    run_index(settings, store, embedder, [corpus], project="p")
+    (corpus / "su.txt").unlink()
+    report = run_index(settings, store, embedder, [corpus], project="p")
+    assert report.deleted == ["corpus/su.txt"]
+    assert not store.query("MATCH (c:__Chunk__) WHERE c.document_name = 'su' RETURN c.id AS id")
+    assert "p:amd" not in ids(store, "__Entity__")
+    removed = remove_document(settings, store, embedder, "corpus/murati.txt", project="p")
+    assert removed.deleted == ["corpus/murati.txt"]
+    stats = graph_stats(store, settings, "p")
+    assert stats["documents"] == 1 and "p:openai" not in ids(store, "__Entity__")
+    assert stats["last_run"] == {"added": 0, "updated": 0, "unchanged": 0, "deleted": 1}
+    dangling = store.query("MATCH (e:__Entity__) WHERE NOT (e)<-[:HAS_ENTITY]-() RETURN e.id AS id")
+    assert dangling == []
+
+
+class KilledError(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("stage", "at"), [("write", 1), ("relate", 0), ("summaries", 1)])
+def test_kill_and_resume_matches_uninterrupted_run(tmp_path, corpus, embedder, stage, at) -> None:
+    settings_a = make_settings(tmp_path / "a", chunk_tokens=48, max_community_size=4)
+    settings_b = make_settings(tmp_path / "b", chunk_tokens=48, max_community_size=4)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+
+    def kill(event: StageProgress) -> None:
+        if event.stage == stage and event.done == at:
+            raise KilledError(stage)
+
+    with open_store(settings_a) as a, open_store(settings_b) as b:
+        run_index(settings_a, a, embedder, [corpus], project="p")
+        with pytest.raises(KilledError):
+            run_index(settings_b, b, embedder, [corpus], project="p", on_progress=kill)
+        assert dump(b)[:2] != dump(a)[:2]
+        run_index(settings_b, b, embedder, [corpus], project="p")
+        assert_same_graph(a, b)
+
+
+def test_refuses_a_graph_built_with_another_embedder(graph, corpus, embedder) -> None:
+    settings, store = graph
+    run_index(settings, store, embedder, [corpus], project="p")
+    store.query("MATCH (p:__Project__ {id: 'p'}) SET p.embedder = 'openai:text-embedding-3-small', p.dim = 1536")
+    with pytest.raises(EmbeddingMismatch, match="text-embedding-3-small"):
+        run_index(settings, store, embedder, [corpus], project="p")
+
+
+def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai) -> None:  # noqa: F811
+    def route(body: dict[str, Any]) -> Any:
+        schema = body["response_format"]["json_schema"]["name"]
+        text = " ".join(str(m.get("content")) for m in body["messages"])
+        if schema == "community_report":
+            return {"title": "Founders", "summary": "People who founded companies.", "findings": [], "rating": 7}
+        if "Lisa Su" in text:
+            return "{not json"  # unusable twice: this chunk keeps its offline extraction
+        return {
+            "entities": [
+                {"name": "Bill Gates", "type": "person", "description": "Co-founder of Microsoft."},
+                {"name": "Microsoft", "type": "organization", "description": "Software company."},
+            ],
+            "relationships": [
+                {"source": "Bill Gates", "target": "Microsoft", "description": "Gates co-founded it.", "strength": 9}
+            ],
+        }
+
+    scripted_openai.script(router=route)
+    settings = make_settings(tmp_path / "db", openai_base_url=scripted_openai.base_url, max_community_size=4)
+    (tmp_path / "db").mkdir()
+    with open_store(settings) as store:
+        report = run_index(settings, store, embedder, [corpus], project="p", chat_model=make_chat_model(settings))
+        edge = store.query(
+            "MATCH (a:__Entity__ {id: 'p:bill-gates'})-[r:RELATED]->(b:__Entity__ {id: 'p:microsoft'}) "
+            "RETURN r.weight AS w, r.description AS d"
+        )
+        assert edge and "Gates co-founded it." in edge[0]["d"] and edge[0]["w"] >= 9
+        assert store.query("MATCH (e:__Entity__ {id: 'p:amd'}) RETURN e.type AS t")[0]["t"] == "ORG"
+        titles = {r["t"] for r in store.query("MATCH (k:__Community__) RETURN k.title AS t")}
+        assert titles == {"Founders"}
+    assert any("su.txt" in note and "malformed JSON" in note for note in report.notes)
+    assert report.usage.llm_calls > 0

@@ -1,0 +1,64 @@
+"""Hierarchical Leiden on a moderate real corpus (A Christmas Carol): size cap, levels, stable ids."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from retrieval.indexing import communities, entities, relations
+from retrieval.indexing.chunking import chunk_text
+from retrieval.indexing.extract_offline import extract_document
+from retrieval.indexing.model import entity_id
+
+CAROL = Path(__file__).resolve().parent.parent / "data" / "demo" / "a-christmas-carol" / "a-christmas-carol.txt"
+
+
+@pytest.fixture(scope="module")
+def carol_graph() -> tuple[list[str], list[tuple[str, str, float]]]:
+    text = CAROL.read_text(encoding="utf-8")
+    chunks = chunk_text(text, 256, 0.15)
+    mentions, claims = [], []
+    for chunk, found in zip(chunks, extract_document(text, chunks), strict=True):
+        cid = f"carol:{chunk.n}"
+        for m in found.mentions:
+            mentions.append(
+                {
+                    "chunk": cid,
+                    "entity": entity_id("c", m.key),
+                    "surface": m.surface,
+                    "type": m.type,
+                    "count": m.count,
+                    "evidence": m.evidence,
+                }
+            )
+        rows = [[entity_id("c", r.source), entity_id("c", r.target), r.weight, r.description] for r in found.relations]
+        claims.append({"chunk": cid, "relations": json.dumps(rows)})
+    wanted = entities.resolve(mentions)
+    edges = relations.aggregate(claims, wanted)
+    return sorted(wanted), [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())]
+
+
+@pytest.mark.parametrize("cap", [40, 10])
+def test_level0_respects_the_cap_and_there_are_two_levels(carol_graph, cap: int) -> None:
+    ids, edges = carol_graph
+    tree = communities.hierarchy("c", ids, edges, max_size=cap, max_levels=3)
+    level0 = [c for c in tree if c.level == 0]
+    assert level0 and max(len(c.members) for c in level0) <= cap
+    assert max(c.level for c in tree) >= 1
+    by_id = {c.id: c for c in tree}
+    for c in tree:
+        if c.parent:
+            parent = by_id[c.parent]
+            assert parent.level == c.level + 1 and c.id in parent.children
+            assert set(c.members) <= set(parent.members)
+    members0 = [e for c in level0 for e in c.members]
+    assert len(members0) == len(set(members0))  # a partition: no entity in two level-0 communities
+
+
+def test_ids_are_stable_for_the_same_graph(carol_graph) -> None:
+    ids, edges = carol_graph
+    first = communities.hierarchy("c", ids, edges, max_size=40, max_levels=3)
+    second = communities.hierarchy("c", list(reversed(ids)), list(reversed(edges)), max_size=40, max_levels=3)
+    assert [c.id for c in first] == [c.id for c in second]

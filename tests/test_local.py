@@ -1,0 +1,149 @@
+"""Local mode end to end: extractive and LLM answers, validated citations, bad input, and the CLI commands."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval.cli import main
+from retrieval.embed import make_embedder
+from retrieval.engine import Engine
+from retrieval.errors import IndexMissing
+from retrieval.llm import ChatModel
+from retrieval.store import GraphStore, open_store
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, make_settings
+from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
+
+
+@pytest.fixture(scope="module")
+def engine(search_store: GraphStore) -> Engine:
+    s = search_store.settings
+    return Engine(s, store=search_store, embedder=make_embedder(s), llm=None)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ScriptedOpenAI]:
+    running = ScriptedOpenAI().start()
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def llm_engine(search_store: GraphStore, server: ScriptedOpenAI) -> Engine:
+    s = search_store.settings.model_copy(
+        update={"openai_base_url": server.base_url, "retry_max_attempts": 1, "llm_timeout_sec": 5.0}
+    )
+    return Engine(s, store=search_store, embedder=make_embedder(s), llm=ChatModel(s))
+
+
+def test_extractive_answer_cites_verbatim_evidence(engine: Engine) -> None:
+    answer = engine.ask("Who discovered polonium?", "local")
+    assert answer.answered_by == "extractive" and not answer.no_data_found
+    assert "polonium" in answer.key_facts[0].fact
+    for citation in answer.citations():
+        assert citation.span in SEARCH_CHUNKS[citation.chunk_id][2]
+        assert citation.document_name == SEARCH_CHUNKS[citation.chunk_id][1]
+    assert "Bake" not in answer.final_answer  # off-topic sentences are not evidence
+    assert answer.trace[0].kind == "search" and answer.trace[0].chunk_ids
+
+
+def test_llm_answer_keeps_valid_citations_and_counts_dropped(llm_engine: Engine, server: ScriptedOpenAI) -> None:
+    server.script(
+        json_reply(
+            {
+                "answer": "Marie Curie (with Pierre Curie).",
+                "key_facts": [
+                    {"fact": "Marie Curie discovered polonium.", "chunk_ids": [1], "spans": ["discovered polonium"]},
+                    {"fact": "Invented.", "chunk_ids": ["c999"], "spans": ["nothing"]},
+                    {"fact": "Misquoted.", "chunk_ids": [1], "spans": ["discovered gold"]},
+                ],
+            }
+        )
+    )
+    answer = llm_engine.ask("Who discovered polonium?", "local")
+    assert answer.answered_by == "llm" and answer.final_answer.startswith("Marie Curie")
+    assert [f.fact for f in answer.key_facts] == ["Marie Curie discovered polonium."]
+    assert answer.key_facts[0].citations[0].chunk_id == "c1"
+    assert answer.key_facts[0].citations[0].document_name == "Marie Curie"
+    assert any("2 citation(s)" in note for note in answer.notes)
+    assert answer.trace[-1].details["citations_dropped"] == 2
+    assert answer.usage.llm_calls == 1
+    prompt = server.chat_requests()[-1].json["messages"][1]["content"]
+    assert "[1] (id: c1" in prompt and "Who discovered polonium?" in prompt
+
+
+def test_malformed_llm_reply_degrades_to_extractive(llm_engine: Engine, server: ScriptedOpenAI) -> None:
+    server.script(reply("{not json"), reply("still [not json"))
+    answer = llm_engine.ask("Who discovered polonium?", "local")
+    assert answer.answered_by == "extractive" and answer.key_facts
+    assert any("malformed JSON" in note for note in answer.notes)
+    assert answer.usage.llm_calls == 2 and server.pending == 0
+
+
+@pytest.mark.parametrize(
+    ("question", "note"),
+    [
+        ('"(*?:~^[', "no words"),
+        ("zxqv wprt", "Nothing in the graph is relevant"),
+    ],
+)
+def test_unanswerable_input_is_no_data(engine: Engine, question: str, note: str) -> None:
+    answer = engine.ask(question, "local")
+    assert answer.no_data_found and note in " ".join(answer.notes)
+
+
+def test_huge_question_is_searched_by_its_start(engine: Engine) -> None:
+    answer = engine.ask("Who discovered polonium? " + "padding " * 2500, "local")
+    assert any("longer than" in note for note in answer.notes)
+    assert "c1" in answer.trace[0].chunk_ids
+
+
+def test_unknown_project_names_the_known_ones(engine: Engine) -> None:
+    answer = engine.ask("Who discovered polonium?", "local", project="nope")
+    assert answer.no_data_found and "'nope'" in answer.notes[0] and "science" in answer.notes[0]
+
+
+def test_graph_without_indexes_is_a_typed_error(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    with open_store(settings) as store:
+        store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")
+        engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
+        with pytest.raises(IndexMissing):
+            engine.ask("hello world", "local")
+        assert engine.ask("hello world", "local", project="empty").no_data_found
+
+
+# --- command line -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_env(search_store: GraphStore, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    monkeypatch.chdir(tmp_path)  # no .env from the repository
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "NEO4J_URI", "REDIS_URL"):
+        monkeypatch.delenv(name, raising=False)
+    return ["--graph", str(search_store.settings.embedded_graph_path), "--project", SEARCH_PROJECT]
+
+
+def test_cli_search_prints_ranked_chunks(cli_env: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "Who discovered polonium?", "--top-k", "3", "--alpha", "0.5", "--json", *cli_env]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows[0]["chunk_id"] == "c1" and rows[0]["document"] == "Marie Curie" and len(rows) <= 3
+    assert set(rows[0]) >= {"chunk_id", "document", "score", "text"}
+    assert main(["search", "polonium", "--fusion", "rrf", "--hops", "0", *cli_env]) == 0
+    assert "Marie Curie" in capsys.readouterr().out
+
+
+def test_cli_ask_prints_answer_json(cli_env: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ask", "Who discovered polonium?", "--mode", "local", "--json", "--trace", *cli_env]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["mode"] == "local" and payload["key_facts"] and payload["trace"]
+    assert main(["ask", "Who discovered polonium?", *cli_env]) == 0
+    assert "local answer" in capsys.readouterr().out
+
+
+def test_cli_bad_settings_are_one_line_errors(cli_env: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "polonium", "--alpha", "3", *cli_env]) == 2
+    assert "alpha" in capsys.readouterr().err

@@ -1,0 +1,263 @@
+"""Search primitives on a small, exactly known graph: fusion, filters, restriction, enrichment, expansion, evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval.config import Settings
+from retrieval.context import Context
+from retrieval.embed import make_embedder
+from retrieval.errors import ConfigError, DriftLensError, IndexMissing
+from retrieval.models import Citation, Hit, KeyFact, QueryParams
+from retrieval.search import fusion
+from retrieval.search.communities import community_levels, search_communities
+from retrieval.search.enrich import check_retrieval_query
+from retrieval.search.evidence import extractive_facts, locate, sentences, validate_citations
+from retrieval.search.expand import expand
+from retrieval.search.hybrid import search_chunks, search_entities
+from retrieval.search.ranking import retrieve
+from retrieval.store import GraphStore, open_store
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, make_settings
+
+
+@pytest.fixture(scope="module")
+def ctx(search_store: GraphStore) -> Context:
+    s = search_store.settings
+    return Context(s, search_store, make_embedder(s), None, SEARCH_PROJECT)
+
+
+def params(ctx: Context, **overrides: object) -> QueryParams:
+    return QueryParams.from_settings(ctx.settings, **overrides)
+
+
+def with_settings(ctx: Context, **overrides: object) -> Context:
+    settings = ctx.settings.model_copy(update=overrides)
+    return Context(settings, ctx.store, ctx.embedder, None, ctx.project)
+
+
+# --- fusion -----------------------------------------------------------------------------------------
+
+
+def test_linear_fusion_alpha_extremes_follow_one_arm() -> None:
+    vector = {"a": 0.9, "b": 0.2}
+    keyword = {"b": 0.8, "c": 0.5}
+    assert [f.id for f in fusion.linear(vector, keyword, 1.0)][:2] == ["a", "b"]
+    assert [f.id for f in fusion.linear(vector, keyword, 0.0)][:2] == ["b", "c"]
+    assert fusion.linear(vector, keyword, 0.0)[-1].score == 0.0
+
+
+def test_weak_keyword_arm_stays_weak() -> None:
+    """The best of a poor keyword arm is not promoted to 1.0 (no per-arm max normalisation)."""
+    weak = fusion.keyword_norm(0.3, n_terms=6)
+    strong = fusion.keyword_norm(30.0, n_terms=6)
+    assert weak < 0.1
+    assert 0.8 < strong < 1.0
+    fused = fusion.linear({"v": 0.7}, {"k": weak}, 0.5)
+    assert fused[0].id == "v"
+
+
+def test_rrf_rewards_agreement_and_weights_silence_an_arm() -> None:
+    rankings = {"vector": ["a", "b"], "fulltext": ["b", "c"]}
+    assert fusion.rrf(rankings, 60)[0].id == "b"
+    assert fusion.rrf(rankings, 60, {"vector": 0.0, "fulltext": 1.0})[0].id == "b"
+    assert fusion.rrf(rankings, 60, {"vector": 1.0, "fulltext": 0.0})[0].id == "a"
+
+
+# --- chunk and entity search ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("search_type", ["vector", "fulltext", "hybrid"])
+def test_each_search_type_finds_the_polonium_chunk(ctx: Context, search_type: str) -> None:
+    hits = search_chunks(ctx, "Who discovered polonium?", params(ctx, search_type=search_type))
+    assert hits and "c1" in [h.id for h in hits[:2]]
+    assert all(h.kind == "chunk" and h.document_name for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@pytest.mark.parametrize(("fusion_method", "alpha"), [("linear", 0.0), ("linear", 1.0), ("rrf", 0.0), ("rrf", 1.0)])
+def test_alpha_zero_and_one_are_pure_arms(ctx: Context, fusion_method: str, alpha: float) -> None:
+    hits = search_chunks(ctx, "piezoelectricity crystals", params(ctx, fusion=fusion_method, alpha=alpha))
+    arm = "vector" if alpha == 1.0 else "fulltext"
+    pure = search_chunks(ctx, "piezoelectricity crystals", params(ctx, search_type=arm))
+    assert [h.id for h in hits][: len(pure)] == [h.id for h in pure]
+
+
+def test_search_is_scoped_to_the_project(ctx: Context) -> None:
+    ids = {h.id for h in search_chunks(ctx, "Marie Curie discovered polonium", params(ctx, top_k=10))}
+    assert "c5" not in ids
+    other = Context(ctx.settings, ctx.store, ctx.embedder, None, "other")
+    assert [h.id for h in search_chunks(other, "Marie Curie", params(ctx))] == ["c5"]
+
+
+def test_filters_still_fill_top_k(ctx: Context) -> None:
+    hits = search_chunks(ctx, "bread", params(ctx, top_k=2), filters={"document_name": "Marie Curie"})
+    assert [h.id for h in hits] and {h.id for h in hits} == {"c1", "c2"}
+
+
+def test_restrict_ids_scores_only_those_chunks(ctx: Context) -> None:
+    hits = search_chunks(ctx, "polonium", params(ctx), restrict_ids=["c3", "c4"])
+    assert {h.id for h in hits} <= {"c3", "c4"} and hits
+    assert search_chunks(ctx, "polonium", params(ctx), restrict_ids=[]) == []
+
+
+@pytest.mark.parametrize("query", ['"(*?:~^[', "", "   ", "x" * 20_000])
+def test_awkward_queries_answer_without_error(ctx: Context, query: str) -> None:
+    assert search_chunks(ctx, query, params(ctx, search_type="fulltext")) == [] or len(query) > 100
+    hits = search_chunks(ctx, query, params(ctx))
+    assert all(h.kind == "chunk" for h in hits)
+
+
+def test_entity_search_finds_people_by_name(ctx: Context) -> None:
+    hits = search_entities(ctx, "Pierre Curie", params(ctx), k=3)
+    assert hits[0].id == "pierre" and hits[0].kind == "entity" and hits[0].metadata["type"] == "PERSON"
+
+
+def test_graph_without_indexes_raises_a_typed_error(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    with open_store(settings) as store:
+        store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")
+        ctx = Context(settings, store, make_embedder(settings), None, "demo")
+        with pytest.raises(IndexMissing, match="index"):
+            search_chunks(ctx, "hello", QueryParams.from_settings(settings))
+
+
+# --- enrichment ---------------------------------------------------------------------------------------
+
+
+def test_retrieval_query_enriches_text_and_metadata(ctx: Context) -> None:
+    query = "RETURN node.text AS text, score * 2 AS score, node.document_name AS source"
+    enriched = with_settings(ctx, retrieval_query=query)
+    plain = search_chunks(ctx, "polonium", params(ctx, top_k=2))
+    hits = search_chunks(enriched, "polonium", params(ctx, top_k=2))
+    assert hits[0].metadata["source"] == "Marie Curie"
+    assert hits[0].text.endswith("[source: Marie Curie]")
+    assert hits[0].score == pytest.approx(2 * plain[0].score)
+
+
+def test_retrieval_query_that_writes_is_refused_and_changes_nothing(ctx: Context) -> None:
+    enriched = with_settings(ctx, retrieval_query="SET node.hacked = true RETURN node.text AS text, score")
+    with pytest.raises(DriftLensError):
+        search_chunks(enriched, "polonium", params(ctx, top_k=1))
+    with pytest.raises(ConfigError):
+        check_retrieval_query(enriched)
+    assert ctx.store.read("MATCH (c) WHERE c.hacked = true RETURN count(c) AS n")[0]["n"] == 0
+
+
+def test_retrieval_query_missing_text_column_is_a_config_error(ctx: Context) -> None:
+    enriched = with_settings(ctx, retrieval_query="RETURN node.id AS id, score")
+    with pytest.raises(ConfigError, match="text"):
+        check_retrieval_query(enriched)
+
+
+# --- communities ------------------------------------------------------------------------------------
+
+
+def test_community_search_by_level(ctx: Context) -> None:
+    vector = ctx.embedder.embed_query("baking bread")
+    assert search_communities(ctx, vector, 1)[0].id == "k2"
+    level1 = search_communities(ctx, vector, 3, level=1)
+    assert [h.id for h in level1] == ["k1"] and level1[0].metadata["title"] == "Physics and chemistry"
+    assert community_levels(ctx) == [0, 1]
+
+
+# --- expansion --------------------------------------------------------------------------------------
+
+
+def test_expansion_walks_hops_with_unique_nodes_and_penalises_hubs(ctx: Context) -> None:
+    one = expand(ctx, ["marie"], params(ctx, max_hops=1, max_nodes=100, degree_penalty=0.5))
+    ids = [e.id for e in one.entities]
+    assert ids[0] == "marie" and len(ids) == len(set(ids))
+    assert {"pierre", "polonium", "science"} <= set(ids) and "paris" not in ids
+    score = {e.id: e.score for e in one.entities}
+    assert score["science"] < score["polonium"]  # same edge weight, but science is a hub
+    two = expand(ctx, ["marie"], params(ctx, max_hops=2, max_nodes=100))
+    assert "paris" in {e.id for e in two.entities}
+    assert {r["target"] for r in two.relations} >= {"pierre", "paris"}
+
+
+def test_expansion_cap_truncates(ctx: Context) -> None:
+    capped = expand(ctx, ["marie", "bread"], params(ctx, max_hops=2, max_nodes=6))
+    assert len(capped.entities) == 6 and capped.truncated
+    assert not expand(ctx, ["bread"], params(ctx, max_hops=0)).truncated
+
+
+def test_expansion_attaches_evidence_chunks(ctx: Context) -> None:
+    found = expand(ctx, ["pierre"], params(ctx, max_hops=0))
+    assert {c.id for c in found.chunks} == {"c1", "c3"}
+    assert all(c.text == SEARCH_CHUNKS[c.id][2] for c in found.chunks)
+    assert expand(ctx, [], params(ctx)).entities == []
+
+
+def test_recency_boosts_newer_nodes(ctx: Context) -> None:
+    """pierre (2024-06) and polonium (2020) are reached alike from marie; recency decides their order."""
+    plain = {e.id: e.score for e in expand(ctx, ["marie"], params(ctx, max_hops=1, recency_weight=0.0)).entities}
+    boosted = {e.id: e.score for e in expand(ctx, ["marie"], params(ctx, max_hops=1, recency_weight=1.0)).entities}
+    assert boosted["pierre"] / plain["pierre"] > boosted["polonium"] / plain["polonium"]
+
+
+def test_retrieve_adds_bridge_chunk_through_entities(ctx: Context) -> None:
+    """c3 shares no word with the question but mentions Pierre Curie, whom the best hit mentions."""
+    question = "Which radioactive element did Marie discover?"
+    plain = retrieve(ctx, question, params(ctx, top_k=3, max_hops=0))
+    expanded = retrieve(ctx, question, params(ctx, top_k=3, max_hops=1))
+    assert expanded.chunks[0].id == "c1"
+    assert "graph" in {k for h in expanded.chunks for k in h.sources}
+    assert "pierre" in {e.id for e in expanded.expansion.entities}
+    assert plain.chunks and len(expanded.chunks) <= 3
+
+
+# --- evidence ---------------------------------------------------------------------------------------
+
+
+def test_sentences_are_verbatim_and_skip_fragments() -> None:
+    text = "Short one. This sentence has enough words to count!\nKEVIN SCOTT: and a speaker line here"
+    found = sentences(text)
+    assert found == ["This sentence has enough words to count!", "KEVIN SCOTT: and a speaker line here"]
+    assert all(s in text for s in found)
+
+
+def test_extractive_facts_cite_verbatim_spans_without_duplicates(ctx: Context) -> None:
+    hits = search_chunks(ctx, "Nobel Prize", params(ctx, top_k=3))
+    duplicate = hits[0].model_copy(update={"id": "copy"})
+    facts = extractive_facts("Which Nobel Prizes did she win?", None, [*hits, duplicate], ctx.embedder, 4)
+    assert facts
+    by_id = {h.id: h for h in [*hits, duplicate]}
+    spans = [f.citations[0].span for f in facts]
+    assert len(spans) == len(set(spans))
+    for fact in facts:
+        citation = fact.citations[0]
+        assert citation.span in by_id[citation.chunk_id].text and citation.document_name
+    assert "Nobel" in facts[0].fact
+
+
+def test_validate_citations_drops_unknown_ids_and_invented_spans() -> None:
+    retrieved = {"c1": Hit(id="c1", text="Marie   Curie discovered polonium.", document_name="Marie Curie")}
+    facts = [
+        KeyFact(fact="ok", citations=[Citation(chunk_id="c1", span="marie curie discovered")]),
+        KeyFact(fact="invented", citations=[Citation(chunk_id="c1", span="Curie discovered gold")]),
+        KeyFact(fact="unknown", citations=[Citation(chunk_id="c9", span="x")]),
+        KeyFact(fact="mixed", citations=[Citation(chunk_id="c1"), Citation(chunk_id="c9")]),
+        KeyFact(fact="uncited"),
+    ]
+    kept, dropped = validate_citations(facts, retrieved)
+    assert dropped == 3
+    assert [f.fact for f in kept] == ["ok", "mixed", "uncited"]
+    assert kept[0].citations[0].span == "Marie   Curie discovered"
+    assert kept[0].citations[0].document_name == "Marie Curie"
+    assert locate("absent words", "some text") is None and locate("", "text") == ""
+
+
+@pytest.fixture
+def empty_ctx(tmp_path: Path) -> Iterator[Context]:
+    settings: Settings = make_settings(tmp_path)
+    with open_store(settings) as store:
+        yield Context(settings, store, make_embedder(settings), None, "demo")
+
+
+def test_expansion_and_entity_search_on_an_empty_indexed_graph(empty_ctx: Context) -> None:
+    empty_ctx.store.ensure_schema(empty_ctx.embedder.dim)
+    assert search_chunks(empty_ctx, "anything", QueryParams()) == []
+    assert expand(empty_ctx, ["nobody"], QueryParams()).entities == []
