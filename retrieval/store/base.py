@@ -128,8 +128,11 @@ class GraphStore(ABC):
 
     # --- search -----------------------------------------------------------------------------
     @abstractmethod
-    def _vector_candidates(self, label: str, prop: str, k: int, vector: Sequence[float]) -> list[StoreHit]:
-        """Top-k nearest nodes by cosine similarity (higher is better), unfiltered."""
+    def _vector_candidates(
+        self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
+    ) -> list[StoreHit]:
+        """The `fetch` nearest nodes by cosine similarity (higher is better), then `where` (on `node`) applied
+        in the database, best first, at most `params["limit"]` (default: all that pass)."""
 
     def vector_search(
         self,
@@ -151,12 +154,18 @@ class GraphStore(ABC):
             return []
         if not filters:
             return self._vector_candidates(label, prop, k, vector)
+        where, params = filter_clause("node", filters)
+        params["limit"] = int(k)
         fetch = min(max(fetch or k * 4, k, 32), self.max_overfetch)
+        population: int | None = None
         while True:
-            candidates = self._vector_candidates(label, prop, fetch, vector)
-            kept = [hit for hit in candidates if matches(hit.props, filters)]
-            if len(kept) >= k or len(candidates) < fetch or fetch >= self.max_overfetch:
-                return kept[:k]
+            hits = self._vector_candidates(label, prop, fetch, vector, where=where, params=params)
+            if len(hits) >= k or fetch >= self.max_overfetch:
+                return hits
+            if population is None:
+                population = self.counts([label])[label]
+            if fetch >= population:
+                return hits
             fetch = min(fetch * 4, self.max_overfetch)
 
     @abstractmethod

@@ -113,12 +113,25 @@ class FalkorDBStore(GraphStore):
         return [dict(zip(columns, (_plain(v) for v in row), strict=True)) for row in result.result_set]
 
     # --- search -----------------------------------------------------------------------------
-    def _vector_candidates(self, label: str, prop: str, k: int, vector: Sequence[float]) -> list[StoreHit]:
+    def _vector_candidates(
+        self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
+    ) -> list[StoreHit]:
         self._require_index("vector", label, prop)
+        params = dict(params or {})
+        limit = int(params.pop("limit", fetch))
         rows = self.read(
-            "CALL db.idx.vector.queryNodes($label, $prop, $k, vecf32($q)) YIELD node, score "
-            f"RETURN node.id AS id, score, node {{{self._projection(label, prop)}}} AS props",
-            {"label": label, "prop": prop, "k": int(k), "q": [float(x) for x in vector]},
+            "CALL db.idx.vector.queryNodes($label, $prop, $fetch, vecf32($q)) YIELD node, score "
+            + (f"WHERE {where} " if where else "")
+            + "WITH node, score ORDER BY score LIMIT $limit "  # project only what is kept
+            + f"RETURN node.id AS id, score, node {{{self._projection(label, prop)}}} AS props",
+            {
+                **params,
+                "label": label,
+                "prop": prop,
+                "fetch": int(fetch),
+                "limit": limit,
+                "q": [float(x) for x in vector],
+            },
         )
         # FalkorDB returns cosine *distance* (0 = same direction); callers want similarity.
         return [StoreHit(str(r["id"]), 1.0 - float(r["score"]), r["props"]) for r in rows]

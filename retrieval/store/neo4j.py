@@ -97,11 +97,23 @@ class Neo4jStore(GraphStore):
                 return state.name
         raise IndexMissing(f"{kind} index on {label}" + (f".{prop}" if prop else ""))
 
-    def _vector_candidates(self, label: str, prop: str, k: int, vector: Sequence[float]) -> list[StoreHit]:
+    def _vector_candidates(
+        self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
+    ) -> list[StoreHit]:
+        params = dict(params or {})
+        limit = int(params.pop("limit", fetch))
         rows = self.read(
-            "CALL db.index.vector.queryNodes($index, $k, $q) YIELD node, score "
-            f"RETURN node.id AS id, score, node {{.*, {ident(prop)}: null}} AS props",
-            {"index": self._index_name("vector", label, prop), "k": int(k), "q": [float(x) for x in vector]},
+            "CALL db.index.vector.queryNodes($index, $fetch, $q) YIELD node, score "
+            + (f"WHERE {where} " if where else "")
+            + "WITH node, score ORDER BY score DESC LIMIT $limit "
+            + f"RETURN node.id AS id, score, node {{.*, {ident(prop)}: null}} AS props",
+            {
+                **params,
+                "index": self._index_name("vector", label, prop),
+                "fetch": int(fetch),
+                "limit": limit,
+                "q": [float(x) for x in vector],
+            },
         )
         # Neo4j's cosine score is (1 + cos) / 2; report plain cosine like the embedded store does.
         return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in rows]
