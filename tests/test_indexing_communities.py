@@ -62,3 +62,14 @@ def test_ids_are_stable_for_the_same_graph(carol_graph) -> None:
     first = communities.hierarchy("c", ids, edges, max_size=40, max_levels=3)
     second = communities.hierarchy("c", list(reversed(ids)), list(reversed(edges)), max_size=40, max_levels=3)
     assert [c.id for c in first] == [c.id for c in second]
+
+
+def test_a_hub_and_its_leaves_are_kept_in_capped_communities() -> None:
+    """A star (one entity related to 150) must not lose its leaves when the size cap splits it."""
+    nodes = ["hub", *(f"leaf{i}" for i in range(150)), "a", "b", "c"]
+    edges = [("hub", f"leaf{i}", 1.0) for i in range(150)] + [("a", "b", 2.0), ("b", "c", 1.0)]
+    level0 = [c for c in communities.hierarchy("p", nodes, edges, max_size=40, max_levels=3) if c.level == 0]
+    placed = [e for c in level0 for e in c.members]
+    assert sorted(placed) == sorted(nodes)  # every related entity has a community, none twice
+    assert max(len(c.members) for c in level0) <= 40
+    assert any({"a", "b", "c"} == set(c.members) for c in level0)

@@ -56,6 +56,38 @@ def _capped(graph: ig.Graph, nodes: list[int], max_size: int, resolution: float 
     return out
 
 
+def _absorb_small(graph: ig.Graph, parts: list[list[int]], max_size: int, min_size: int) -> list[list[int]]:
+    """Give entities stranded in too-small parts a community instead of dropping them.
+
+    Splitting a hub (one entity related to hundreds) under the size cap leaves it and its leaves as
+    singletons. Taken hubs first, each joins the part of its heaviest placed neighbour while that part has
+    room (a node with none seeds a new part); the rest are grouped with the other leaves of that same part,
+    which is what they have in common.
+    """
+    kept = [list(p) for p in parts if len(p) >= min_size]
+    owner = {node: i for i, part in enumerate(kept) for node in part}
+    overflow: dict[int, list[int]] = {}
+    stranded = sorted((n for p in parts if len(p) < min_size for n in p), key=lambda n: (-graph.degree(n), n))
+    for node in stranded:  # hubs first, so a stranded hub seeds the part its leaves then join
+        weights: dict[int, float] = {}
+        for edge in graph.es[graph.incident(node)]:
+            other = edge.target if edge.source == node else edge.source
+            if other in owner:
+                weights[owner[other]] = weights.get(owner[other], 0.0) + float(edge["weight"])
+        if not weights:
+            owner[node] = len(kept)
+            kept.append([node])
+            continue
+        best = max(sorted(weights), key=lambda i: weights[i])
+        if len(kept[best]) < max_size:
+            kept[best].append(node)
+        else:
+            overflow.setdefault(best, []).append(node)
+    for leaves in overflow.values():
+        kept.extend(part for part in (leaves[i : i + max_size] for i in range(0, len(leaves), max_size)))
+    return [sorted(part) for part in kept if len(part) >= min_size]
+
+
 def _community_id(project: str, level: int, members: Sequence[str]) -> str:
     digest = hashlib.sha1("\n".join(sorted(members)).encode("utf-8")).hexdigest()[:16]
     return f"{project}:c{level}:{digest}"
@@ -77,7 +109,9 @@ def hierarchy(
     index = {entity: i for i, entity in enumerate(connected)}
     graph = ig.Graph(n=len(connected), edges=[(index[a], index[b]) for a, b, _w in edges if a in index and b in index])
     graph.es["weight"] = [w for a, b, w in edges if a in index and b in index]
-    parts = [p for top in _leiden(graph) for p in _capped(graph, top, max_size)]
+    parts = _absorb_small(
+        graph, [p for top in _leiden(graph) for p in _capped(graph, top, max_size)], max_size, min_size
+    )
     groups = sorted((tuple(connected[i] for i in part) for part in parts if len(part) >= min_size), key=lambda g: g[0])
     level0 = [Community(_community_id(project, 0, g), 0, g, ()) for g in groups]
     levels = [level0]

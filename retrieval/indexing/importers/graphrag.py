@@ -79,7 +79,7 @@ def _offsets(document: str, texts: list[str]) -> list[tuple[int, int]]:
 
 
 class _GraphRAGImport:
-    """Source tables -> native records and rows; `chunk_of` maps a text unit id to our chunk id."""
+    """Source tables -> native records and rows; `chunk_of` maps a text unit id to our chunk id (set with `docs`)."""
 
     def __init__(self, project: str, folder: Path, tables: dict[str, pd.DataFrame]) -> None:
         self.project = project
@@ -89,8 +89,9 @@ class _GraphRAGImport:
         self.title_of = {row.title: entity_id(project, slug(row.title)) for row in tables["entities"].itertuples()}
         self.units_of = dict(zip(tables["entities"]["id"], tables["entities"]["text_unit_ids"], strict=True))
         self.chunk_of: dict[str, str] = {}
+        self.docs = self._documents()
 
-    def documents(self) -> list[ImportedDocument]:
+    def _documents(self) -> list[ImportedDocument]:
         mentions: dict[str, list[ImportedMention]] = defaultdict(list)
         for e in self.t["entities"].itertuples():
             for unit in e.text_unit_ids:
@@ -209,7 +210,7 @@ def import_graphrag(
     run = Importer(settings, store, embedder, report, on_progress)
     with run.stage("read"):
         source = _GraphRAGImport(report.project, folder, read_tables(folder))
-        docs = source.documents()
+        docs = source.docs
         entities = source.entities()
         related = source.related()
         communities, leaf = source.communities()
