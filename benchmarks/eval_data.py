@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,13 @@ def eval_settings(folder: Path) -> Settings:
     )
 
 
+def _wait_for_indexes(store: GraphStore, timeout_s: float = 600) -> None:
+    """A reopened embedded graph rebuilds its indexes; queries fail until they are operational again."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and any(s.state != "OPERATIONAL" for s in store.index_states()):
+        time.sleep(0.5)
+
+
 def build_graph(data: EvalSet, *, verbose: bool = True) -> tuple[GraphStore, Settings, dict[str, str]]:
     """Open (building on first use) the set's graph; returns the store and document id -> passage key."""
     folder = CACHE / data.name
@@ -98,6 +106,7 @@ def build_graph(data: EvalSet, *, verbose: bool = True) -> tuple[GraphStore, Set
             last[tick.stage] = tick.done
             print(f"  index {data.name}: {tick.stage} {tick.done}/{tick.total}", flush=True)
 
+    _wait_for_indexes(store)
     report = run_index(settings, store, make_embedder(settings), [docs], project=PROJECT, on_progress=show)
     if verbose and report.changed:
         print(f"  indexed {len(report.added)} passages in {sum(report.seconds.values()):.0f} s: {report.written}")

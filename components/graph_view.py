@@ -7,11 +7,12 @@ not shuffle the picture. agraph returns the id of a clicked node, which pages us
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Mapping
 from typing import Literal
 
-from streamlit_agraph import Config, Edge, Node, agraph
+from streamlit_agraph import Config, Edge, Node, _agraph
 
 from components.layout import Point
 from retrieval.search.explore import GraphNode, Subgraph
@@ -58,8 +59,14 @@ def draw(
     colour_by: ColourBy = "type",
     height: int = 560,
     highlight: frozenset[str] = frozenset(),
+    key: str | None = None,
 ) -> str | None:
-    """Draw the graph; returns the id of the node the user clicked last (None before any click)."""
+    """Draw the graph; returns the id of the node the user clicked last (None before any click).
+
+    With a `key` the browser keeps one component frame and only swaps its data on rerun (a slider move
+    redraws in place instead of reloading the frame); agraph() itself takes no key, so this calls its
+    component the way agraph() does.
+    """
     nodes = [
         Node(
             id=n.id,
@@ -88,5 +95,7 @@ def draw(
     config = Config(height=height, width=1000, directed=True, physics=False, hierarchical=False)
     config.width = "100%"
     config.groups = {}  # agraph sends null otherwise, which vis-network rejects
-    config.interaction = {"hover": True, "navigationButtons": False, "dragNodes": True}
-    return agraph(nodes=nodes, edges=edges, config=config)  # type: ignore[no-any-return]
+    config.interaction = {"hover": True, "navigationButtons": False, "dragNodes": True, "hideEdgesOnDrag": True}
+    config.edges = {"smooth": False}  # straight lines: curved ones cost a physics pass per edge
+    data = json.dumps({"nodes": [n.to_dict() for n in nodes], "edges": [e.to_dict() for e in edges]})
+    return _agraph(data=data, config=json.dumps(config.__dict__), key=key)  # type: ignore[no-any-return]

@@ -14,6 +14,7 @@ Point = tuple[float, float]
 
 RING = 170.0  # distance between BFS rings around a seed
 SEED_SPACING = 900.0  # distance between unrelated seeds
+NODE_GAP = 45.0  # arc length per node on a ring
 
 
 def radial(
@@ -54,10 +55,10 @@ def _fan(
     if not children:
         return
     px, py = positions[parent]
-    spread = 2 * math.pi if full_circle else min(math.pi, 0.35 * len(children) + 0.6)
+    spread = 2 * math.pi if full_circle else min(1.2 * math.pi, 0.35 * len(children) + 0.6)
     start = heading.get(parent, 0.0) - (0 if full_circle else spread / 2)
     step = spread / (len(children) if full_circle else max(len(children) - 1, 1))
-    radius = RING * (1.0 + 0.04 * len(children))
+    radius = max(RING, len(children) * NODE_GAP / spread)  # arcs long enough for every child
     for i, child in enumerate(children):
         angle = start + step * i if len(children) > 1 or full_circle else heading.get(parent, 0.0)
         positions[child] = (px + radius * math.cos(angle), py + radius * math.sin(angle))

@@ -6,6 +6,7 @@ place keeps pages thin and makes "the sidebar's sliders apply everywhere" true b
 
 from __future__ import annotations
 
+import atexit
 from typing import Any
 
 import streamlit as st
@@ -37,8 +38,13 @@ def settings() -> Settings:
 
 @st.cache_resource(show_spinner="Opening the graph and loading the embedder…")
 def engine() -> Engine:
-    """One Engine per process: the store connection and the ONNX embedder are expensive to open."""
-    return Engine(settings())
+    """One Engine per process: the store connection and the ONNX embedder are expensive to open.
+
+    Closed at exit, so the embedded graph server is saved and stopped with the app instead of outliving it.
+    """
+    opened = Engine(settings())
+    atexit.register(opened.close)
+    return opened
 
 
 def defaults() -> dict[str, Any]:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
 
 from components import charts, graph_view, layout, session, status
+from components.graph_view import ColourBy
 from retrieval.errors import DriftLensError
 from retrieval.search import explore
 from retrieval.search.hybrid import search_entities
 
 MAX_CAP = 300
+#: Relations drawn per node of the cap: the strongest ones; the rest are counted, not drawn.
+EDGES_PER_NODE = 2
 ctx = session.context()
 if status.empty_graph(st.session_state["health"]):
     st.stop()
@@ -48,7 +52,7 @@ if query.strip() and not hits:
     search_col.caption("No entity matches that search.")
 if state.get("ex_pick") not in labels:  # a new search picks its best hit
     state.ex_pick = next(iter(labels), None)
-pick = search_col.selectbox("Entity", list(labels), format_func=labels.get, key="ex_pick")
+pick = search_col.selectbox("Entity", list(labels), format_func=lambda i: labels[i], key="ex_pick")
 if pick and (not state.ex_seeds or state.ex_seeds[0] != pick):
     _start(pick)
 
@@ -56,14 +60,14 @@ state.setdefault("ex_hops", min(max(state.get("tune_max_hops", 2), 1), 3))
 state.setdefault("ex_cap", min(state.get("tune_max_nodes", 100), MAX_CAP))
 hops = opts_col.slider("Hops", 1, 3, key="ex_hops")
 cap = opts_col.slider("Node cap", 10, MAX_CAP, step=10, key="ex_cap")
-colour_by = opts_col.radio("Colour by", ["type", "community"], horizontal=True, key="ex_colour")
+colour_by: ColourBy = opts_col.radio("Colour by", ["type", "community"], horizontal=True, key="ex_colour")
 
 graph_col, side_col = st.columns([3, 2])
 if state.ex_seeds:
     try:
         first = explore.neighbourhood(ctx, state.ex_seeds[:1], session.params(max_hops=hops), cap)
         more = [explore.neighbourhood(ctx, [s], session.params(max_hops=1), cap) for s in state.ex_seeds[1:]]
-        view = explore.merge([first, *more], cap, keep_first=state.ex_seeds)
+        view = explore.merge([first, *more], cap, keep_first=state.ex_seeds, max_edges=EDGES_PER_NODE * cap)
     except DriftLensError as exc:
         session.show_error(exc)
         st.stop()
@@ -74,10 +78,11 @@ if state.ex_seeds:
         cut = f"{view.cut} known nodes" if view.cut else "more nodes"
         st.caption(
             f"{len(view.nodes)} nodes, {len(view.edges)} relations · click a node to expand it"
+            + (f" · {view.hidden_edges} weaker relations not drawn" if view.hidden_edges else "")
             + (f" · cap {cap} reached: {cut} within {hops} hops not shown" if view.truncated else "")
         )
         clicked = graph_view.draw(
-            view, state.ex_pos, colour_by=colour_by, highlight=frozenset(state.ex_seeds), height=600
+            view, state.ex_pos, colour_by=colour_by, highlight=frozenset(state.ex_seeds), height=600, key="ex_graph"
         )
     if clicked and clicked != state.ex_last_click:
         state.ex_last_click = clicked
@@ -117,7 +122,9 @@ else:
     if state.get("ex_level") not in levels:
         state.ex_level = levels[0]
     level = left.select_slider("Show levels from", levels, key="ex_level")
-    shape = left.radio("Chart", ["treemap", "sunburst"], horizontal=True, key="ex_chart")
+    shape: Literal["treemap", "sunburst"] = left.radio(
+        "Chart", ["treemap", "sunburst"], horizontal=True, key="ex_chart"
+    )
     left.plotly_chart(charts.community_hierarchy(tree, kind=shape, min_level=level), width="stretch")
     at_level = sorted((c for c in tree if c.level == level), key=lambda c: -c.size)
     chosen = right.selectbox(

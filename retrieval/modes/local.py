@@ -14,7 +14,7 @@ from typing import Any
 from retrieval.context import Context
 from retrieval.errors import IndexMissing
 from retrieval.events import RetrievalProgress, sources_details
-from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams, TraceStep
+from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.search.evidence import extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store.base import ident
@@ -56,7 +56,7 @@ SCHEMA: dict[str, Any] = {
 
 
 def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
-    answered_by = "llm" if ctx.llm is not None else "extractive"
+    answered_by: AnsweredBy = "llm" if ctx.llm is not None else "extractive"
     question = question.strip()
     notes: list[str] = []
     if len(question) > MAX_QUESTION_CHARS:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from retrieval.embed import Embedder
 from retrieval.models import Citation, Hit, KeyFact
 from retrieval.store.text_query import terms
 
+CitationKind = Literal["chunk", "community", "node"]
 #: Sentence ends (., !, ?, optionally closing quotes/brackets) followed by space, or line breaks.
 _SENTENCE = re.compile(r"[^\n.!?]*(?:[.!?]+[\"')\]]*(?=\s|$)|\n|$)")
 MIN_WORDS = 4
@@ -92,8 +94,11 @@ def _fact(hit: Hit, span: str, score: float) -> KeyFact:
     return KeyFact(fact=span, citations=[citation])
 
 
-def _kind(hit: Hit) -> str:
-    return hit.kind if hit.kind in ("chunk", "community") else "node"
+_CITATION_KINDS: dict[str, CitationKind] = {"chunk": "chunk", "community": "community"}
+
+
+def _kind(hit: Hit) -> CitationKind:
+    return _CITATION_KINDS.get(hit.kind, "node")
 
 
 def validate_citations(key_facts: list[KeyFact], retrieved: dict[str, Hit]) -> tuple[list[KeyFact], int]:

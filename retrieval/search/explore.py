@@ -54,6 +54,7 @@ class Subgraph:
     edges: list[GraphEdge] = field(default_factory=list)
     cut: int = 0
     truncated: bool = False
+    hidden_edges: int = 0
 
     def ids(self) -> set[str]:
         return {n.id for n in self.nodes}
@@ -163,8 +164,12 @@ def neighbourhood(ctx: Context, seed_ids: Sequence[str], params: QueryParams, ca
     return Subgraph(nodes, _related_among(ctx, [n.id for n in nodes]), cut, expansion.truncated or cut > 0)
 
 
-def merge(views: Iterable[Subgraph], cap: int, keep_first: Sequence[str] = ()) -> Subgraph:
-    """Union of several neighbourhoods (click-to-expand), capped: earlier views and `keep_first` win."""
+def merge(
+    views: Iterable[Subgraph], cap: int, keep_first: Sequence[str] = (), max_edges: int | None = None
+) -> Subgraph:
+    """Union of several neighbourhoods (click-to-expand), capped: earlier views and `keep_first` win.
+
+    `max_edges` thins the relations to the strongest ones (see `strongest_edges`)."""
     nodes: dict[str, GraphNode] = {}
     candidates: dict[str, GraphNode] = {}
     edges: dict[tuple[str, str], GraphEdge] = {}
@@ -186,7 +191,29 @@ def merge(views: Iterable[Subgraph], cap: int, keep_first: Sequence[str] = ()) -
         nodes.setdefault(node_id, node)
     cut += len(candidates) - len(nodes)
     kept = [e for e in edges.values() if e.source in nodes and e.target in nodes]
-    return Subgraph(list(nodes.values()), kept, cut, truncated or cut > 0)
+    shown = strongest_edges(kept, max_edges) if max_edges is not None else kept
+    return Subgraph(list(nodes.values()), shown, cut, truncated or cut > 0, len(kept) - len(shown))
+
+
+def strongest_edges(edges: Sequence[GraphEdge], limit: int) -> list[GraphEdge]:
+    """At most `limit` edges: each node's strongest edge first (nobody is left floating), then by weight.
+
+    Why: a dense neighbourhood (300 nodes, 2,000 relations) is a hairball to read and slow to draw.
+    """
+    ranked = sorted(edges, key=lambda e: -e.weight)
+    chosen: dict[tuple[str, str], GraphEdge] = {}
+    covered: set[str] = set()
+    for edge in ranked:
+        if len(chosen) >= limit:
+            break
+        if edge.source not in covered or edge.target not in covered:
+            chosen[(edge.source, edge.target)] = edge
+            covered.update((edge.source, edge.target))
+    for edge in ranked:
+        if len(chosen) >= limit:
+            break
+        chosen.setdefault((edge.source, edge.target), edge)
+    return list(chosen.values())
 
 
 def node_details(ctx: Context, node_id: str, max_chunks: int = 5) -> NodeDetails | None:

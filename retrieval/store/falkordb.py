@@ -46,6 +46,7 @@ class FalkorDBStore(GraphStore):
         self._graph = self._db.select_graph(settings.graph_name)
         self._keys_cache: dict[str, set[str]] = {}
         self._index_cache: list[IndexState] | None = None
+        self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
 
     # --- lifecycle --------------------------------------------------------------------------
     @staticmethod
@@ -208,12 +209,15 @@ class FalkorDBStore(GraphStore):
         self._index_cache = None
         return any(s.kind == kind and s.label == label and prop in s.properties for s in self.index_states())
 
-    def _wait_operational(self, label: str) -> None:
-        """FalkorDB builds indexes asynchronously; a query issued before it is done sees a partial index."""
+    def _wait_operational(self, label: str | None) -> None:
+        """FalkorDB builds indexes asynchronously (also when it reloads a graph); queries wait for them.
+
+        `label` None waits for every index of the graph, and for none when there are none.
+        """
         deadline = time.monotonic() + INDEX_WAIT_S
         while time.monotonic() < deadline:
-            states = [s for s in self.index_states() if s.label == label]
-            if states and all(s.state == "OPERATIONAL" for s in states):
+            states = [s for s in self.index_states() if label is None or s.label == label]
+            if (states or label is None) and all(s.state == "OPERATIONAL" for s in states):
                 return
             time.sleep(0.05)
         raise QueryError(f"Index on {label} did not become operational within {INDEX_WAIT_S} s")
