@@ -19,6 +19,7 @@ from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
+from retrieval.search.enrich import check_retrieval_query
 from retrieval.store import GraphStore, Health, open_store
 
 ProgressCallback = Callable[[ProgressEvent], None]
@@ -39,6 +40,7 @@ class Engine:
         self.llm = llm if llm is not None else make_chat_model(settings)
         self.bus = ProgressBus(settings)
         self.check_embedder()
+        check_retrieval_query(self.context())  # a bad enrichment query fails now, not on the first question
 
     # --- checks -----------------------------------------------------------------------------
     def check_embedder(self) -> None:

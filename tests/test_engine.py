@@ -42,3 +42,15 @@ def test_matching_embedder_opens_and_empty_question_is_no_data(store: GraphStore
     assert answer.no_data_found and answer.final_answer == "" and answer.answered_by == "extractive"
     assert [e.phase for e in events] == ["initializing", "completed"]
     assert engine.projects() == ["p"]
+
+
+def test_broken_retrieval_query_is_refused_at_start(store: GraphStore) -> None:
+    from retrieval.errors import ConfigError
+    from tests.conftest import make_settings
+
+    s = make_settings(
+        store.settings.data_dir, retrieval_query="WITH node, score CREATE (:X) RETURN node.text AS text, score"
+    )
+    store.query(f"CREATE (:`{s.chunk_label}` {{id: 'c1', text: 'hello', projectId: 'demo'}})")
+    with pytest.raises(ConfigError, match="retrieval_query"):
+        Engine(s, store=store, embedder=make_embedder(s), llm=None)

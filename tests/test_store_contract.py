@@ -166,3 +166,12 @@ def test_missing_indexes_are_named(tmp_path: Path) -> None:
             bare.fulltext_search("__Chunk__", "hello", 3)
         with pytest.raises(IndexMissing, match="vector index"):
             bare.vector_search("__Chunk__", [0.1] * DIM, 3)
+
+
+def test_fulltext_ranks_rare_terms_above_common_ones(loaded: GraphStore) -> None:
+    """'quantum' is in 1 passage of 10, 'pasta' in the rest: a passage with the rare term must lead."""
+    hits = loaded.fulltext_search(loaded.settings.chunk_label, "pasta quantum", 40)
+    assert "quantum" in hits[0].props["text"]
+    leading = [h for h in hits if "quantum" in h.props["text"]]
+    assert hits[: len(leading)] == leading  # every rare-term passage before any common-only one
+    assert hits[0].score > hits[-1].score

@@ -25,14 +25,17 @@ from redislite.falkordb_client import FalkorDB
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
+from retrieval.store import bm25
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident
-from retrieval.store.text_query import redisearch_query
+from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
 
 #: Every write reaches the append-only file before the server replies: a killed process loses nothing.
 SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always", "save": ["900 1", "300 100", "60 10000"]}
 SOCKET_TIMEOUT_S = 600
+#: Fulltext candidates re-scored with BM25 per query: enough to hold the top k of any sensible query.
+BM25_POOL = 200
 INDEX_WAIT_S = 300
 
 
@@ -45,6 +48,7 @@ class FalkorDBStore(GraphStore):
         self._db = self._open(self.path)
         self._graph = self._db.select_graph(settings.graph_name)
         self._keys_cache: dict[str, set[str]] = {}
+        self._corpus_cache: dict[str, tuple[int, float, dict[str, int]]] = {}
         self._index_cache: list[IndexState] | None = None
         self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
 
@@ -83,6 +87,7 @@ class FalkorDBStore(GraphStore):
             self._graph.delete()
         self._graph = self._db.select_graph(self.settings.graph_name)
         self._keys_cache.clear()
+        self._corpus_cache.clear()
         self._index_cache = None
 
     # --- queries ----------------------------------------------------------------------------
@@ -91,6 +96,7 @@ class FalkorDBStore(GraphStore):
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         self._keys_cache.clear()  # a write may add properties that hit projections must include
+        self._corpus_cache.clear()  # ...and change document counts and lengths
         return self._run(self._graph.query, cypher, params, None)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
@@ -140,8 +146,8 @@ class FalkorDBStore(GraphStore):
     def fulltext_search(
         self, label: str, text: str, k: int, *, index: str | None = None, filters: Mapping[str, Any] | None = None
     ) -> list[StoreHit]:
-        query = redisearch_query(text)
-        if not query or k < 1:
+        words = terms(text)
+        if not words or k < 1:
             return []
         self._require_index("fulltext", label, None)
         where, params = filter_clause("node", filters)
@@ -149,11 +155,47 @@ class FalkorDBStore(GraphStore):
         rows = self.read(
             "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
-            + "WITH node, score ORDER BY score DESC LIMIT $k "  # project only the k kept, not every match
-            + f"RETURN node.id AS id, score, node {{{projection}}} AS props",
-            {"label": label, "q": query, "k": int(k), **params},
+            + "WITH node, score ORDER BY score DESC LIMIT $pool "  # project only the candidates kept
+            + f"RETURN node.id AS id, node {{{projection}}} AS props",
+            {"label": label, "q": redisearch_query(text), "pool": max(BM25_POOL, 4 * int(k)), **params},
         )
-        return [StoreHit(str(r["id"]), float(r["score"]), r["props"]) for r in rows]
+        fields = self._fulltext_fields(label)
+        corpus = self._corpus(label, fields, words)
+        scored = [
+            StoreHit(
+                str(r["id"]),
+                bm25.score(" ".join(str(r["props"].get(f) or "") for f in fields), words, corpus),
+                r["props"],
+            )
+            for r in rows
+        ]
+        return sorted(scored, key=lambda hit: -hit.score)[:k]
+
+    def _fulltext_fields(self, label: str) -> list[str]:
+        return sorted(
+            {p for s in self.index_states() if s.kind == "fulltext" and s.label == label for p in s.properties}
+        )
+
+    def _corpus(self, label: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
+        """Label size, mean length (from a sample) and document frequencies, cached until the next write."""
+        if label not in self._corpus_cache:
+            size = int(self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
+            sample = self.read(
+                f"MATCH (n:{ident(label)}) WITH n LIMIT 500 RETURN "
+                + " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields)
+                + " AS text"
+            )
+            mean = sum(len(bm25.tokens(str(r["text"]))) for r in sample) / max(1, len(sample))
+            self._corpus_cache[label] = (size, mean, {})
+        size, mean, freq = self._corpus_cache[label]
+        for word in words:
+            if word not in freq:
+                rows = self.read(
+                    "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node RETURN count(node) AS n",
+                    {"label": label, "q": redisearch_query(word)},
+                )
+                freq[word] = int(rows[0]["n"]) if rows else 0
+        return bm25.Corpus(size, mean, freq)
 
     def _projection(self, label: str, vector_prop: str) -> str:
         """Map projection of every stored key except the vector (returning it would ship 1.5 kB per hit)."""

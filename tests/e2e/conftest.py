@@ -76,7 +76,7 @@ def start_app(graph: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     raise RuntimeError(f"app did not start in {START_TIMEOUT_S}s:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     require_chromium()
     graph = demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
@@ -90,7 +90,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.kill()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(app_url: str) -> Iterator[Browser]:
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
