@@ -18,7 +18,7 @@ from retrieval.models import Hit, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
-from retrieval.store.base import StoreHit, ident, matches
+from retrieval.store.base import StoreHit, filter_clause, ident
 
 Kind = Literal["chunk", "entity"]
 #: Each arm fetches this many times top_k (at least MIN_CANDIDATES) for fusion to choose from.
@@ -93,10 +93,52 @@ def _search(
         keyword_hits = ctx.store.fulltext_search(
             label, keyword_query(query), fetch, index=fulltext_index, filters=where
         )
+    if use_vector and use_keyword:
+        vector_hits, keyword_hits = _complete_arms(
+            ctx,
+            label=label,
+            vector=vector,
+            keywords=keyword_query(query),
+            fulltext_index=fulltext_index,
+            where=where,
+            vector_hits=vector_hits,
+            keyword_hits=keyword_hits,
+        )
     for hit in [*keyword_hits, *vector_hits]:
         props[hit.id] = hit.props
     fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))
     return [_hit(ctx, kind, f, props[f.id]) for f in fused[:k]]
+
+
+def _complete_arms(
+    ctx: Context,
+    *,
+    label: str,
+    vector: Sequence[float],
+    keywords: str,
+    fulltext_index: str | None,
+    where: Mapping[str, Any],
+    vector_hits: list[StoreHit],
+    keyword_hits: list[StoreHit],
+) -> tuple[list[StoreHit], list[StoreHit]]:
+    """Score every candidate on both arms, so fusion compares like with like.
+
+    A passage the vector arm found but the keyword arm's candidate pool missed would otherwise count
+    as keyword score 0 even when it contains every query word, and fusion would then rank it below
+    passages that are weaker on both arms.
+    """
+    vector_ids = {h.id for h in vector_hits}
+    keyword_ids = {h.id for h in keyword_hits}
+    only_vector = [h.id for h in vector_hits if h.id not in keyword_ids]
+    only_keyword = [h.id for h in keyword_hits if h.id not in vector_ids]
+    if only_vector and keywords:
+        keyword_hits = keyword_hits + ctx.store.fulltext_search(
+            label, keywords, len(only_vector), index=fulltext_index, filters={**where, "id": only_vector}
+        )
+    if only_keyword:
+        vector_hits = vector_hits + _exact(ctx, label, vector, len(only_keyword), {**where, "id": only_keyword})
+    by_score = lambda hit: -hit.score  # noqa: E731 - ranks must follow scores once arms are completed
+    return sorted(vector_hits, key=by_score), sorted(keyword_hits, key=by_score)
 
 
 def _fuse(
@@ -131,22 +173,23 @@ def _vector_arm(ctx: Context, label: str, vector: Sequence[float], k: int, where
 
 def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
     """Exact cosine over a small id set: an approximate index search filtered afterwards could miss them all."""
-    s = ctx.settings
+    embedding = ctx.settings.embedding_property
+    condition, params = filter_clause("n", where)
     rows = ctx.store.read(
-        f"MATCH (n:{ident(label)}) WHERE n.id IN $ids AND n.{ident(s.embedding_property)} IS NOT NULL "
-        f"RETURN n.id AS id, n.{ident(s.embedding_property)} AS v, properties(n) AS props",
-        {"ids": where["id"]},
+        f"MATCH (n:{ident(label)}) WHERE {condition} AND n.{ident(embedding)} IS NOT NULL "
+        "RETURN properties(n) AS props",
+        params,
     )
-    rows = [r for r in rows if matches(r["props"], where)]
     if not rows:
         return []
-    matrix = np.asarray([r["v"] for r in rows], dtype=np.float32)
+    matrix = np.asarray([r["props"][embedding] for r in rows], dtype=np.float32)
     query = np.asarray(vector, dtype=np.float32)
     sims = matrix @ query / np.maximum(np.linalg.norm(matrix, axis=1) * np.linalg.norm(query), 1e-12)
     order = np.argsort(-sims)[:k]
-    embedding = s.embedding_property
     return [
-        StoreHit(str(rows[i]["id"]), float(sims[i]), {p: v for p, v in rows[i]["props"].items() if p != embedding})
+        StoreHit(
+            str(rows[i]["props"]["id"]), float(sims[i]), {p: v for p, v in rows[i]["props"].items() if p != embedding}
+        )
         for i in order
     ]
 

@@ -34,8 +34,10 @@ log = logging.getLogger(__name__)
 #: Every write reaches the append-only file before the server replies: a killed process loses nothing.
 SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always", "save": ["900 1", "300 100", "60 10000"]}
 SOCKET_TIMEOUT_S = 600
-#: Fulltext candidates re-scored with BM25 per query: enough to hold the top k of any sensible query.
-BM25_POOL = 200
+#: Fulltext candidates per query term re-scored with BM25: enough to hold the top k of any sensible query.
+BM25_POOL_PER_TERM = 50
+#: Candidates come from the rarest query terms only; common ones (stopwords too) still count in the score.
+BM25_CANDIDATE_TERMS = 8
 INDEX_WAIT_S = 300
 
 
@@ -152,22 +154,27 @@ class FalkorDBStore(GraphStore):
         self._require_index("fulltext", label, None)
         where, params = filter_clause("node", filters)
         projection = self._projection(label, self.settings.embedding_property)
-        rows = self.read(
-            "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
-            + (f"WHERE {where} " if where else "")
-            + "WITH node, score ORDER BY score DESC LIMIT $pool "  # project only the candidates kept
-            + f"RETURN node.id AS id, node {{{projection}}} AS props",
-            {"label": label, "q": redisearch_query(text), "pool": max(BM25_POOL, 4 * int(k)), **params},
-        )
+        pool = max(BM25_POOL_PER_TERM, 2 * int(k))
         fields = self._fulltext_fields(label)
         corpus = self._corpus(label, fields, words)
+        rarest = sorted(words, key=lambda w: corpus.doc_freq.get(w, 0))[:BM25_CANDIDATE_TERMS]
+        rows: dict[str, Row] = {}
+        for word in rarest:  # one query per term: RediSearch ranks single terms sanely, OR-queries not
+            for row in self.read(
+                "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
+                + (f"WHERE {where} " if where else "")
+                + "WITH node, score ORDER BY score DESC LIMIT $pool "  # project only the candidates kept
+                + f"RETURN node.id AS id, node {{{projection}}} AS props",
+                {"label": label, "q": redisearch_query(word), "pool": pool, **params},
+            ):
+                rows.setdefault(str(row["id"]), row)
         scored = [
             StoreHit(
                 str(r["id"]),
                 bm25.score(" ".join(str(r["props"].get(f) or "") for f in fields), words, corpus),
                 r["props"],
             )
-            for r in rows
+            for r in rows.values()
         ]
         return sorted(scored, key=lambda hit: -hit.score)[:k]
 
