@@ -149,7 +149,7 @@ st.divider()
 st.subheader("Read-only Cypher")
 cypher = st.text_area(
     "Query",
-    value=f"MATCH (a:{ctx.settings.entity_label})-[r:RELATED]->(b:{ctx.settings.entity_label}) RETURN a, r, b LIMIT 25",
+    value=explore.example_cypher(ctx),
     key="ex_cypher",
 )
 if st.button("Run query", key="ex_run"):

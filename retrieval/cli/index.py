@@ -94,7 +94,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     settings = _settings(args)
     with open_store(settings) as store:
         report = _index(settings, store, [Path(p) for p in args.paths], quiet=args.json, use_llm=True)
-        stats = graph_stats(store, settings, settings.project)
+        return _finish(args, report, graph_stats(store, settings, settings.project))
+
+
+def _finish(args: argparse.Namespace, report: IndexReport, stats: dict[str, Any]) -> int:
+    """Print what a run did and where the graph stands: JSON for scripts, a table for people."""
     if args.json:
         print(json.dumps({**report.to_dict(), "stats": stats}, indent=2))
     else:
@@ -126,12 +130,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
             on_progress=on_progress,
             chat_model=make_chat_model(settings),
         )
-        stats = graph_stats(store, settings, settings.project)
-    if args.json:
-        print(json.dumps({**report.to_dict(), "stats": stats}, indent=2))
-    else:
-        _print_report(Console(), report, stats)
-    return 0
+        return _finish(args, report, graph_stats(store, settings, settings.project))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:

@@ -364,6 +364,12 @@ def evidence_graph(ctx: Context, chunk_ids: Sequence[str], max_entities: int = 6
     )
 
 
+def example_cypher(ctx: Context) -> str:
+    """A first query for the Cypher box that works on this graph's labels."""
+    entity = ctx.settings.entity_label
+    return f"MATCH (a:`{entity}`)-[r:RELATED]->(b:`{entity}`) RETURN a, r, b LIMIT 25"
+
+
 def run_cypher(ctx: Context, cypher: str, limit: int = 200, timeout_ms: int = 10_000) -> CypherResult:
     """Run analyst Cypher through the store's read-only path (a write raises ReadOnlyViolation).
 
