@@ -17,8 +17,11 @@ from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.events import ProgressBus, ProgressEvent
 from retrieval.llm import ChatModel
-from retrieval.models import Answer, QueryParams
+from retrieval.models import Answer, Hit, QueryParams
 from retrieval.modes import drift
+from retrieval.modes.drift_offline import primer_answer
+from retrieval.search.community_context import CommunityReport
+from retrieval.search.evidence import extractive_facts
 from retrieval.store import GraphStore, open_store
 from tests.conftest import CAROL_PROJECT, make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
@@ -110,6 +113,44 @@ def test_offline_drift_builds_a_real_tree_with_verified_citations(carol_graph: G
     assert_citations_verified(answer, chunk_texts(store))
     assert "extractively" in answer.residual_uncertainty
     assert answer.usage.llm_calls == 0 and {"hyde", "primer", "followup", "aggregate"} <= set(answer.usage.phases)
+
+
+WHOLE = "Marley was dead to begin with, and Scrooge signed the register of his burial."
+#: Overlapping chunks: the second repeats the first's sentence cut at its edge, hard-wrapped.
+OVERLAPPING = [
+    Hit(id="c1", text=f"{WHOLE} Scrooge knew he was dead, of course he did.", score=0.9, document_name="stave-1"),
+    Hit(
+        id="c2",
+        text="and Scrooge signed the\nregister of his burial. Scrooge never painted out old Marley's name.",
+        score=0.8,
+        document_name="stave-1",
+    ),
+]
+
+
+def test_extractive_answers_say_each_sentence_once(carol_graph: Graph) -> None:
+    _settings, _store, embedder = carol_graph
+    facts = extractive_facts("Who signed the register of Marley's burial?", None, OVERLAPPING, embedder, 5)
+
+    spans = [f.citations[0].span for f in facts]
+    assert WHOLE in spans and not any(s.startswith("and Scrooge signed") for s in spans)
+    for fact in facts:
+        citation = fact.citations[0]
+        assert citation.span in {h.id: h.text for h in OVERLAPPING}[citation.chunk_id]
+        assert fact.fact == " ".join(citation.span.split())
+
+
+def test_primer_answer_skips_variants_of_a_sentence_already_said() -> None:
+    summary = f"and Scrooge signed the register of his burial. {WHOLE} Scrooge said  Mr. Fezziwig\nwas kind to all."
+    reports = [
+        CommunityReport(id="k1", level=1, title="Marley", summary=summary, rank=1.0),
+        CommunityReport(id="k0", level=0, title="Burial", summary=WHOLE, rank=1.0),
+        CommunityReport(id="k2", level=0, title="Fezziwig", summary=summary, rank=1.0),
+    ]
+
+    text = primer_answer("Who signed the register of the burial?", reports)
+
+    assert text == f"[Marley] {WHOLE} [Fezziwig] Scrooge said Mr. Fezziwig was kind to all."
 
 
 def test_progress_reports_every_phase_in_order_with_each_finished_step(carol_graph: Graph) -> None:

@@ -124,6 +124,16 @@ def ids(store: GraphStore, label: str) -> list[str]:
     return sorted(r["id"] for r in store.query(f"MATCH (n:{label}) RETURN n.id AS id"))
 
 
+def assert_counts_stored(store: GraphStore) -> None:
+    """Entities carry their RELATED degree and mention count (search reads them instead of counting hubs)."""
+    rows = store.query(
+        "MATCH (e:__Entity__) RETURN e.degree AS degree, size([(e)-[:RELATED]-() | 1]) AS related, "
+        "e.mentions AS mentions, size([(e)<-[:HAS_ENTITY]-() | 1]) AS chunks"
+    )
+    assert rows and all(r["degree"] == r["related"] and r["mentions"] == r["chunks"] for r in rows)
+    assert any(r["degree"] > 0 for r in rows)
+
+
 def test_first_run_builds_the_graph_model(graph, corpus, embedder) -> None:
     settings, store = graph
     report = run_index(settings, store, embedder, [corpus], project="p")
@@ -182,6 +192,7 @@ def test_edit_replaces_chunks_and_orphans(graph, corpus, embedder) -> None:
     assert "p:tesla" not in entities and "p:dartmouth-college" not in entities  # only the old text had them
     assert "p:mira-murati" in entities
     assert len(entities) == len(set(entities))
+    assert_counts_stored(store)
 
 
 def test_delete_from_folder_and_remove_command(graph, corpus, embedder) -> None:
@@ -199,6 +210,7 @@ def test_delete_from_folder_and_remove_command(graph, corpus, embedder) -> None:
     assert stats["last_run"] == {"added": 0, "updated": 0, "unchanged": 0, "deleted": 1}
     dangling = store.query("MATCH (e:__Entity__) WHERE NOT (e)<-[:HAS_ENTITY]-() RETURN e.id AS id")
     assert dangling == []
+    assert_counts_stored(store)
 
 
 class KilledError(Exception):

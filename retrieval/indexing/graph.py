@@ -198,6 +198,20 @@ class IndexGraph:
             rows,
         )
 
+    def sync_degrees(self) -> int:
+        """Store each entity's RELATED count as `degree` where it changed; returns how many changed.
+
+        Why stored: search expansion penalises hubs by degree, and counting a hub's thousands of edges
+        at query time costs more than the whole walk. Run after a run's last RELATED write (edges also
+        vanish with deleted entities, so the count is taken from the graph, not from the written rows).
+        """
+        ent = self.lab.entity
+        rows = self._q(
+            f"MATCH (e:{ent} {{projectId: $project}}) WITH e, size([(e)-[:RELATED]-() | 1]) AS degree "
+            "WHERE e.degree IS NULL OR e.degree <> degree SET e.degree = degree RETURN count(e) AS n"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
     # --- communities ---------------------------------------------------------------------
     def community_ids(self) -> set[str]:
         rows = self._q(f"MATCH (k:{self.lab.community} {{projectId: $project}}) RETURN k.id AS id")

@@ -216,8 +216,10 @@ class _Run:
             write, drop = relations.diff(edges, g.related())
             g.write_related(write)
             g.delete_related(drop)
+            degrees = g.sync_degrees()
         self.count("relationships", len(write))
         self.count("relationships_deleted", len(drop))
+        self.count("degrees", degrees)
         self.communities(wanted, edges)
 
     def communities(self, wanted: dict[str, entities.Entity], edges: dict[tuple[str, str], dict[str, Any]]) -> None:

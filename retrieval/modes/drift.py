@@ -41,7 +41,7 @@ from retrieval.search.community_context import (
     community_reports,
     top_entities,
 )
-from retrieval.search.evidence import extractive_facts, validate_citations
+from retrieval.search.evidence import MAX_EMBEDDED, extractive_facts, shortlist, validate_citations
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 
@@ -64,9 +64,21 @@ FACT_POOL = 3
 SEED_ENTITIES = 3
 ENTITIES_PER_COMMUNITY = 6
 FOLLOWUP_FACTS = 3
+#: Sentences an offline follow-up embeds: its three facts come from the best few of a lexical shortlist.
+FOLLOWUP_EMBEDDED = 8
 KEY_FACTS = 5
 #: Chunks the final step reads (cited ones first); the model may still cite any retrieved chunk.
 AGGREGATE_POOL = 12
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """A follow-up's retrieval: when it started, its scope's size, the expansion seeds and the evidence."""
+
+    started: float
+    scoped: int
+    seeds: list[str]
+    evidence: list[Hit]
 
 
 @dataclass
@@ -272,7 +284,15 @@ class DriftRun:
                 self.steps[step_id] = TraceStep(id=step_id)
             workers = max(1, min(self.ctx.settings.llm_concurrency, len(batch)))
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="drift") as pool:
-                futures = [pool.submit(self.follow, f, i, round_no) for f, i in zip(batch, ids, strict=True)]
+                if self.llm is None:  # search concurrently, embed the round's sentences at once, then answer
+                    gathered = list(pool.map(self.gather, batch))
+                    self.prefetch(batch, gathered)
+                    futures = [
+                        pool.submit(self.answer_followup, f, g, i, round_no)
+                        for f, g, i in zip(batch, gathered, ids, strict=True)
+                    ]
+                else:
+                    futures = [pool.submit(self.follow, f, i, round_no) for f, i in zip(batch, ids, strict=True)]
                 for future in as_completed(futures):
                     step, children = future.result()
                     self.steps[step.id] = step
@@ -290,22 +310,53 @@ class DriftRun:
         return open_followups
 
     def follow(self, followup: FollowUp, step_id: str, round_no: int) -> tuple[TraceStep, list[FollowUp]]:
-        """Scoped retrieval, expansion, a local answer and 0-3 new follow-ups (runs in a worker thread)."""
+        """Retrieval and the answer in one worker thread, so one follow-up's search overlaps another's model call."""
+        return self.answer_followup(followup, self.gather(followup), step_id, round_no)
+
+    def gather(self, followup: FollowUp) -> Gathered:
+        """Scoped retrieval, plus neighbourhood expansion when the answer can use it (runs in a worker thread).
+
+        Offline, the answer reads only the best FACT_POOL scoped chunks: when the scope already
+        supplies them, expansion would cost two searches whose chunks nobody reads, so it is skipped.
+        """
         started = time.perf_counter()
-        vector = followup.vector.tolist() if followup.vector is not None else None
         params = self.params.model_copy(update={"top_k": min(self.params.top_k, FOLLOWUP_TOP_K)})
         scope = self.scope(followup.targets)
         hits = self.search_scope(followup.question, followup.vector, scope, params.top_k)
-        seeds = search_entities(self.ctx, followup.question, params, query_vector=vector, k=SEED_ENTITIES)
-        light = params.model_copy(
-            update={
-                "max_hops": min(params.max_hops, EXPANSION_HOPS),
-                "max_nodes": min(params.max_nodes, EXPANSION_NODES),
-            }
-        )
-        expansion = expand(self.ctx, [s.id for s in seeds], light, chunk_limit=EXPANSION_CHUNKS)
-        evidence = _unique([*hits, *expansion.chunks])
+        seeds: list[Hit] = []
+        chunks: list[Hit] = []
+        if self.llm is not None or len(hits) < FACT_POOL:
+            vector = followup.vector.tolist() if followup.vector is not None else None
+            seeds = search_entities(self.ctx, followup.question, params, query_vector=vector, k=SEED_ENTITIES)
+            light = params.model_copy(
+                update={
+                    "max_hops": min(params.max_hops, EXPANSION_HOPS),
+                    "max_nodes": min(params.max_nodes, EXPANSION_NODES),
+                }
+            )
+            chunks = expand(self.ctx, [s.id for s in seeds], light, chunk_limit=EXPANSION_CHUNKS).chunks
+        evidence = _unique([*hits, *chunks])
         self.remember(evidence)
+        return Gathered(started, len(scope), [s.id for s in seeds], evidence)
+
+    def prefetch(self, followups: Sequence[FollowUp], gathered: Sequence[Gathered]) -> None:
+        """Embed every offline answer's shortlisted sentences of a round in one call (they are memoised).
+
+        One batch of ~50 sentences runs at about twice the rate of three concurrent batches of ~16.
+        """
+        self.embedder.embed(
+            [
+                c.span
+                for followup, found in zip(followups, gathered, strict=True)
+                for c in shortlist(followup.question, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED)
+            ]
+        )
+
+    def answer_followup(
+        self, followup: FollowUp, found: Gathered, step_id: str, round_no: int
+    ) -> tuple[TraceStep, list[FollowUp]]:
+        """A local answer with citations and 0-3 new follow-ups, from the gathered evidence."""
+        evidence = found.evidence
         parsed, notes = None, []
         if self.llm is not None:
             parsed, notes = ask_json(
@@ -332,7 +383,9 @@ class DriftRun:
             children = self.model_followups(parsed["follow_ups"], step_id, MAX_CHILD_FOLLOWUPS, followup.targets)
             children = children if go_on else []
         else:
-            facts = self.facts(followup.question, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS)
+            facts = self.facts(
+                followup.question, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS, FOLLOWUP_EMBEDDED
+            )
             text = " ".join(f.fact for f in facts)
             citations = [c for f in facts for c in f.citations]
             confidence = _confidence(_best_score(facts))
@@ -350,12 +403,12 @@ class DriftRun:
             round=round_no,
             chunk_ids=[h.id for h in evidence],
             communities=list(followup.targets),
-            duration_ms=(time.perf_counter() - started) * 1000,
+            duration_ms=(time.perf_counter() - found.started) * 1000,
             details={
                 "priority": followup.priority,
                 "relevance": followup.relevance,
-                "scoped_chunks": len(scope),
-                "expanded_from": [s.id for s in seeds],
+                "scoped_chunks": found.scoped,
+                "expanded_from": found.seeds,
                 "citations": [c.model_dump() for c in citations],
                 "should_continue": go_on,
                 "follow_ups": [c.question for c in children],
@@ -522,11 +575,13 @@ class DriftRun:
                 self.notes.append(f"Dropped {bad_spans} citation(s) whose quoted span is not in the cited chunk")
         return kept
 
-    def facts(self, question: str, vector: np.ndarray | None, hits: Sequence[Hit], limit: int) -> list[KeyFact]:
+    def facts(
+        self, question: str, vector: np.ndarray | None, hits: Sequence[Hit], limit: int, embedded: int = MAX_EMBEDDED
+    ) -> list[KeyFact]:
         if not hits:
             return []
         query_vector = vector if vector is not None else self.embedder.embed([question])[0]
-        return extractive_facts(question, query_vector, list(hits), self.embedder, max_facts=limit)
+        return extractive_facts(question, query_vector, list(hits), self.embedder, limit, embedded=embedded)
 
     def community_list(self) -> str:
         return "\n".join(f"- {r.id}: {r.title}" for r in self.communities.values())

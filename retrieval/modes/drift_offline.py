@@ -15,7 +15,7 @@ import numpy as np
 
 from retrieval.embed import Embedder
 from retrieval.search.community_context import CommunityReport, EntityRef
-from retrieval.search.evidence import sentences
+from retrieval.search.evidence import display, distinct, near_duplicate, sentences
 
 _WORD = re.compile(r"\w+")
 
@@ -51,19 +51,30 @@ class MemoEmbedder(Embedder):
 
 def best_sentence(claim: str, text: str) -> str:
     """The sentence of `text` sharing most words with `claim` (first on ties): a verbatim span for a bare id."""
-    options = sentences(text) or [text.strip()]
+    return _by_overlap(claim, sentences(text) or [text.strip()])[0]
+
+
+def _by_overlap(claim: str, options: Sequence[str]) -> list[str]:
+    """`options` by how many words they share with `claim`, most first (stable, so earlier wins ties)."""
     words = set(_WORD.findall(claim.lower()))
-    scored = [(len(words & set(_WORD.findall(option.lower()))), -i) for i, option in enumerate(options)]
-    return options[-max(scored)[1]]
+    return sorted(options, key=lambda option: -len(words & set(_WORD.findall(option.lower()))))
 
 
 def primer_answer(question: str, reports: Sequence[CommunityReport], limit: int = 3) -> str:
     """The best communities' summary sentences that share most words with the question, titled by community.
 
     Lexical on purpose: the communities are already ranked by embedding, and embedding every summary
-    sentence again would cost more than the rest of the offline primer.
+    sentence again would cost more than the rest of the offline primer. Summaries repeat sentences
+    (overlapping chunks, parent and child communities), so a variant of one already said is skipped.
     """
-    return " ".join(f"[{r.title}] {best_sentence(question, r.summary)}" for r in reports[:limit] if r.summary.strip())
+    picked: list[tuple[str, str]] = []
+    for report in reports[:limit]:
+        options = sentences(report.summary)
+        for option in _by_overlap(question, [options[i] for i in distinct(options)]):
+            if not any(near_duplicate(option, said) for _title, said in picked):
+                picked.append((report.title, option))
+                break
+    return " ".join(f"[{title}] {display(sentence)}" for title, sentence in picked)
 
 
 def entity_question(question: str, entity: EntityRef) -> str:

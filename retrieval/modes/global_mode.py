@@ -28,7 +28,7 @@ from retrieval.modes.drift_prompts import excerpt, messages
 from retrieval.modes.steps import ask_json, emit, timed
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import CommunityReport, community_reports, count_communities
-from retrieval.search.evidence import sentences
+from retrieval.search.evidence import display, distinct, sentences
 
 log = logging.getLogger(__name__)
 
@@ -265,7 +265,7 @@ class GlobalRun:
 
     def extractive_points(self, batch: list[CommunityReport]) -> list[Point]:
         """Each report's summary sentences closest to the question, scored 0-100 by cosine similarity."""
-        pool = [(r.id, s) for r in batch for s in dict.fromkeys(sentences(r.summary))]
+        pool = [(r.id, s) for r in batch for s in _distinct_sentences(r.summary)]
         if not pool:
             return []
         scores = self.ctx.embedder.embed([s for _id, s in pool]) @ self.question_vector
@@ -298,15 +298,16 @@ class GlobalRun:
                 mapped = {c for p in points for c in p.communities}
                 facts = [self.model_fact(item, mapped) for item in parsed["key_facts"] if isinstance(item, dict)]
                 return facts, str(parsed["final_answer"]), str(parsed["residual_uncertainty"]), True
-        unique = list({p.description: p for p in top}.values())[:KEY_FACTS]
+        kept = distinct([p.description for p in top])
+        unique = [top[i] for i in kept][:KEY_FACTS]
         facts = [
             KeyFact(
-                fact=p.description,
+                fact=display(p.description),
                 citations=[_citation(self.reports[c], p.description, p.score) for c in p.communities],
             )
             for p in unique
         ]
-        final = " ".join(f"[{self.reports[p.communities[0]].title}] {p.description}" for p in unique[:3])
+        final = " ".join(f"[{self.reports[p.communities[0]].title}] {display(p.description)}" for p in unique[:3])
         uncertainty = (
             "Answered extractively (no language model): the points are community summary sentences closest to "
             f"the question; {len(points)} point(s) from {len({c for p in points for c in p.communities})} communities."
@@ -332,6 +333,12 @@ def select_communities(ctx: Context, question_vector: np.ndarray, level: int | N
         return []
     best = max(h.score for h in candidates)
     return [h for h in candidates if h.score > 0 and h.score >= best * RELATIVE_CUTOFF]
+
+
+def _distinct_sentences(summary: str) -> list[str]:
+    """A summary's sentences, each said once (summaries repeat sentences from overlapping chunks)."""
+    found = sentences(summary)
+    return [found[i] for i in distinct(found)]
 
 
 def _by(llm: bool) -> AnsweredBy:

@@ -7,6 +7,11 @@ Recently updated nodes get a bounded boost (`recency_weight`). Each node is visi
 (global uniqueness) and the walk stops at `max_nodes`, keeping the best-scoring candidates when
 a hop offers more than fit. Chunks mentioning the reached entities come back as evidence, scored
 by the entities they mention, each weighted by how specific it is (mentioned by few chunks).
+
+Why the cost is bounded by the cap, not by hub size: degrees and mention counts are read from what
+the indexer stores on each entity, each frontier node contributes its strongest few edges out of a
+bounded scan, each hop is one query over the whole frontier, and evidence reads a bounded number of
+chunks per entity. A hub with 25k edges and 60k mentions then costs what a leaf costs.
 """
 
 from __future__ import annotations
@@ -23,14 +28,20 @@ from retrieval.store.base import ident
 
 #: Relevance kept per hop before edge strength and degree penalty.
 HOP_DECAY = 0.5
-#: Neighbours read per frontier node (strongest edges first): bounds the cost of stepping onto a hub.
-NEIGHBOURS_PER_NODE = 200
-#: Chunks read per reached entity; a hub's thousands of mentions say little about this question.
+#: Strongest edges kept per frontier node: what one node can add to a hop.
+NEIGHBOURS_PER_NODE = 20
+#: Edges read per frontier node before picking the strongest: exact below this degree, a sample of a hub above it.
+#: A hub is penalised anyway, so reading all of its thousands of edges buys little and costs linear time.
+EDGES_SCANNED = 200
+#: Chunks read per evidence entity; a hub's thousands of mentions say little about this question.
 CHUNKS_PER_ENTITY = 25
 #: Evidence comes from the best-scoring reached entities only (the tail adds cost, not evidence).
 EVIDENCE_ENTITIES = 30
-#: Candidates beyond the free room whose degree is read before the cut (hubs fall out after the penalty).
-SHORTLIST_MARGIN = 20
+#: Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs).
+_PROPS = (
+    "e.title AS title, e.type AS type, e.description AS description, e.updated_at AS updated_at, "
+    "e.ingested_at AS ingested_at"
+)
 
 
 @dataclass
@@ -58,7 +69,11 @@ def expand(
     seed_scores: Mapping[str, float] | None = None,
     chunk_limit: int | None = None,
 ) -> Expansion:
-    """Entities within `params.max_hops` of the seeds (seeds first), their relations and evidence chunks."""
+    """Entities within `params.max_hops` of the seeds (seeds first), their relations and evidence chunks.
+
+    Round trips: seeds, one per hop (UNWIND over the frontier), properties of the reached nodes, evidence
+    and its texts; each reads a bounded number of rows per node, so a hub costs what a leaf costs.
+    """
     seeds = list(dict.fromkeys(seed_entity_ids))
     if not seeds:
         return Expansion()
@@ -90,29 +105,37 @@ class _Walk:
         self.truncated = False
 
     def start(self, seeds: Sequence[str], scores: Mapping[str, float]) -> None:
-        details = self._details(list(seeds)[: self.params.max_nodes], project_only=True)
-        for node_id, (props, degree) in details.items():
-            self.nodes[node_id] = _Node(node_id, float(scores.get(node_id, 1.0)), 0, props, degree)
+        """Seeds of the project only (the walk stays in it), with their properties."""
+        rows = self.ctx.store.read(
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE e.projectId = $project "
+            f"RETURN id, e.degree AS degree, {_PROPS}",
+            {"ids": list(seeds)[: self.params.max_nodes], "project": self.ctx.project},
+        )
+        degrees = self._degrees(rows)
+        for row in rows:
+            self.nodes[row["id"]] = _Node(row["id"], float(scores.get(row["id"], 1.0)), 0, row, degrees[row["id"]])
         self.truncated = len(seeds) > self.params.max_nodes
         self.frontier = list(self.nodes)
 
     def step(self, hop: int) -> bool:
-        """One hop outward; False when nothing new was reached or the cap is hit."""
+        """One hop outward in one query; False when nothing new was reached or the cap is hit."""
         room = self.params.max_nodes - len(self.nodes)
         if not self.frontier or room <= 0:
             self.truncated = self.truncated or bool(self.frontier and room <= 0 and self._has_new_neighbours())
             return False
+        rows = [row for row in self._neighbours(self.frontier) if row["id"] not in self.nodes]
+        degrees = self._degrees(rows)
         candidates: dict[str, _Node] = {}
         via: dict[str, dict[str, Any]] = {}
-        for row in self._neighbours(self.frontier):
-            if row["id"] in self.nodes:
-                continue
+        for row in rows:
             parent = self.nodes[row["source"]]
             weight = float(row["weight"] if row["weight"] is not None else 1.0)
+            degree = degrees[row["id"]]
             score = parent.score * HOP_DECAY * weight / (weight + 1.0)
+            score /= 1.0 + self.params.degree_penalty * math.log1p(degree)
             best = candidates.get(row["id"])
             if best is None or score > best.score:
-                candidates[row["id"]] = _Node(row["id"], score, hop, {})
+                candidates[row["id"]] = _Node(row["id"], score, hop, {}, degree)
                 via[row["id"]] = {
                     "source": row["source"],
                     "target": row["id"],
@@ -121,13 +144,7 @@ class _Walk:
                 }
         if not candidates:
             return False
-        # Degrees are read only for the most promising candidates: a hop onto a hub can offer thousands.
-        shortlist = sorted(candidates.values(), key=lambda n: -n.score)[: room + SHORTLIST_MARGIN]
-        details = self._details([n.id for n in shortlist], project_only=False)
-        for node in shortlist:
-            node.props, node.degree = details.get(node.id, ({}, 0))
-            node.score /= 1.0 + self.params.degree_penalty * math.log1p(node.degree)
-        kept = sorted(shortlist, key=lambda n: -n.score)[:room]
+        kept = sorted(candidates.values(), key=lambda n: -n.score)[:room]
         self.truncated = self.truncated or len(candidates) > len(kept)
         for node in kept:
             self.nodes[node.id] = node
@@ -136,33 +153,55 @@ class _Walk:
         return True
 
     def _has_new_neighbours(self) -> bool:
-        return any(row["id"] not in self.nodes for row in self._neighbours(self.frontier))
+        """Whether the cap cut the walk short: one unvisited neighbour of the frontier is enough."""
+        rows = self.ctx.store.read(
+            f"UNWIND $ids AS fid MATCH (:{self.label} {{id: fid}})-[:RELATED]-(b) "
+            "WHERE NOT b.id IN $seen RETURN b.id AS id LIMIT 1",
+            {"ids": self.frontier, "seen": list(self.nodes)},
+        )
+        return bool(rows)
 
     def _neighbours(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Strongest edges first, at most NEIGHBOURS_PER_NODE per node; scalars only (node maps are costly)."""
+        """Strongest of the first EDGES_SCANNED edges per node, NEIGHBOURS_PER_NODE at most; scalars only.
+
+        The far node carries no label: anchored on the id index, the walk then follows the node's own
+        adjacency (a label there makes the planner scan the label instead).
+        """
         return self.ctx.store.read(
-            f"UNWIND $ids AS fid MATCH (a:{self.label} {{id: fid}})-[r:RELATED]-(b:{self.label}) "
-            "WITH fid, r.weight AS weight, r.description AS description, b.id AS id ORDER BY weight DESC "
-            "WITH fid, collect([id, weight, description])[0..$per] AS found UNWIND found AS f "
-            "RETURN fid AS source, f[0] AS id, f[1] AS weight, f[2] AS rel_description",
-            {"ids": list(ids), "per": NEIGHBOURS_PER_NODE},
+            f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (:{self.label} {{id: fid}})-[r:RELATED]-(b) "
+            "WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight, "
+            "r.description AS rel_description ORDER BY weight DESC LIMIT $per } "
+            "RETURN fid AS source, id, degree, weight, rel_description",
+            {"ids": list(ids), "scan": EDGES_SCANNED, "per": NEIGHBOURS_PER_NODE},
         )
 
-    def _details(self, ids: Sequence[str], *, project_only: bool) -> dict[str, tuple[dict[str, Any], int]]:
-        """Properties and RELATED degree of nodes; seeds are checked against the project (the walk stays in it)."""
+    def _degrees(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+        """Stored degrees by id; a graph written before the indexer stored them is counted instead."""
+        degrees = {row["id"]: row["degree"] for row in rows}
+        missing = [node_id for node_id, degree in degrees.items() if degree is None]
+        if missing:
+            counted = self.ctx.store.read(
+                f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) "
+                "RETURN id, size([(e)-[:RELATED]-() | 1]) AS degree",
+                {"ids": missing},
+            )
+            degrees.update({row["id"]: row["degree"] for row in counted})
+        return {node_id: int(degree or 0) for node_id, degree in degrees.items()}
+
+    def _properties(self) -> None:
+        """Properties of the reached nodes, read once after the walk (candidates that lost need none)."""
+        ids = [n.id for n in self.nodes.values() if not n.props]
         if not ids:
-            return {}
-        where = "WHERE e.projectId = $project " if project_only else ""
+            return
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) {where}OPTIONAL MATCH (e)-[r:RELATED]-() "
-            "RETURN id, e.title AS title, e.type AS type, e.description AS description, "
-            "e.updated_at AS updated_at, e.ingested_at AS ingested_at, count(r) AS degree",
-            {"ids": list(ids), "project": self.ctx.project},
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) RETURN id, {_PROPS}", {"ids": ids}
         )
-        return {row["id"]: (row, int(row["degree"])) for row in rows}
+        for row in rows:
+            self.nodes[row["id"]].props = row
 
     def ranked(self) -> list[_Node]:
         """Seeds first, then by drift score: relevance with the bounded recency boost."""
+        self._properties()
         recency = _recency({n.id: _timestamp(n.props) for n in self.nodes.values()})
         weight = self.params.recency_weight
         for node in self.nodes.values():
@@ -201,16 +240,19 @@ def _evidence(ctx: Context, nodes: Sequence[_Node], limit: int) -> list[Hit]:
     if not nodes or limit < 1:
         return []
     s = ctx.settings
+    # The chunk end carries no label (HAS_ENTITY implies it), so the LIMIT stops the walk of a hub's mentions.
     rows = ctx.store.read(
-        f"UNWIND $ids AS eid MATCH (e:{ident(s.entity_label)} {{id: eid}})<-[:HAS_ENTITY]-(c:{ident(s.chunk_label)}) "
-        "WITH eid, collect(c.id) AS chunks RETURN eid, size(chunks) AS n, chunks[0..$per] AS chunks",
+        f"UNWIND $ids AS eid MATCH (e:{ident(s.entity_label)} {{id: eid}}) "
+        "CALL { WITH e MATCH (e)<-[:HAS_ENTITY]-(c) RETURN c.id AS chunk LIMIT $per } "
+        "RETURN eid, e.mentions AS n, collect(chunk) AS chunks",
         {"ids": [n.id for n in nodes], "per": CHUNKS_PER_ENTITY},
     )
     score_of = {n.id: n.score for n in nodes}
     scores: dict[str, float] = {}
     via: dict[str, list[str]] = {}
     for row in rows:
-        specificity = 1.0 / math.log2(1.0 + max(1, int(row["n"])))
+        # `mentions` is stored by the indexer; an older graph falls back to the chunks read (at most the LIMIT).
+        specificity = 1.0 / math.log2(1.0 + max(1, int(row["n"] or len(row["chunks"]))))
         for chunk_id in row["chunks"]:
             scores[chunk_id] = scores.get(chunk_id, 0.0) + score_of[row["eid"]] * specificity
             via.setdefault(chunk_id, []).append(row["eid"])
@@ -218,8 +260,8 @@ def _evidence(ctx: Context, nodes: Sequence[_Node], limit: int) -> list[Hit]:
     if not best:
         return []
     texts = ctx.store.read(
-        f"MATCH (c:{ident(s.chunk_label)}) WHERE c.id IN $ids "
-        f"RETURN c.id AS id, c.{ident(s.text_property)} AS text, c.document_id AS document_id, "
+        f"UNWIND $ids AS id MATCH (c:{ident(s.chunk_label)} {{id: id}}) "
+        f"RETURN id, c.{ident(s.text_property)} AS text, c.document_id AS document_id, "
         "c.document_name AS document_name",
         {"ids": best},
     )

@@ -43,9 +43,9 @@ def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: lis
     hits = search_chunks(ctx, query, params, query_vector=query_vector)
     entity_hits = search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
     seeds = {h.id: h.score for h in entity_hits}
-    for chunk in hits[:SEED_CHUNKS]:
-        for entity_id in _mentioned(ctx, chunk.id):
-            seeds[entity_id] = max(seeds.get(entity_id, 0.0), chunk.score)
+    chunk_scores = {h.id: h.score for h in hits[:SEED_CHUNKS]}
+    for chunk_id, entity_id in _mentioned(ctx, list(chunk_scores)):
+        seeds[entity_id] = max(seeds.get(entity_id, 0.0), chunk_scores[chunk_id])
     if not seeds:
         return Retrieval(hits, entity_hits, Expansion(), query_vector)
     expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=params.top_k * EXPANSION_FACTOR)
@@ -53,13 +53,16 @@ def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: lis
     return Retrieval(ranked, entity_hits, expansion, query_vector)
 
 
-def _mentioned(ctx: Context, chunk_id: str) -> list[str]:
+def _mentioned(ctx: Context, chunk_ids: list[str]) -> list[tuple[str, str]]:
+    """(chunk id, entity id) for the entities the chunks mention, in one round trip."""
+    if not chunk_ids:
+        return []
     s = ctx.settings
     rows = ctx.store.read(
-        f"MATCH (c:{ident(s.chunk_label)} {{id: $id}})-[:HAS_ENTITY]->(e:{ident(s.entity_label)}) RETURN e.id AS id",
-        {"id": chunk_id},
+        f"UNWIND $ids AS cid MATCH (c:{ident(s.chunk_label)} {{id: cid}})-[:HAS_ENTITY]->(e) RETURN cid, e.id AS id",
+        {"ids": chunk_ids},
     )
-    return [str(r["id"]) for r in rows]
+    return [(str(r["cid"]), str(r["id"])) for r in rows]
 
 
 def _rerank(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -35,20 +36,22 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def _matches(token: str, term: str) -> bool:
-    return token == term or (token.startswith(term) and len(token) - len(term) <= STEM_SLACK and len(term) >= 4)
-
-
 def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
-    words = tokens(document)
-    length = len(words) or 1
+    counts = Counter(tokens(document))
+    length = sum(counts.values()) or 1
+    norm = K1 * (1.0 - B + B * length / max(corpus.mean_length, 1.0))
     total = 0.0
     for term in terms:
-        tf = sum(1 for w in words if _matches(w, term))
+        tf = counts.get(term, 0)
+        if len(term) >= 4:  # stemmed variants: "computers", "computing" for "comput..."
+            tf += sum(n for word, n in counts.items() if word != term and _extends(word, term))
         if not tf:
             continue
         df = max(1, corpus.doc_freq.get(term, 1))
         idf = math.log(1.0 + (corpus.documents - df + 0.5) / (df + 0.5))
-        norm = K1 * (1.0 - B + B * length / max(corpus.mean_length, 1.0))
         total += idf * tf * (K1 + 1.0) / (tf + norm)
     return total
+
+
+def _extends(word: str, term: str) -> bool:
+    return word.startswith(term) and len(word) - len(term) <= STEM_SLACK

@@ -179,9 +179,8 @@ class FalkorDBStore(GraphStore):
         return sorted(scored, key=lambda hit: -hit.score)[:k]
 
     def _fulltext_fields(self, label: str) -> list[str]:
-        return sorted(
-            {p for s in self.index_states() if s.kind == "fulltext" and s.label == label for p in s.properties}
-        )
+        states = self._index_cache if self._index_cache is not None else self.index_states()  # set by _require_index
+        return sorted({p for s in states if s.kind == "fulltext" and s.label == label for p in s.properties})
 
     def _corpus(self, label: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
         """Label size, mean length (from a sample) and document frequencies, cached until the next write."""

@@ -235,6 +235,7 @@ def import_graphrag(
         g.write_entities([{**e, "embedding": v.tolist()} for e, v in zip(entities, vectors, strict=True)])
         g.delete_related(sorted(set(g.related()) - {(r["source"], r["target"]) for r in related}))
         g.write_related(related)
+        g.sync_degrees()
     vectors = run.embed([f"{c['title']}\n{c['summary']}" for c in communities], "community embeddings")
     with run.stage("communities"):
         g.delete_nodes(g.lab.community, sorted(g.community_ids() - {c["id"] for c in communities}))
