@@ -13,7 +13,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,13 @@ SOCKET_TIMEOUT_S = 600
 BM25_POOL_PER_TERM = 50
 #: Candidates come from the rarest query terms only; common ones (stopwords too) still count in the score.
 BM25_CANDIDATE_TERMS = 8
+#: A term in more than this share of the label is too common to draw candidates from (RediSearch would score and
+#: sort every match); it still counts in the BM25 score of the candidates the rarer terms bring.
+BM25_COMMON_SHARE = 0.02
+#: ...and a common term with more matches than this never tops the pool up (sorting them costs more than it adds).
+BM25_TOPUP_MAX = 5000
+#: Nodes read once per label (until the next write) for the mean length and common terms' frequencies.
+BM25_SAMPLE = 500
 INDEX_WAIT_S = 300
 
 
@@ -50,7 +57,7 @@ class FalkorDBStore(GraphStore):
         self._db = self._open(self.path)
         self._graph = self._db.select_graph(settings.graph_name)
         self._keys_cache: dict[str, set[str]] = {}
-        self._corpus_cache: dict[str, tuple[int, float, dict[str, int]]] = {}
+        self._corpus_cache: dict[str, tuple[int, float, dict[str, int], list[set[str]]]] = {}
         self._index_cache: list[IndexState] | None = None
         self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
 
@@ -157,9 +164,24 @@ class FalkorDBStore(GraphStore):
         pool = max(BM25_POOL_PER_TERM, 2 * int(k))
         fields = self._fulltext_fields(label)
         corpus = self._corpus(label, fields, words)
-        rarest = sorted(words, key=lambda w: corpus.doc_freq.get(w, 0))[:BM25_CANDIDATE_TERMS]
+        ids = (filters or {}).get("id")
+        if isinstance(ids, list) and len(ids) <= pool:  # a known id set: score those nodes, no index walk
+            rows = {
+                str(r["id"]): r
+                for r in self.read(
+                    f"MATCH (node:{ident(label)}) WHERE {where} RETURN node.id AS id, node {{{projection}}} AS props",
+                    params,
+                )
+            }
+            return self._bm25_ranked(rows.values(), fields, words, corpus, k)
+        common = max(BM25_COMMON_SHARE * corpus.documents, 4 * pool)
+        matching = sorted((w for w in words if corpus.doc_freq.get(w, 0)), key=lambda w: corpus.doc_freq[w])
         rows: dict[str, Row] = {}
-        for word in rarest:  # one query per term: RediSearch ranks single terms sanely, OR-queries not
+        for rank, word in enumerate(matching[:BM25_CANDIDATE_TERMS]):
+            # One query per term, rarest first: RediSearch ranks single terms sanely, OR-queries not. Common terms
+            # only top the pool up, since RediSearch scores and sorts every match of the term.
+            if rank and corpus.doc_freq[word] > common and (len(rows) >= k or corpus.doc_freq[word] > BM25_TOPUP_MAX):
+                break
             for row in self.read(
                 "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node, score "
                 + (f"WHERE {where} " if where else "")
@@ -168,39 +190,56 @@ class FalkorDBStore(GraphStore):
                 {"label": label, "q": redisearch_query(word), "pool": pool, **params},
             ):
                 rows.setdefault(str(row["id"]), row)
+        return self._bm25_ranked(rows.values(), fields, words, corpus, k)
+
+    @staticmethod
+    def _bm25_ranked(
+        rows: Iterable[Row], fields: Sequence[str], words: Sequence[str], corpus: bm25.Corpus, k: int
+    ) -> list[StoreHit]:
         scored = [
             StoreHit(
                 str(r["id"]),
                 bm25.score(" ".join(str(r["props"].get(f) or "") for f in fields), words, corpus),
                 r["props"],
             )
-            for r in rows.values()
+            for r in rows
         ]
-        return sorted(scored, key=lambda hit: -hit.score)[:k]
+        return sorted((h for h in scored if h.score > 0), key=lambda hit: -hit.score)[:k]
 
     def _fulltext_fields(self, label: str) -> list[str]:
         states = self._index_cache if self._index_cache is not None else self.index_states()  # set by _require_index
         return sorted({p for s in states if s.kind == "fulltext" and s.label == label for p in s.properties})
 
     def _corpus(self, label: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
-        """Label size, mean length (from a sample) and document frequencies, cached until the next write."""
+        """Label size, mean length and document frequencies, cached until the next write.
+
+        Counting a common term's matches would walk most of the label, so counts stop at the "common"
+        threshold and a common term's frequency is estimated from a sample of the label instead.
+        """
         if label not in self._corpus_cache:
             size = int(self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
-            sample = self.read(
-                f"MATCH (n:{ident(label)}) WITH n LIMIT 500 RETURN "
+            rows = self.read(
+                f"MATCH (n:{ident(label)}) WITH n LIMIT {BM25_SAMPLE} RETURN "
                 + " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields)
                 + " AS text"
             )
-            mean = sum(len(bm25.tokens(str(r["text"]))) for r in sample) / max(1, len(sample))
-            self._corpus_cache[label] = (size, mean, {})
-        size, mean, freq = self._corpus_cache[label]
+            sample = [bm25.tokens(str(r["text"])) for r in rows]
+            mean = sum(len(t) for t in sample) / max(1, len(sample))
+            self._corpus_cache[label] = (size, mean, {}, [set(t) for t in sample])
+        size, mean, freq, sample_sets = self._corpus_cache[label]
+        cap = int(BM25_COMMON_SHARE * size) + 1
         for word in words:
             if word not in freq:
                 rows = self.read(
-                    "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node RETURN count(node) AS n",
-                    {"label": label, "q": redisearch_query(word)},
+                    "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node "
+                    "WITH node LIMIT $cap RETURN count(node) AS n",
+                    {"label": label, "q": redisearch_query(word), "cap": cap},
                 )
-                freq[word] = int(rows[0]["n"]) if rows else 0
+                count = int(rows[0]["n"]) if rows else 0
+                if count >= cap and sample_sets:
+                    share = sum(1 for tokens in sample_sets if word in tokens) / len(sample_sets)
+                    count = max(cap, round(share * size))
+                freq[word] = count
         return bm25.Corpus(size, mean, freq)
 
     def _projection(self, label: str, vector_prop: str) -> str:
