@@ -16,6 +16,7 @@ run: $(RUN_STAMP)
 test: $(DEV_STAMP)
 	$(PY) -m ruff check retrieval components pages app.py tests benchmarks examples
 	$(PY) -m ruff format --check retrieval components pages app.py tests benchmarks examples
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 install: $(RUN_STAMP)

@@ -12,6 +12,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import semchunk
 
@@ -52,5 +53,6 @@ def chunk_text(text: str, chunk_tokens: int, overlap: float) -> list[Chunk]:
     """Passages of at most `chunk_tokens` tokens sharing about `overlap` of their tokens with the previous one."""
     if not text.strip():
         return []
-    pieces, offsets = _chunker(chunk_tokens)(text, offsets=True, overlap=overlap or None)
-    return [Chunk(n, piece, start, end) for n, (piece, (start, end)) in enumerate(zip(pieces, offsets, strict=True))]
+    result = _chunker(chunk_tokens)(text, offsets=True, overlap=overlap or None)
+    pieces, offsets = cast(tuple[list[str], list[tuple[int, int]]], result)  # semchunk's return type is a union
+    return [Chunk(n, piece, a, b) for n, (piece, (a, b)) in enumerate(zip(pieces, offsets, strict=True))]

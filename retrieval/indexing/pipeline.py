@@ -26,6 +26,7 @@ from retrieval.embed import Embedder
 from retrieval.errors import DriftLensError, EmbeddingMismatch
 from retrieval.indexing import communities, entities, relations, reports
 from retrieval.indexing.chunking import Chunk, chunk_text
+from retrieval.indexing.communities import Community
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.indexing.graph import IndexGraph
@@ -159,7 +160,8 @@ class _Run:
         project = self.report.project
         doc_id = document_id(project, doc.path)
         self.graph.begin_document(doc_id, doc.path, doc.title)
-        chunk_rows, mention_rows = [], []
+        chunk_rows: list[dict[str, Any]] = []
+        mention_rows: list[dict[str, Any]] = []
         for chunk, vector, extraction in zip(chunks, vectors, found, strict=True):
             chunk_id = f"{doc_id}:{chunk.n}"
             claims = [
@@ -268,7 +270,7 @@ class _Run:
         self.count("communities", len(new))
         self.count("communities_deleted", len(existing - {c.id for c in tree}))
 
-    def _link(self, tree: list[communities.Community]) -> None:
+    def _link(self, tree: list[Community]) -> None:
         """Entities and chunks -> level-0 communities, child -> parent; only links not already there."""
         g = self.graph
         have = g.community_links()

@@ -162,7 +162,7 @@ class DriftRun:
             vectors = self.embedder.embed([self.question, self.hyde] if self.hyde else [self.question])
         self.question_vector = vectors[0]
         combined = vectors.sum(axis=0)
-        self.search_vector = combined / max(float(np.linalg.norm(combined)), 1e-12)
+        self.search_vector = (combined / max(float(np.linalg.norm(combined)), 1e-12)).astype(np.float32)
 
     # --- phase 2: primer ----------------------------------------------------------------------
     def select_communities(self) -> list[Hit]:
@@ -210,7 +210,8 @@ class DriftRun:
     def prime(self, reports: list[CommunityReport], hits: list[Hit]) -> list[FollowUp]:
         started = time.perf_counter()
         self.remember(hits)
-        parsed, notes = None, []
+        parsed: dict[str, Any] | None = None
+        notes: list[str] = []
         with timed(self.usage, "primer"):
             if self.llm is not None:
                 parsed, notes = ask_json(
@@ -357,7 +358,8 @@ class DriftRun:
     ) -> tuple[TraceStep, list[FollowUp]]:
         """A local answer with citations and 0-3 new follow-ups, from the gathered evidence."""
         evidence = found.evidence
-        parsed, notes = None, []
+        parsed: dict[str, Any] | None = None
+        notes: list[str] = []
         if self.llm is not None:
             parsed, notes = ask_json(
                 self.llm,
@@ -424,7 +426,8 @@ class DriftRun:
         started = time.perf_counter()
         tree = [s for s in self.steps.values() if s.answer]
         pool = self.aggregation_pool(tree)
-        parsed, notes = None, []
+        parsed: dict[str, Any] | None = None
+        notes: list[str] = []
         with timed(self.usage, "aggregate"):
             if self.llm is not None:
                 parsed, notes = ask_json(
@@ -581,7 +584,9 @@ class DriftRun:
         if not hits:
             return []
         query_vector = vector if vector is not None else self.embedder.embed([question])[0]
-        return extractive_facts(question, query_vector, list(hits), self.embedder, limit, embedded=embedded)
+        return extractive_facts(
+            question, [float(x) for x in query_vector], list(hits), self.embedder, limit, embedded=embedded
+        )
 
     def community_list(self) -> str:
         return "\n".join(f"- {r.id}: {r.title}" for r in self.communities.values())

@@ -166,14 +166,11 @@ class FalkorDBStore(GraphStore):
         corpus = self._corpus(label, fields, words)
         ids = (filters or {}).get("id")
         if isinstance(ids, list) and len(ids) <= pool:  # a known id set: score those nodes, no index walk
-            rows = {
-                str(r["id"]): r
-                for r in self.read(
-                    f"MATCH (node:{ident(label)}) WHERE {where} RETURN node.id AS id, node {{{projection}}} AS props",
-                    params,
-                )
-            }
-            return self._bm25_ranked(rows.values(), fields, words, corpus, k)
+            known = self.read(
+                f"MATCH (node:{ident(label)}) WHERE {where} RETURN node.id AS id, node {{{projection}}} AS props",
+                params,
+            )
+            return self._bm25_ranked(known, fields, words, corpus, k)
         common = max(BM25_COMMON_SHARE * corpus.documents, 4 * pool)
         matching = sorted((w for w in words if corpus.doc_freq.get(w, 0)), key=lambda w: corpus.doc_freq[w])
         rows: dict[str, Row] = {}

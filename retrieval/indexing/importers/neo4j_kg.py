@@ -60,7 +60,8 @@ def _overlap(before: str, after: str) -> int:
 
 def _offsets(texts: list[str]) -> list[tuple[int, int]]:
     """Document offsets of consecutive, overlapping chunks, derived from the verbatim overlap."""
-    out, start = [], 0
+    out: list[tuple[int, int]] = []
+    start = 0
     for i, text in enumerate(texts):
         if i:
             start = out[-1][1] - _overlap(texts[i - 1], text)
