@@ -41,6 +41,7 @@ class Engine:
         self.bus = ProgressBus(settings)
         self.check_embedder()
         check_retrieval_query(self.context())  # a bad enrichment query fails now, not on the first question
+        self.embedder.embed_query("warm-up")  # loads the model now, so the first question is not the slow one
 
     # --- checks -----------------------------------------------------------------------------
     def check_embedder(self) -> None:

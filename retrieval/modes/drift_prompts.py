@@ -12,6 +12,7 @@ from typing import Any
 
 from retrieval.llm import Message
 from retrieval.models import Hit
+from retrieval.modes.schemas import STRING, array, final_answer, obj
 from retrieval.search.community_context import CommunityReport
 
 EXCERPT_CHARS = 900
@@ -49,32 +50,9 @@ FOLLOWUP_SCHEMA: dict[str, Any] = {
     "required": ["answer", "citations", "confidence", "should_continue", "follow_ups"],
 }
 
-AGGREGATE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "final_answer": {"type": "string"},
-        "key_facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "fact": {"type": "string"},
-                    "citations": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {"chunk_id": {"type": "string"}, "span": {"type": "string"}},
-                            "required": ["chunk_id", "span"],
-                        },
-                    },
-                },
-                "required": ["fact", "citations"],
-            },
-        },
-        "residual_uncertainty": {"type": "string"},
-    },
-    "required": ["final_answer", "key_facts", "residual_uncertainty"],
-}
+AGGREGATE_SCHEMA: dict[str, Any] = final_answer(
+    array(obj({"chunk_id": STRING, "span": STRING}, ["chunk_id", "span"])), "citations"
+)
 
 HYDE_PROMPT = (
     "Write one short paragraph (3-5 sentences) that could plausibly answer the question, as if quoted from "

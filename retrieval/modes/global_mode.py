@@ -25,6 +25,7 @@ from retrieval.events import PHASE_PCT, RetrievalProgress, followup_pct, sources
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
+from retrieval.modes.schemas import STRING, array, final_answer
 from retrieval.modes.steps import ask_json, emit, timed
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import CommunityReport, community_reports, count_communities
@@ -57,25 +58,7 @@ MAP_SCHEMA: dict[str, Any] = {
     },
     "required": ["points"],
 }
-REDUCE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "final_answer": {"type": "string"},
-        "key_facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "fact": {"type": "string"},
-                    "communities": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["fact", "communities"],
-            },
-        },
-        "residual_uncertainty": {"type": "string"},
-    },
-    "required": ["final_answer", "key_facts", "residual_uncertainty"],
-}
+REDUCE_SCHEMA: dict[str, Any] = final_answer(array(STRING), "communities")
 MAP_PROMPT = (
     "You read community reports of a knowledge graph and list the points that help answer the question. "
     "Each point has a description, an importance score from 0 (irrelevant) to 100, and the ids of the "

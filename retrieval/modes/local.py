@@ -15,6 +15,7 @@ from retrieval.context import Context
 from retrieval.errors import IndexMissing
 from retrieval.events import RetrievalProgress, sources_details
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
+from retrieval.modes.schemas import STRING, array, obj
 from retrieval.search.evidence import extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store.base import ident
@@ -34,25 +35,18 @@ SYSTEM = (
     "Every fact cites the passages that support it and quotes them verbatim. "
     "If the passages do not answer the question, say so in `answer` and return no key_facts."
 )
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "key_facts": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "fact": {"type": "string"},
-                    "chunk_ids": {"type": "array", "items": {"type": ["string", "integer"]}},
-                    "spans": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["fact"],
-            },
-        },
+SCHEMA: dict[str, Any] = obj(
+    {
+        "answer": STRING,
+        "key_facts": array(
+            obj(
+                {"fact": STRING, "chunk_ids": array({"type": ["string", "integer"]}), "spans": array(STRING)},
+                ["fact"],
+            )
+        ),
     },
-    "required": ["answer"],
-}
+    ["answer"],
+)
 
 
 def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
