@@ -48,8 +48,8 @@ def methods(ctx: Context) -> dict[str, Ranker]:
         "hybrid linear a=0.5": hybrid(fusion="linear", alpha=0.5),
         "hybrid linear a=0.7": hybrid(fusion="linear", alpha=0.7),
         "hybrid RRF": hybrid(fusion="rrf", alpha=0.5),
-        "hybrid a=0.7 + expansion 1 hop": expanded(fusion="linear", alpha=0.7, max_hops=1),
-        "hybrid a=0.7 + expansion 2 hops": expanded(fusion="linear", alpha=0.7, max_hops=2),
+        "hybrid a=0.5 + expansion 1 hop": expanded(fusion="linear", alpha=0.5, max_hops=1),
+        "hybrid a=0.5 + expansion 2 hops": expanded(fusion="linear", alpha=0.5, max_hops=2),
     }
 
 

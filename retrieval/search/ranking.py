@@ -22,8 +22,9 @@ from retrieval.store.base import ident
 QUESTION_SEEDS = 5
 #: Best chunk hits whose entities also seed the walk.
 SEED_CHUNKS = 3
-#: Weight of the (normalised) graph score next to the fused hybrid score.
-GRAPH_WEIGHT = 0.3
+#: Weight of the (normalised) graph score next to the fused hybrid score; tuned on the dev sets
+#: (R@5 rises from 0.0 to 0.6 on HotpotQA, peaks near 0.3 on MuSiQue).
+GRAPH_WEIGHT = 0.5
 #: Expansion proposes this many times top_k candidate chunks.
 EXPANSION_FACTOR = 3
 
