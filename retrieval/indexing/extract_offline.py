@@ -62,8 +62,32 @@ def _keyphrases(text: str, words: int) -> set[str]:
     return {slug(_clean(phrase)) for phrase, _score in extractor.extract_keywords(text)}
 
 
-def _sentence(span: Any) -> str:
-    return " ".join(span.sent.text.split())[:MAX_EVIDENCE_CHARS]
+def _sentence(span: Any, cut: tuple[int, int]) -> str:
+    """The span's sentence as evidence; "" when the chunk boundary cut it (the neighbour chunk holds it whole)."""
+    sentence = span.sent
+    if sentence.start < cut[0] or sentence.end > cut[1]:
+        return ""
+    text = " ".join(sentence.text.split())
+    if len(text) <= MAX_EVIDENCE_CHARS:
+        return text
+    return text[: text.rfind(" ", 0, MAX_EVIDENCE_CHARS)] + " …"
+
+
+def _cut_sentences(text: str, chunk: Chunk, tokens: int) -> tuple[int, int]:
+    """Token range of a chunk's doc whose sentences are whole: a chunk that starts or ends mid-sentence
+    (chunks overlap and split long passages) has a fragment first or last."""
+    first = 1 if _mid_sentence(text[: chunk.start]) else 0
+    last = tokens - 1 if chunk.end < len(text) and _mid_sentence(chunk.text) else tokens
+    return first, last
+
+
+def _mid_sentence(before: str) -> bool:
+    """Whether text ending with `before` stops inside a sentence (hard line wraps do not end one)."""
+    stripped = before.rstrip()
+    if not stripped:
+        return False
+    tail = stripped[-2:] if stripped[-1] in "\"')’”" else stripped[-1:]
+    return not any(mark in tail for mark in ".!?")
 
 
 def _alias_map(types: dict[str, str]) -> dict[str, str]:
@@ -93,14 +117,15 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     keyphrases = _keyphrases(text, len(text.split()))
     raw: list[list[tuple[str, str, str, str]]] = []  # per chunk: (key, surface, type, evidence)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
-    for doc in nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH):
+    for chunk, doc in zip(chunks, nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH), strict=True):
+        cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
         named_spans: set[tuple[int, int]] = set()
         for ent in doc.ents:
             surface = _clean(ent.text)
             key = slug(surface)
             if ent.label_ in ENTITY_TYPES and _usable(key):
-                found.append((key, surface, ent.label_, _sentence(ent)))
+                found.append((key, surface, ent.label_, _sentence(ent, cut)))
                 kinds[key][ent.label_] += 1
                 named_spans.add((ent.start, ent.end))
         for np_span in doc.noun_chunks:
@@ -109,7 +134,7 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
             root = np_span.root
             generic = root.is_stop or root.pos_ == "PRON" or root.lower_ in _GENERIC_NOUNS
             if key in keyphrases and _usable(key) and not generic and (np_span.start, np_span.end) not in named_spans:
-                found.append((key, surface, CONCEPT, _sentence(np_span)))
+                found.append((key, surface, CONCEPT, _sentence(np_span, cut)))
                 kinds[key][CONCEPT] += 1
         raw.append(found)
     concept_counts = Counter(key for found in raw for key, _s, kind, _e in found if kind == CONCEPT)
