@@ -38,6 +38,18 @@ def store(settings: Settings) -> Iterator[GraphStore]:
         yield graph
 
 
+@pytest.fixture(scope="module")
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
+    return make_embedder(make_settings(tmp_path_factory.getbasetemp()))
+
+
+@pytest.fixture(scope="module")
+def module_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+    """One embedded server per test module: closing one takes seconds, clearing it takes milliseconds."""
+    with open_store(make_settings(tmp_path_factory.mktemp("module"), project="demo")) as store:
+        yield store
+
+
 # Re-exported so every test module can use the scripted OpenAI-compatible server fixture.
 from tests.scripted_openai import scripted_openai  # noqa: E402, F401
 

@@ -3,34 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from retrieval.agent.session import AgentConversation
 from retrieval.context import Context
-from retrieval.embed import Embedder, make_embedder
+from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.llm import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes.agent import AgentLimits, run_agent
-from retrieval.store import GraphStore, open_store
+from retrieval.store import GraphStore
 from tests import tiny_graph
-from tests.conftest import make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, tool_calls
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return make_embedder(make_settings(Path("/tmp")))
-
-
-@pytest.fixture(scope="module")
-def module_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    """One embedded server for the module: closing one takes seconds, clearing it takes milliseconds."""
-    with open_store(make_settings(tmp_path_factory.mktemp("agent"), project=tiny_graph.PROJECT)) as store:
-        yield store
 
 
 @pytest.fixture

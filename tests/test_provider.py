@@ -5,36 +5,23 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from agent_framework import Message
 
-from retrieval.embed import Embedder, make_embedder
+from retrieval.embed import Embedder
 from retrieval.errors import ConfigError
 from retrieval.memory import MemoryStore, Scope
 from retrieval.provider import GraphContextProvider, format_line
-from retrieval.store import GraphStore, open_store
+from retrieval.store import GraphStore
 from tests import tiny_graph
 from tests.conftest import make_settings
 from tests.scripted_openai import ScriptedOpenAI
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "agent_framework_provider.py"
 LINE = re.compile(r"^\[Score: \d\.\d{3}\] (\[[a-z_]+: [^\]]+\] )*\S")
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return make_embedder(make_settings(Path("/tmp")))
-
-
-@pytest.fixture(scope="module")
-def module_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    """One embedded server for the module: closing one takes seconds, clearing it takes milliseconds."""
-    with open_store(make_settings(tmp_path_factory.mktemp("provider"), project=tiny_graph.PROJECT)) as store:
-        yield store
 
 
 @pytest.fixture
