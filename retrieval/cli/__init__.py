@@ -10,7 +10,10 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from pathlib import Path
+from typing import Any
 
+from retrieval.config import Settings, load_settings
 from retrieval.errors import DriftLensError
 
 
@@ -27,6 +30,16 @@ def add_graph_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", default=None, help="project name (default: settings.project)")
     parser.add_argument("--graph", default=None, help="embedded graph file (same as DRIFTLENS_GRAPH_PATH)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings with the shared --graph and --project options applied."""
+    overrides: dict[str, Any] = {}
+    if args.graph:
+        overrides["graph_path"] = Path(args.graph)
+    if args.project:
+        overrides["project"] = args.project
+    return load_settings(**overrides)
 
 
 def main(argv: list[str] | None = None) -> int:

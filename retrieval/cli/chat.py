@@ -15,8 +15,7 @@ from rich.markdown import Markdown
 from rich.tree import Tree
 
 from retrieval.agent.session import AgentConversation
-from retrieval.cli import add_graph_options
-from retrieval.config import load_settings
+from retrieval.cli import add_graph_options, settings_from_args
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
 from retrieval.events import ProgressEvent
@@ -141,8 +140,7 @@ def run(args: argparse.Namespace) -> int:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
-    overrides = {"graph_path": args.graph} if args.graph else {}
-    settings = load_settings(**overrides)
+    settings = settings_from_args(args)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = Engine(settings)
     try:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from retrieval.cli import add_graph_options
-from retrieval.cli.index import _print_stats, _progress, _settings
+from retrieval.cli import add_graph_options, settings_from_args
+from retrieval.cli.index import _print_stats, _progress
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
 from retrieval.indexing import graph_stats
@@ -22,7 +22,7 @@ Importer = Callable[[Settings, GraphStore, Embedder, ProgressCallback | None], I
 
 
 def _run(args: argparse.Namespace, importer: Importer) -> int:
-    settings = _settings(args)
+    settings = settings_from_args(args)
     with open_store(settings) as store, _progress(Console(stderr=True), args.json) as on_progress:
         report = importer(settings, store, make_embedder(settings), on_progress)
         stats = graph_stats(store, settings, settings.project)

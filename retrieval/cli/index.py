@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from retrieval.cli import add_graph_options
-from retrieval.config import Settings, load_settings
+from retrieval.cli import add_graph_options, settings_from_args
+from retrieval.config import Settings
 from retrieval.embed import make_embedder
 from retrieval.indexing import IndexReport, StageProgress, graph_stats, remove_document, run_index
 from retrieval.indexing.model import ProgressCallback
@@ -23,15 +23,6 @@ from retrieval.store import GraphStore, open_store
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo" / "behind-the-tech"
 DEMO_PROJECT = "demo"
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {}
-    if args.graph:
-        overrides["graph_path"] = Path(args.graph)
-    if args.project:
-        overrides["project"] = args.project
-    return load_settings(**overrides)
 
 
 @contextmanager
@@ -91,7 +82,7 @@ def _index(settings: Settings, store: GraphStore, paths: list[Path], *, quiet: b
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_from_args(args)
     with open_store(settings) as store:
         report = _index(settings, store, [Path(p) for p in args.paths], quiet=args.json, use_llm=True)
         return _finish(args, report, graph_stats(store, settings, settings.project))
@@ -107,7 +98,7 @@ def _finish(args: argparse.Namespace, report: IndexReport, stats: dict[str, Any]
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_from_args(args)
     with open_store(settings) as store:
         stats = graph_stats(store, settings, settings.project)
     if args.json:
@@ -118,7 +109,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = settings_from_args(args)
     console = Console(stderr=True)
     with open_store(settings) as store, _progress(console, args.json) as on_progress:
         report = remove_document(
@@ -135,7 +126,7 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Build the demo graph once, offline (no LLM calls on a first `make run`); later calls only check it is there."""
-    settings = _settings(args)
+    settings = settings_from_args(args)
     if not args.project:
         settings = settings.model_copy(update={"project": DEMO_PROJECT})
     console = Console()

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 from rich.console import Console
 
-from retrieval.cli import add_graph_options
-from retrieval.config import load_settings
+from retrieval.cli import add_graph_options, settings_from_args
 from retrieval.engine import Engine
 from retrieval.errors import ConfigError
 from retrieval.models import Answer, Hit, QueryParams
@@ -43,15 +41,6 @@ def _tuning_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hops", type=int, default=None, help="graph expansion hops (0 = none)")
 
 
-def _engine(args: argparse.Namespace) -> Engine:
-    overrides: dict[str, Any] = {}
-    if args.graph:
-        overrides["graph_path"] = Path(args.graph)
-    if args.project:
-        overrides["project"] = args.project
-    return Engine(load_settings(**overrides))
-
-
 def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
     try:
         return engine.params(
@@ -63,7 +52,7 @@ def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    engine = Engine(settings_from_args(args))
     try:
         found = retrieve(engine.context(), args.query, _params(engine, args)) if args.query.strip() else None
     finally:
@@ -94,7 +83,7 @@ def _hit_row(hit: Hit) -> dict[str, Any]:
 
 
 def run_ask(args: argparse.Namespace) -> int:
-    engine = _engine(args)
+    engine = Engine(settings_from_args(args))
     try:
         answer = engine.ask(args.question, args.mode, _params(engine, args))
     finally:

@@ -13,40 +13,16 @@ from typing import Any
 from retrieval.errors import LLMError
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.model import ChunkExtraction, Mention, Relation, slug
+from retrieval.json_schema import NUMBER, STRING, array, obj
 from retrieval.llm import ChatModel
 from retrieval.models import Usage
 
-EXTRACTION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "entities": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "type": {"type": "string"},
-                    "description": {"type": "string"},
-                },
-                "required": ["name", "type", "description"],
-            },
-        },
-        "relationships": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "source": {"type": "string"},
-                    "target": {"type": "string"},
-                    "description": {"type": "string"},
-                    "strength": {"type": "number"},
-                },
-                "required": ["source", "target", "description", "strength"],
-            },
-        },
-    },
-    "required": ["entities", "relationships"],
-}
+EXTRACTION_SCHEMA: dict[str, Any] = obj(
+    {
+        "entities": array(obj({"name": STRING, "type": STRING, "description": STRING})),
+        "relationships": array(obj({"source": STRING, "target": STRING, "description": STRING, "strength": NUMBER})),
+    }
+)
 _PROMPT = (
     "Extract the entities (people, organisations, places, products, events, concepts) in the text and the "
     "relationships between them. For each entity: name, type (upper case), description (one sentence, from "

@@ -15,6 +15,7 @@ from typing import Any
 from retrieval.errors import LLMError
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
+from retrieval.json_schema import NUMBER, STRING, array, obj
 from retrieval.llm import ChatModel
 from retrieval.models import Usage
 from retrieval.store.base import Row
@@ -24,23 +25,14 @@ REPORT_ENTITIES = 12
 REPORT_RELATIONS = 12
 TITLE_ENTITIES = 3
 
-REPORT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "title": {"type": "string"},
-        "summary": {"type": "string"},
-        "findings": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"summary": {"type": "string"}, "explanation": {"type": "string"}},
-                "required": ["summary", "explanation"],
-            },
-        },
-        "rating": {"type": "number"},
-    },
-    "required": ["title", "summary", "findings", "rating"],
-}
+REPORT_SCHEMA: dict[str, Any] = obj(
+    {
+        "title": STRING,
+        "summary": STRING,
+        "findings": array(obj({"summary": STRING, "explanation": STRING})),
+        "rating": NUMBER,
+    }
+)
 _REPORT_PROMPT = (
     "You write a report about one community of a knowledge graph for an analyst. Use only the entities, "
     "relationships and evidence given. Reply with JSON: title (short, names the key entities), summary "

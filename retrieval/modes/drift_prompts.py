@@ -10,45 +10,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from retrieval.json_schema import BOOLEAN, NUMBER, STRING, array, final_answer, obj
 from retrieval.llm import Message
 from retrieval.models import Hit
-from retrieval.modes.schemas import STRING, array, final_answer, obj
 from retrieval.search.community_context import CommunityReport
 
 EXCERPT_CHARS = 900
 SUMMARY_CHARS = 700
 
-_FOLLOW_UP_ITEM: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "question": {"type": "string"},
-        "target_communities": {"type": "array", "items": {"type": "string"}},
-        "priority": {"type": "number"},
-    },
-    "required": ["question", "target_communities", "priority"],
-}
+_FOLLOW_UP_ITEM: dict[str, Any] = obj({"question": STRING, "target_communities": array(STRING), "priority": NUMBER})
 
-PRIMER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "confidence": {"type": "number"},
-        "follow_ups": {"type": "array", "items": _FOLLOW_UP_ITEM, "minItems": 2, "maxItems": 6},
-    },
-    "required": ["answer", "confidence", "follow_ups"],
-}
+PRIMER_SCHEMA: dict[str, Any] = obj(
+    {"answer": STRING, "confidence": NUMBER, "follow_ups": array(_FOLLOW_UP_ITEM, minItems=2, maxItems=6)}
+)
 
-FOLLOWUP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "answer": {"type": "string"},
-        "citations": {"type": "array", "items": {"type": "string"}},
-        "confidence": {"type": "number"},
-        "should_continue": {"type": "boolean"},
-        "follow_ups": {"type": "array", "items": _FOLLOW_UP_ITEM, "maxItems": 3},
-    },
-    "required": ["answer", "citations", "confidence", "should_continue", "follow_ups"],
-}
+FOLLOWUP_SCHEMA: dict[str, Any] = obj(
+    {
+        "answer": STRING,
+        "citations": array(STRING),
+        "confidence": NUMBER,
+        "should_continue": BOOLEAN,
+        "follow_ups": array(_FOLLOW_UP_ITEM, maxItems=3),
+    }
+)
 
 AGGREGATE_SCHEMA: dict[str, Any] = final_answer(
     array(obj({"chunk_id": STRING, "span": STRING}, ["chunk_id", "span"])), "citations"

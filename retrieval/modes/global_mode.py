@@ -22,10 +22,10 @@ import numpy as np
 
 from retrieval.context import Context
 from retrieval.events import PHASE_PCT, RetrievalProgress, followup_pct, sources_details
+from retrieval.json_schema import NUMBER, STRING, array, final_answer, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
-from retrieval.modes.schemas import STRING, array, final_answer
 from retrieval.modes.steps import ask_json, emit, timed
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import CommunityReport, community_reports, count_communities
@@ -40,24 +40,9 @@ REDUCE_POINTS = 20
 KEY_FACTS = 5
 REPORT_CHARS = 1500
 
-MAP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "points": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "description": {"type": "string"},
-                    "score": {"type": "number"},
-                    "communities": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["description", "score", "communities"],
-            },
-        }
-    },
-    "required": ["points"],
-}
+MAP_SCHEMA: dict[str, Any] = obj(
+    {"points": array(obj({"description": STRING, "score": NUMBER, "communities": array(STRING)}))}
+)
 REDUCE_SCHEMA: dict[str, Any] = final_answer(array(STRING), "communities")
 MAP_PROMPT = (
     "You read community reports of a knowledge graph and list the points that help answer the question. "

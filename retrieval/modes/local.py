@@ -14,8 +14,8 @@ from typing import Any
 from retrieval.context import Context
 from retrieval.errors import IndexMissing
 from retrieval.events import RetrievalProgress, sources_details
+from retrieval.json_schema import STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
-from retrieval.modes.schemas import STRING, array, obj
 from retrieval.search.evidence import extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store.base import ident

@@ -89,16 +89,15 @@ def _search(
     if use_vector:
         vector = query_vector if query_vector is not None else ctx.embedder.embed_query(query)
         vector_hits = _vector_arm(ctx, label, vector, fetch, where)
+    keywords = keyword_query(query)
     if use_keyword:
-        keyword_hits = ctx.store.fulltext_search(
-            label, keyword_query(query), fetch, index=fulltext_index, filters=where
-        )
+        keyword_hits = ctx.store.fulltext_search(label, keywords, fetch, index=fulltext_index, filters=where)
     if use_vector and use_keyword:
         vector_hits, keyword_hits = _complete_arms(
             ctx,
             label=label,
             vector=vector,
-            keywords=keyword_query(query),
+            keywords=keywords,
             fulltext_index=fulltext_index,
             where=where,
             vector_hits=vector_hits,

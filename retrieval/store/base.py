@@ -238,22 +238,3 @@ class GraphStore(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def matches(props: Mapping[str, Any], filters: Filters) -> bool:
-    """Python twin of `filter_clause`, for filtering over-fetched candidates."""
-    for key, want in filters.items():
-        have = props.get(key)
-        if isinstance(want, (list, tuple, set, frozenset)):
-            if have not in want:
-                return False
-        elif isinstance(want, Mapping) and set(want) <= {"gte", "lte"}:
-            if have is None:
-                return False
-            if "gte" in want and have < want["gte"]:
-                return False
-            if "lte" in want and have > want["lte"]:
-                return False
-        elif have != want:
-            return False
-    return True
