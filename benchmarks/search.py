@@ -32,7 +32,7 @@ from retrieval.embed import make_embedder
 from retrieval.models import QueryParams
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks
-from retrieval.search.ranking import EXPANSION_FACTOR, retrieve
+from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
 
 CACHE = Path(__file__).resolve().parent / ".cache"
@@ -186,7 +186,7 @@ def main() -> None:
         ],
         [
             "1-hop expansion alone, seeded as in retrieve",
-            *timed(lambda s: expand(ctx, s, one_hop, chunk_limit=one_hop.top_k * EXPANSION_FACTOR), retrieve_seeds),
+            *timed(lambda s: expand(ctx, s, one_hop, chunk_limit=0), retrieve_seeds),
             "",
         ],
         ["2-hop expansion, 5 seeds, cap 100", *timed(lambda s: expand(ctx, s, two_hop), seeds), "p95 <= 15"],

@@ -108,6 +108,22 @@ def test_vector_search_returns_similarity_matching_exact_cosine(loaded: GraphSto
     assert "embedding" not in hits[0].props and hits[0].props["text"].startswith("passage 42")
 
 
+def test_exact_vector_search_ranks_an_id_set_by_exact_cosine(loaded: GraphStore, corpus: np.ndarray) -> None:
+    label = loaded.settings.chunk_label
+    ids = [f"c{i}" for i in range(5, 300, 7)]
+    query = corpus[12]
+    hits = loaded.exact_vector_search(label, query.tolist(), 10, filters={"id": ids})
+    exact = {f"c{i}": float(corpus[i] @ query) for i in range(5, 300, 7)}
+    best = sorted(exact, key=lambda i: -exact[i])[:10]
+    assert [h.id for h in hits] == best
+    assert all(h.score == pytest.approx(exact[h.id], abs=1e-4) for h in hits)
+    assert "embedding" not in hits[0].props and hits[0].props["text"].startswith(f"passage {hits[0].id[1:]} ")
+    # The default (vectors ranked in Python) and an adapter's override agree.
+    default = GraphStore.exact_vector_search(loaded, label, query.tolist(), 10, filters={"id": ids})
+    assert [(h.id, round(h.score, 4)) for h in default] == [(h.id, round(h.score, 4)) for h in hits]
+    assert loaded.exact_vector_search(label, query.tolist(), 3, filters={"id": ["nope"]}) == []
+
+
 def test_filtered_vector_search_still_fills_top_k(loaded: GraphStore, corpus: np.ndarray) -> None:
     label = loaded.settings.chunk_label
     # Cluster 0 vectors are c0, c10, ...; their group cycles g0,g1,g2, so a filter drops 2/3 of the nearest.
@@ -166,6 +182,13 @@ def test_missing_indexes_are_named(tmp_path: Path) -> None:
             bare.fulltext_search("__Chunk__", "hello", 3)
         with pytest.raises(IndexMissing, match="vector index"):
             bare.vector_search("__Chunk__", [0.1] * DIM, 3)
+
+
+def test_fulltext_prefers_passages_holding_every_common_term(loaded: GraphStore) -> None:
+    """Neither 'cooking' nor 'team1' is rare, yet the passages holding both must fill a small top k."""
+    hits = loaded.fulltext_search(loaded.settings.chunk_label, "cooking team1", 10)
+    assert len(hits) == 10
+    assert all("cooking" in h.props["text"] and "team1" in h.props["text"] for h in hits)
 
 
 def test_fulltext_ranks_rare_terms_above_common_ones(loaded: GraphStore) -> None:

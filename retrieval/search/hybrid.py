@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-import numpy as np
-
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
-from retrieval.store.base import StoreHit, filter_clause, ident
+from retrieval.store.base import StoreHit
 
 Kind = Literal["chunk", "entity"]
 #: Each arm fetches this many times top_k (at least MIN_CANDIDATES) for fusion to choose from.
@@ -92,7 +90,10 @@ def _search(
     keywords = keyword_query(query)
     if use_keyword:
         keyword_hits = ctx.store.fulltext_search(label, keywords, fetch, index=fulltext_index, filters=where)
-    if use_vector and use_keyword:
+    # Both arms already scored every id of a restricted search that fetches them all; completing would
+    # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
+    exhaustive = restrict_ids is not None and fetch >= len(where["id"])
+    if use_vector and use_keyword and not exhaustive:
         vector_hits, keyword_hits = _complete_arms(
             ctx,
             label=label,
@@ -172,25 +173,7 @@ def _vector_arm(ctx: Context, label: str, vector: Sequence[float], k: int, where
 
 def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
     """Exact cosine over a small id set: an approximate index search filtered afterwards could miss them all."""
-    embedding = ctx.settings.embedding_property
-    condition, params = filter_clause("n", where)
-    rows = ctx.store.read(
-        f"MATCH (n:{ident(label)}) WHERE {condition} AND n.{ident(embedding)} IS NOT NULL "
-        "RETURN properties(n) AS props",
-        params,
-    )
-    if not rows:
-        return []
-    matrix = np.asarray([r["props"][embedding] for r in rows], dtype=np.float32)
-    query = np.asarray(vector, dtype=np.float32)
-    sims = matrix @ query / np.maximum(np.linalg.norm(matrix, axis=1) * np.linalg.norm(query), 1e-12)
-    order = np.argsort(-sims)[:k]
-    return [
-        StoreHit(
-            str(rows[i]["props"]["id"]), float(sims[i]), {p: v for p, v in rows[i]["props"].items() if p != embedding}
-        )
-        for i in order
-    ]
+    return ctx.store.exact_vector_search(label, vector, k, filters=where)
 
 
 def _hit(ctx: Context, kind: Kind, fused: fusion.Fused, props: dict[str, Any]) -> Hit:

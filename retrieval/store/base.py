@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy as np
+
 from retrieval.config import Settings
 
 Row = dict[str, Any]
@@ -167,6 +169,38 @@ class GraphStore(ABC):
             if fetch >= population:
                 return hits
             fetch = min(fetch * 4, self.max_overfetch)
+
+    def exact_vector_search(
+        self, label: str, vector: Sequence[float], k: int, *, prop: str | None = None, filters: Filters | None = None
+    ) -> list[StoreHit]:
+        """Exact cosine top-k over the nodes `filters` selects (a small id set), best first; props without the vector.
+
+        Why not `vector_search`: an approximate index search filtered afterwards can miss a small set entirely.
+        This default ships every selected vector and ranks them here; an adapter whose database computes
+        cosine overrides it so that no vector crosses the wire (384 floats per node cost more than the query).
+        """
+        prop = prop or self.settings.embedding_property
+        if k < 1:
+            return []
+        condition, params = filter_clause("n", filters)
+        rows = self.read(
+            f"MATCH (n:{ident(label)}) WHERE "
+            + (f"{condition} AND " if condition else "")
+            + f"n.{ident(prop)} IS NOT NULL RETURN properties(n) AS props",
+            params,
+        )
+        if not rows:
+            return []
+        matrix = np.asarray([r["props"][prop] for r in rows], dtype=np.float32)
+        query = np.asarray(vector, dtype=np.float32)
+        sims = matrix @ query / np.maximum(np.linalg.norm(matrix, axis=1) * np.linalg.norm(query), 1e-12)
+        order = np.argsort(-sims)[:k]
+        return [
+            StoreHit(
+                str(rows[i]["props"]["id"]), float(sims[i]), {p: v for p, v in rows[i]["props"].items() if p != prop}
+            )
+            for i in order
+        ]
 
     @abstractmethod
     def fulltext_search(

@@ -8,17 +8,23 @@ knows which nodes match) and ranks the candidates with Okapi BM25 using real doc
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 K1 = 1.2
 B = 0.75
 #: Index-time stemming makes "computers" match "computer"; a token counts for a term when it extends the
 #: term by at most this many characters (plural, -ed, -ing), a cheap stand-in for the same stemmer.
 STEM_SLACK = 3
+#: ...and only terms this long get stemmed variants ("cat" must not match "cattle").
+MIN_STEM = 4
+#: Documents whose token counts stay cached (a few MB; chunks re-scored by later queries skip tokenising).
+PROFILE_CACHE = 2048
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -36,15 +42,31 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
+@dataclass(frozen=True)
+class _Profile:
+    """A document's term counts, its length and its distinct words sorted (a term's extensions are adjacent)."""
+
+    counts: Mapping[str, int]
+    words: Sequence[str]
+    length: int
+
+
+@lru_cache(maxsize=PROFILE_CACHE)
+def _profile(document: str) -> _Profile:
+    """Tokenising dominates scoring; keyed by the text itself, a cached profile can never be stale."""
     counts = Counter(tokens(document))
-    length = sum(counts.values()) or 1
+    return _Profile(counts, sorted(counts), sum(counts.values()))
+
+
+def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
+    profile = _profile(document)
+    length = profile.length or 1
     norm = K1 * (1.0 - B + B * length / max(corpus.mean_length, 1.0))
     total = 0.0
     for term in terms:
-        tf = counts.get(term, 0)
-        if len(term) >= 4:  # stemmed variants: "computers", "computing" for "comput..."
-            tf += sum(n for word, n in counts.items() if word != term and _extends(word, term))
+        tf = profile.counts.get(term, 0)
+        if len(term) >= MIN_STEM:  # stemmed variants: "computers", "computing" for "comput..."
+            tf += _extensions(profile, term)
         if not tf:
             continue
         df = max(1, corpus.doc_freq.get(term, 1))
@@ -53,5 +75,13 @@ def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
     return total
 
 
-def _extends(word: str, term: str) -> bool:
-    return word.startswith(term) and len(word) - len(term) <= STEM_SLACK
+def _extensions(profile: _Profile, term: str) -> int:
+    """Occurrences of words extending `term` by 1..STEM_SLACK characters: they follow it in sorted order."""
+    words, found = profile.words, 0
+    for i in range(bisect.bisect_right(words, term), len(words)):
+        word = words[i]
+        if not word.startswith(term):
+            break
+        if len(word) - len(term) <= STEM_SLACK:
+            found += profile.counts[word]
+    return found

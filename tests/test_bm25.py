@@ -1,0 +1,50 @@
+"""BM25 re-scoring: the cached, sorted-words profile scores exactly as the plain definition does."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from retrieval.store import bm25
+
+VOCABULARY = ["comput", "computer", "computers", "computing", "computation", "cat", "cats", "cattle", "run", "runs"]
+VOCABULARY += ["running", "the", "a", "élan", "élans", "w12", "w123", "w1234", "w12345", "w1234567", "x", "ÉLANS"]
+
+
+def _reference(document: str, terms: list[str], corpus: bm25.Corpus) -> float:
+    """Okapi BM25 written out term by term, a word counting for a term it extends by at most STEM_SLACK."""
+    counts = Counter(bm25.tokens(document))
+    length = sum(counts.values()) or 1
+    norm = bm25.K1 * (1 - bm25.B + bm25.B * length / max(corpus.mean_length, 1.0))
+    total = 0.0
+    for term in terms:
+        tf = counts.get(term, 0)
+        if len(term) >= bm25.MIN_STEM:
+            tf += sum(n for w, n in counts.items() if w.startswith(term) and 0 < len(w) - len(term) <= bm25.STEM_SLACK)
+        if tf:
+            df = max(1, corpus.doc_freq.get(term, 1))
+            idf = math.log(1 + (corpus.documents - df + 0.5) / (df + 0.5))
+            total += idf * tf * (bm25.K1 + 1) / (tf + norm)
+    return total
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_score_matches_the_definition(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(300):
+        document = " ".join(rng.choice(VOCABULARY) for _ in range(rng.randint(0, 60)))
+        terms = list(dict.fromkeys(rng.choice(VOCABULARY).lower() for _ in range(rng.randint(1, 6))))
+        corpus = bm25.Corpus(1000, 30.0, {t: rng.randint(1, 900) for t in terms})
+        expected = _reference(document, terms, corpus)
+        assert bm25.score(document, terms, corpus) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        assert bm25.score(document, terms, corpus) == pytest.approx(expected, rel=1e-12, abs=1e-12)  # cached
+
+
+def test_stem_slack_and_minimum_length() -> None:
+    corpus = bm25.Corpus(100, 3.0, {"comput": 5, "cat": 5})
+    assert bm25.score("computers computational", ["comput"], corpus) > 0  # "computers" extends it by 3
+    assert bm25.score("computational", ["comput"], corpus) == 0  # ...by 7: another word
+    assert bm25.score("cats cattle", ["cat"], corpus) == 0  # a 3-letter term matches itself only
