@@ -136,6 +136,22 @@ def test_cli_search_prints_ranked_chunks(cli_env: list[str], capsys: pytest.Capt
     assert "Marie Curie" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("query", "project", "message"),
+    [
+        ('"(*?:~^[', SEARCH_PROJECT, "no words to search for"),
+        ("   ", SEARCH_PROJECT, "no words to search for"),
+        ("polonium", "nosuchproject", "Project 'nosuchproject' has no indexed documents"),
+    ],
+)
+def test_cli_search_says_why_nothing_came_back(
+    cli_env: list[str], capsys: pytest.CaptureFixture[str], query: str, project: str, message: str
+) -> None:
+    assert main(["search", query, "--json", *cli_env, "--project", project]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == [] and message in out.err
+
+
 def test_cli_ask_prints_answer_json(cli_env: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "Who discovered polonium?", "--mode", "local", "--json", "--trace", *cli_env]) == 0
     payload = json.loads(capsys.readouterr().out)

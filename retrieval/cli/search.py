@@ -14,7 +14,8 @@ from retrieval.engine import Engine
 from retrieval.errors import ConfigError
 from retrieval.models import Answer, Hit, QueryParams
 from retrieval.modes import MODES
-from retrieval.search.ranking import retrieve
+from retrieval.search.ranking import missing_data, retrieve
+from retrieval.store.text_query import terms
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,17 +55,21 @@ def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
 def run_search(args: argparse.Namespace) -> int:
     engine = Engine(settings_from_args(args))
     try:
-        found = retrieve(engine.context(), args.query, _params(engine, args)) if args.query.strip() else None
+        ctx = engine.context()
+        found = retrieve(ctx, args.query, _params(engine, args)) if terms(args.query) else None
+        if found is None:
+            why_empty: str | None = "The query has no words to search for."
+        else:
+            why_empty = None if found.chunks else missing_data(ctx) or "No matching chunks."
     finally:
         engine.close()
-    hits = found.chunks if found else []
-    rows = [_hit_row(h) for h in hits]
+    rows = [_hit_row(h) for h in found.chunks] if found else []
+    if why_empty:  # on stderr, so `--json` output stays a plain list
+        Console(stderr=True).print(why_empty, markup=False)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     console = Console()
-    if not rows:
-        console.print("No matching chunks.")
     for n, row in enumerate(rows, start=1):
         sources = ", ".join(f"{k} {v:.3f}" for k, v in row["sources"].items())
         console.print(f"[bold]{n}. {row['document']}[/] score {row['score']:.3f} ({sources}) [dim]{row['chunk_id']}[/]")

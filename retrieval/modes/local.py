@@ -12,13 +12,11 @@ import time
 from typing import Any
 
 from retrieval.context import Context
-from retrieval.errors import IndexMissing
 from retrieval.events import RetrievalProgress, sources_details
 from retrieval.json_schema import STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.search.evidence import extractive_facts, validate_citations
-from retrieval.search.ranking import Retrieval, retrieve
-from retrieval.store.base import ident
+from retrieval.search.ranking import Retrieval, missing_data, retrieve
 from retrieval.store.text_query import terms
 
 #: Longer questions are searched by their first characters (the embedder reads ~256 tokens anyway).
@@ -58,7 +56,7 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
         notes.append(f"The question was longer than {MAX_QUESTION_CHARS} characters; only its start was searched.")
     if not terms(question):
         return Answer.empty(question, "local", answered_by, "The question has no words to search for.")
-    missing = _missing_data(ctx)
+    missing = missing_data(ctx)
     if missing:
         return Answer.empty(question, "local", answered_by, missing)
     _emit(progress, "expanding_query", 20, "hybrid search and graph expansion")
@@ -86,21 +84,6 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
 def _emit(progress: RetrievalProgress | None, phase: Any, pct: int, thought: str) -> None:
     if progress is not None:
         progress.emit(phase, pct, thought)
-
-
-def _missing_data(ctx: Context) -> str | None:
-    """A clear reason when the project has nothing to search (no data is an answer, not an error)."""
-    s = ctx.settings
-    rows = ctx.store.read(
-        f"MATCH (c:{ident(s.chunk_label)}) WHERE c.projectId = $project RETURN count(c) AS n", {"project": ctx.project}
-    )
-    if rows and int(rows[0]["n"]):
-        if ctx.store.vector_dimension(s.chunk_label) is None:
-            raise IndexMissing(s.chunk_vector_index)
-        return None
-    projects = ctx.store.read(f"MATCH (p:{ident(s.project_label)}) RETURN p.id AS id ORDER BY id")
-    known = ", ".join(str(p["id"]) for p in projects) or "none yet"
-    return f"Project '{ctx.project}' has no indexed documents (projects in this graph: {known})."
 
 
 def _relevant(hits: list[Hit]) -> bool:

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from retrieval.context import Context
+from retrieval.errors import IndexMissing
 from retrieval.models import Hit, QueryParams
 from retrieval.search import bridge
 from retrieval.search.expand import Expansion, expand
 from retrieval.search.hybrid import search_chunks, search_entities
+from retrieval.store.base import ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
 QUESTION_SEEDS = 5
@@ -42,3 +44,18 @@ def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: lis
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
     expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if seeds else Expansion()
     return Retrieval(bridged.chunks, entity_hits, expansion, query_vector)
+
+
+def missing_data(ctx: Context) -> str | None:
+    """A clear reason when the project has nothing to search (no data is an answer, not an error)."""
+    s = ctx.settings
+    rows = ctx.store.read(
+        f"MATCH (c:{ident(s.chunk_label)}) WHERE c.projectId = $project RETURN count(c) AS n", {"project": ctx.project}
+    )
+    if rows and int(rows[0]["n"]):
+        if ctx.store.vector_dimension(s.chunk_label) is None:
+            raise IndexMissing(s.chunk_vector_index)
+        return None
+    projects = ctx.store.read(f"MATCH (p:{ident(s.project_label)}) RETURN p.id AS id ORDER BY id")
+    known = ", ".join(str(p["id"]) for p in projects) or "none yet"
+    return f"Project '{ctx.project}' has no indexed documents (projects in this graph: {known})."
