@@ -47,10 +47,27 @@ def label(answer: Answer) -> None:
     )
 
 
+#: How each score in `Hit.sources` found the chunk, in an analyst's words.
+_FOUND_BY = {
+    "vector": "meaning",
+    "fulltext": "keywords",
+    "graph": "entities shared with the best hits",
+    "residual": "the question's remaining words",
+}
+
+
+def found_by(hit: Hit | None) -> str:
+    """Why a chunk was retrieved: its per-signal scores (empty for evidence that carries none)."""
+    if hit is None or not hit.sources:
+        return ""
+    return "found by " + " · ".join(f"{_FOUND_BY.get(k, k)} {v:.2f}" for k, v in hit.sources.items())
+
+
 def citation(n: int, cite: Citation, chunk: Hit | None) -> None:
     score = f" · score {cite.score:.3f}" if cite.score is not None else ""
     with st.expander(f"[{n}] {cite.document_name or cite.chunk_id}{score}"):
-        st.caption(f"{cite.kind} `{cite.chunk_id}`")
+        why = found_by(chunk)
+        st.caption(f"{cite.kind} `{cite.chunk_id}`" + (f" — {why}" if why else ""))
         body = highlight(chunk.text, cite.span) if chunk else html.escape(cite.span)
         st.html(f'<div class="driftlens-chunk" style="white-space: pre-wrap; font-size: 0.9rem">{body}</div>')
 

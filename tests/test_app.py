@@ -129,6 +129,7 @@ def test_ask_answers_with_label_citations_usage_and_export(app: AppTest) -> None
     assert "mode: Local" in text and "answered by: extractive" in text
     citations = [e.label for e in app.expander if e.label.startswith("[1]")]
     assert citations and "score" in citations[0]
+    assert any("found by meaning" in c.value for c in app.caption)  # each citation says how it was retrieved
     assert any("<mark>" in h.proto.body for h in app.get("html"))
     assert {"Export Markdown", "Export JSON"} <= {d.proto.label for d in app.get("download_button")}
     assert "LLM calls" in [m.label for m in app.metric]
