@@ -30,6 +30,7 @@ from retrieval.config import Settings, load_settings
 from retrieval.context import Context
 from retrieval.embed import make_embedder
 from retrieval.models import QueryParams
+from retrieval.search.bridge import SOURCE_HITS
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks
 from retrieval.search.ranking import retrieve
@@ -162,8 +163,8 @@ def main() -> None:
     one_hop = base.model_copy(update={"max_hops": 1})
     two_hop = base.model_copy(update={"max_hops": 2, "max_nodes": 100})
     seeds = [[f"e{i}" for i in rng.integers(0, n_entities, 5)] for _ in range(args.queries)]
-    # As retrieve() seeds it: entities matching the question plus those its best 3 chunks mention (hubs among them).
-    seed_chunks = [[f"c{i}" for i in rng.integers(0, n_chunks, 3)] for _ in range(args.queries)]
+    # As retrieve() seeds it: entities matching the question plus those its best hits mention (hubs among them).
+    seed_chunks = [[f"c{i}" for i in rng.integers(0, n_chunks, SOURCE_HITS)] for _ in range(args.queries)]
     mentioned = _mentions(store, [c for chunk_ids in seed_chunks for c in chunk_ids])
     retrieve_seeds = [
         [*s, *(e for c in chunk_ids for e in mentioned.get(c, []))]

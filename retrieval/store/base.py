@@ -85,6 +85,13 @@ def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tupl
     return " AND ".join(parts), params
 
 
+def embedded_nodes(label: str, prop: str, filters: Filters | None) -> tuple[str, Row]:
+    """`MATCH (n) WHERE` for the nodes `filters` selects that carry a vector: what an exact search ranks."""
+    condition, params = filter_clause("n", filters)
+    where = f"{condition} AND " if condition else ""
+    return f"MATCH (n:{ident(label)}) WHERE {where}n.{ident(prop)} IS NOT NULL", params
+
+
 class GraphStore(ABC):
     """Port for the graph database. Adapters must honour every docstring here (contract tests check)."""
 
@@ -182,13 +189,8 @@ class GraphStore(ABC):
         prop = prop or self.settings.embedding_property
         if k < 1:
             return []
-        condition, params = filter_clause("n", filters)
-        rows = self.read(
-            f"MATCH (n:{ident(label)}) WHERE "
-            + (f"{condition} AND " if condition else "")
-            + f"n.{ident(prop)} IS NOT NULL RETURN properties(n) AS props",
-            params,
-        )
+        match, params = embedded_nodes(label, prop, filters)
+        rows = self.read(f"{match} RETURN properties(n) AS props", params)
         if not rows:
             return []
         matrix = np.asarray([r["props"][prop] for r in rows], dtype=np.float32)

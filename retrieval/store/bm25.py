@@ -64,15 +64,25 @@ def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
     norm = K1 * (1.0 - B + B * length / max(corpus.mean_length, 1.0))
     total = 0.0
     for term in terms:
-        tf = profile.counts.get(term, 0)
-        if len(term) >= MIN_STEM:  # stemmed variants: "computers", "computing" for "comput..."
-            tf += _extensions(profile, term)
+        tf = _frequency(profile, term)
         if not tf:
             continue
         df = max(1, corpus.doc_freq.get(term, 1))
         idf = math.log(1.0 + (corpus.documents - df + 0.5) / (df + 0.5))
         total += idf * tf * (K1 + 1.0) / (tf + norm)
     return total
+
+
+def contains(document: str, term: str) -> bool:
+    """Whether BM25 would count `term` in the document (itself or a stemmed variant)."""
+    return _frequency(_profile(document), term) > 0
+
+
+def _frequency(profile: _Profile, term: str) -> int:
+    tf = profile.counts.get(term, 0)
+    if len(term) >= MIN_STEM:  # stemmed variants: "computers", "computing" for "comput..."
+        tf += _extensions(profile, term)
+    return tf
 
 
 def _extensions(profile: _Profile, term: str) -> int:

