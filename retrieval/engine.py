@@ -1,8 +1,9 @@
 """Engine: the one object the UI, the CLI and notebooks talk to.
 
 Why a facade: pages stay thin (read widgets, call one method, render an Answer) and every
-entry point gets the same checks — embedder matches the graph, empty questions and empty
-graphs answer "no data found", progress events are framed, usage is timed.
+entry point gets the same checks — embedder matches the graph, questions and project names are
+cleaned of text no encoder accepts, empty questions and empty graphs answer "no data found",
+progress events are framed, usage is timed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
 from retrieval.search.enrich import check_retrieval_query
+from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store import GraphStore, Health, open_store
+from retrieval.text_input import clean_text
 
 ProgressCallback = Callable[[ProgressEvent], None]
 
@@ -59,7 +62,7 @@ class Engine:
 
     # --- reads ------------------------------------------------------------------------------
     def context(self, project: str | None = None) -> Context:
-        return Context(self.settings, self.store, self.embedder, self.llm, project or self.settings.project)
+        return Context(self.settings, self.store, self.embedder, self.llm, clean_text(project or self.settings.project))
 
     def params(self, **overrides: Any) -> QueryParams:
         return QueryParams.from_settings(self.settings, **overrides)
@@ -90,7 +93,7 @@ class Engine:
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
         progress.emit("initializing", 0, f"{mode} search on project {ctx.project}")
         answered_by: AnsweredBy = "llm" if self.llm else "extractive"
-        question = question.strip()
+        question = clean_text(question).strip()
         if not question:
             progress.emit("completed", 100, "empty question")
             return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
@@ -104,6 +107,10 @@ class Engine:
         summary = "no data found" if answer.no_data_found else "answer ready"
         progress.emit("completed", 100, summary, sources_details(answer.citations()))
         return answer
+
+    def search(self, query: str, params: QueryParams | None = None, *, project: str | None = None) -> Retrieval:
+        """Ranked chunks for `query` (hybrid search + graph), without composing an answer."""
+        return retrieve(self.context(project), clean_text(query), params or self.params())
 
     def close(self) -> None:
         self.bus.close()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -15,6 +16,11 @@ from typing import Any
 
 from retrieval.config import Settings, load_settings
 from retrieval.errors import DriftLensError
+from retrieval.text_input import clean_text
+
+#: argparse `type=` for words a user types (questions, project and document names); paths stay raw, so a file
+#: whose name is not UTF-8 still opens.
+text_argument = clean_text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_graph_options(parser: argparse.ArgumentParser) -> None:
     """Options every graph command shares: which project and which embedded graph file."""
-    parser.add_argument("--project", default=None, help="project name (default: settings.project)")
+    parser.add_argument("--project", type=text_argument, default=None, help="project name (default: settings.project)")
     parser.add_argument("--graph", default=None, help="embedded graph file (same as DRIFTLENS_GRAPH_PATH)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
@@ -45,7 +51,19 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the try: a reader that left early (`| head`) is noticed here, not at exit
+        return code
     except DriftLensError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """`stats --json | head -1`: the reader has what it wanted. Point stdout at /dev/null so the interpreter's
+    final flush cannot fail again, and exit 1 without a traceback (as the Python documentation advises)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1

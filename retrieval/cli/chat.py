@@ -21,6 +21,7 @@ from retrieval.errors import DriftLensError
 from retrieval.events import ProgressEvent
 from retrieval.models import Answer, Mode
 from retrieval.modes import MODES
+from retrieval.text_input import clean_text
 
 HELP = "Commands: /mode [local|global|drift|agent]  /trace  /help  /quit  — anything else is a question."
 Reader = Callable[[str], str]
@@ -46,7 +47,7 @@ class ChatApp:
                 line = read(f"{self.mode}> ")
             except (EOFError, KeyboardInterrupt):
                 return
-            if not self.handle(line.strip()):
+            if not self.handle(clean_text(line).strip()):  # agent turns bypass Engine.ask: clean here too
                 return
 
     def handle(self, line: str) -> bool:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from retrieval.cli import add_graph_options, settings_from_args
+from retrieval.cli import add_graph_options, settings_from_args, text_argument
 from retrieval.config import Settings
 from retrieval.embed import make_embedder
 from retrieval.indexing import IndexReport, StageProgress, graph_stats, remove_document, run_index
@@ -152,7 +152,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.set_defaults(func=cmd_stats)
 
     remove = subparsers.add_parser("remove", help="delete a document (id, path or title) and what only it supported")
-    remove.add_argument("document")
+    remove.add_argument("document", type=text_argument)
     add_graph_options(remove)
     remove.set_defaults(func=cmd_remove)
 

@@ -9,24 +9,24 @@ from typing import Any
 from pydantic import ValidationError
 from rich.console import Console
 
-from retrieval.cli import add_graph_options, settings_from_args
+from retrieval.cli import add_graph_options, settings_from_args, text_argument
 from retrieval.engine import Engine
 from retrieval.errors import ConfigError
 from retrieval.models import Answer, Hit, QueryParams
 from retrieval.modes import MODES
-from retrieval.search.ranking import missing_data, retrieve
+from retrieval.search.ranking import missing_data
 from retrieval.store.text_query import terms
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     search = sub.add_parser("search", help="ranked chunk hits (hybrid search + graph expansion)")
-    search.add_argument("query")
+    search.add_argument("query", type=text_argument)
     _tuning_options(search)
     add_graph_options(search)
     search.set_defaults(func=run_search)
 
     ask = sub.add_parser("ask", help="answer a question in any mode")
-    ask.add_argument("question")
+    ask.add_argument("question", type=text_argument)
     ask.add_argument("--mode", choices=MODES, default="local")
     ask.add_argument("--trace", action="store_true", help="print the reasoning trace")
     _tuning_options(ask)
@@ -56,7 +56,7 @@ def run_search(args: argparse.Namespace) -> int:
     engine = Engine(settings_from_args(args))
     try:
         ctx = engine.context()
-        found = retrieve(ctx, args.query, _params(engine, args)) if terms(args.query) else None
+        found = engine.search(args.query, _params(engine, args)) if terms(args.query) else None
         if found is None:
             why_empty: str | None = "The query has no words to search for."
         else:
