@@ -70,10 +70,13 @@ def score(ranked: list[str], gold: frozenset[str]) -> dict[str, float]:
 
 
 def evaluate(data: EvalSet, limit: int | None) -> None:
+    questions = [q for q in data.questions if q.gold][:limit]
+    if not questions:
+        print(f"\n{data.header(0)}: nothing to evaluate")
+        return
     store, settings, doc_to_key = build_graph(data)
     embedder = make_embedder(settings)
     ctx = Context(settings, store, embedder, None, settings.project)
-    questions = [q for q in data.questions if q.gold][:limit]
     vectors = embedder.embed([q.text for q in questions])
     rows = []
     for name, rank in methods(ctx).items():
@@ -85,8 +88,7 @@ def evaluate(data: EvalSet, limit: int | None) -> None:
         ms = (time.perf_counter() - started) * 1000 / len(questions)
         rows.append([name, *(totals[m] / len(questions) for m in ("R@2", "R@5", "R@10", "all-gold@10", "MRR")), ms])
     store.close()
-    title = f"{data.name}: {len(questions)} questions, {len(data.passages)} pooled passages"
-    print_table(title, ["method", "R@2", "R@5", "R@10", "all-gold@10", "MRR", "ms/query"], rows)
+    print_table(data.header(len(questions)), ["method", "R@2", "R@5", "R@10", "all-gold@10", "MRR", "ms/query"], rows)
 
 
 def main() -> None:
