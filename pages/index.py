@@ -14,6 +14,7 @@ from components import charts, session
 from retrieval.errors import DriftLensError
 from retrieval.indexing import IndexReport, StageProgress, graph_stats, remove_document, run_index
 from retrieval.indexing.graph import IndexGraph
+from retrieval.indexing.roots import PathNotAllowed, allowed_source
 
 DEFAULT_FOLDER = "data/demo/a-christmas-carol"
 engine = session.engine()
@@ -93,10 +94,15 @@ with run_col:
                 target_path.write_bytes(upload.getvalue())
                 paths.append(target_path)
             index(paths, target)
-        elif folder and Path(folder).exists():
-            index([Path(folder)], target)
+        elif folder:
+            try:
+                chosen = allowed_source(engine.settings, folder)  # only folders under the configured roots
+            except PathNotAllowed as exc:
+                session.show_error(exc)
+            else:
+                index([chosen], target)
         else:
-            st.error(f"Nothing to index: '{folder}' does not exist." if folder else "Pick files to upload first.")
+            st.error("Pick files to upload first.")
     if state.get("index_paths") and st.button("Re-index last source", key="index_again"):
         index([Path(p) for p in state.index_paths], target)
 

@@ -8,6 +8,7 @@ start-up with one message instead of deep inside a query.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +19,8 @@ from retrieval.errors import ConfigError
 from retrieval.models import RetrievalKnobs
 
 DEFAULT_DATA_DIR = Path(".driftlens")
+#: The repository's data/ folder (the demo corpora): indexable from the app by default.
+REPO_DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 #: USD per 1M tokens (prompt, completion); override with DRIFTLENS_LLM_PRICES as JSON.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -86,6 +89,19 @@ class Settings(BaseSettings, RetrievalKnobs):
     max_community_size: int = Field(40, ge=2)
     community_levels: int = Field(3, ge=1, le=6)
 
+    # --- indexing input: what a run may read ---------------------------------------------------
+    #: Larger single documents are refused: ~1.5M words would take most of an hour to embed on 2 cores.
+    max_document_bytes: int = Field(5 * 1024 * 1024, ge=1024)
+    #: Bytes one archive may expand to, counted as members are read (a forged header cannot raise it).
+    max_archive_bytes: int = Field(512 * 1024 * 1024, ge=1024)
+    #: Bytes one indexing run may read in total; the rest gets a message and waits for another run.
+    max_run_bytes: int = Field(2048 * 1024 * 1024, ge=1024)
+    #: Follow symbolic links that lead out of an indexed folder (off: such a link is skipped with a message).
+    index_follow_links: bool = False
+    #: Folders the app and the API may index from ("folder on this machine"); unset: the repository's data/
+    #: and `data_dir`. A JSON list or paths separated by the OS path separator.
+    index_roots: tuple[Path, ...] | None = None
+
     # --- embeddings -------------------------------------------------------------------------
     embedder: Literal["local", "openai", "azure"] = "local"
     embedding_batch: int = Field(16, ge=1, le=256)
@@ -140,6 +156,13 @@ class Settings(BaseSettings, RetrievalKnobs):
     def _prices_from_json(cls, value: object) -> object:
         return json.loads(value) if isinstance(value, str) else value
 
+    @field_validator("index_roots", mode="before")
+    @classmethod
+    def _roots_from_path_list(cls, value: object) -> object:
+        if isinstance(value, str) and not value.lstrip().startswith("["):
+            return tuple(Path(part) for part in value.split(os.pathsep) if part.strip())
+        return value
+
     @field_validator("retrieval_query")
     @classmethod
     def _retrieval_query_mentions_node_and_score(cls, value: str | None) -> str | None:
@@ -174,6 +197,10 @@ class Settings(BaseSettings, RetrievalKnobs):
     @property
     def embedded_graph_path(self) -> Path:
         return self.graph_path or self.data_dir / "graph.db"
+
+    @property
+    def allowed_index_roots(self) -> tuple[Path, ...]:
+        return self.index_roots if self.index_roots is not None else (REPO_DATA_DIR, self.data_dir)
 
     @property
     def llm_provider(self) -> Literal["azure", "openai"] | None:

@@ -193,12 +193,20 @@ def test_memory_page_lists_scoped_memories(app: AppTest) -> None:
     assert app.dataframe[0].value.iloc[0]["text"].startswith("Marley was")
 
 
-def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, tmp_path: Path) -> None:
+def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, graph: Path, tmp_path: Path) -> None:
     _go(app, "index")
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    (folder / "note.txt").write_text("Ada Lovelace wrote about the Analytical Engine of Charles Babbage.\n" * 3)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("Not for the app: outside the index roots.\n")
     app.text_input(key="index_project").set_value("notes")
+    app.text_input(key="index_folder").set_value(str(outside))
+    app.button(key="index_run").click().run()
+    assert any("outside the folders you can index from" in e.value for e in app.error)
+    assert not app.success
+
+    folder = graph.parent / "notes"  # inside the data dir, one of the default index roots
+    folder.mkdir(exist_ok=True)
+    (folder / "note.txt").write_text("Ada Lovelace wrote about the Analytical Engine of Charles Babbage.\n" * 3)
     app.text_input(key="index_folder").set_value(str(folder))
     app.button(key="index_run").click().run()
     assert not app.exception

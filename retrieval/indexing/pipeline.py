@@ -31,7 +31,7 @@ from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.indexing.graph import IndexGraph
 from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
-from retrieval.indexing.sources import LoadIssue, SourceDocument, load
+from retrieval.indexing.sources import LoadIssue, LoadLimits, SourceDocument, count_candidates, load
 from retrieval.llm import ChatModel
 from retrieval.models import Usage
 from retrieval.store.base import GraphStore
@@ -133,8 +133,11 @@ class _Run:
         return np.concatenate(parts)
 
     def write_documents(self, docs: list[SourceDocument]) -> None:
+        chunked: list[list[Chunk]] = []
         with self.stage("chunk", len(docs)):
-            chunked = [chunk_text(d.text, self.settings.chunk_tokens, self.settings.chunk_overlap) for d in docs]
+            for i, doc in enumerate(docs):
+                chunked.append(chunk_text(doc.text, self.settings.chunk_tokens, self.settings.chunk_overlap))
+                self.tick("chunk", i + 1, len(docs), doc.path)
         vectors = self.embed([c.text for chunks in chunked for c in chunks], "embed")
         extractions: list[list[ChunkExtraction]] = []
         with self.stage("extract", len(docs)):
@@ -288,8 +291,16 @@ class _Run:
 
 def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[str]]:
     """Documents to (re)write, and the stored paths to delete; fills the report's added/updated/unchanged."""
-    with run.stage("load", len(paths)):
-        loaded = load(list(paths))
+    limits = LoadLimits.of(run.settings)
+    total = count_candidates(list(paths), limits)
+    done: list[str] = []
+
+    def file_done(path: str) -> None:
+        done.append(path)
+        run.tick("load", len(done), total, path)
+
+    with run.stage("load", total):
+        loaded = load(list(paths), limits, on_file=file_done)
     run.report.issues.extend(loaded.issues)
     stored = run.graph.documents()
     todo = []

@@ -1,29 +1,36 @@
 """Load stage: turn paths (files, folders, .zip archives, PDFs) into text documents.
 
 Why a message per file instead of an exception: an analyst drops a folder of mixed files; one
-empty, binary or oversized file must not cost them the other hundred. Each problem becomes a
-`LoadIssue` the CLI and the app list next to the counts.
+empty, binary, oversized, damaged or encrypted file must not cost them the other hundred. Each problem
+becomes a `LoadIssue` the CLI and the app list next to the counts. Why streaming with caps: a zip
+header's sizes can be forged, so every file is read through a cap (document, archive, run; settings)
+and never more than one cap's worth is held in memory.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import io
 import unicodedata
 import zipfile
-from collections.abc import Callable, Iterator
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
-TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
-PDF_SUFFIX = ".pdf"
-SUPPORTED = TEXT_SUFFIXES | {PDF_SUFFIX, ".zip"}
-#: Larger single documents are refused: ~1.5M words would take most of an hour to embed on 2 cores.
-MAX_DOCUMENT_BYTES = 5 * 1024 * 1024
+from retrieval.indexing.entries import PDF_SUFFIX, SUPPORTED, Entry, LoadIssue, entries
+
+if TYPE_CHECKING:
+    from retrieval.config import Settings
+
 #: Encodings tried in order; latin-1 (and BOM-less UTF-16) are absent because they "decode" any binary file.
 _ENCODINGS = ("utf-8-sig", "cp1252")
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: What reading a damaged or forged file can raise (zip members: BadZipFile for a bad CRC, EOFError and
+#: zlib.error for cut or corrupt data, NotImplementedError for an unsupported compression method).
+_READ_ERRORS = (OSError, EOFError, RuntimeError, ValueError, NotImplementedError, zipfile.BadZipFile, zlib.error)
+_MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -36,18 +43,36 @@ class SourceDocument:
     content_hash: str
 
 
-@dataclass(frozen=True)
-class LoadIssue:
-    path: str
-    message: str
-
-
 @dataclass
 class LoadResult:
     documents: list[SourceDocument] = field(default_factory=list)
     issues: list[LoadIssue] = field(default_factory=list)
     #: Path prefixes fully enumerated by this run: a stored document under one of them and not seen was deleted.
     scopes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LoadLimits:
+    """Byte caps on what one run reads, measured on the bytes actually read (never on declared sizes);
+    the defaults and their reasons are the `max_*_bytes` settings."""
+
+    document_bytes: int
+    archive_bytes: int
+    run_bytes: int
+    follow_links: bool
+
+    @classmethod
+    def of(cls, settings: Settings) -> LoadLimits:
+        return cls(
+            settings.max_document_bytes,
+            settings.max_archive_bytes,
+            settings.max_run_bytes,
+            settings.index_follow_links,
+        )
+
+
+#: Called with each file's path as the load stage finishes with it (progress for the UI and the CLI).
+FileDone = Callable[[str], None]
 
 
 def normalise_text(text: str) -> str:
@@ -87,9 +112,8 @@ def _title(path: str) -> str:
     return PurePosixPath(path).stem.replace("_", " ").strip() or path
 
 
-def _too_large(path: str, size: int) -> LoadIssue:
-    limit = MAX_DOCUMENT_BYTES // (1024 * 1024)
-    return LoadIssue(path, f"too large ({size / 1048576:.1f} MB > {limit} MB); split it into smaller files")
+def _too_large(path: str, size: int, limit: int) -> LoadIssue:
+    return LoadIssue(path, f"too large ({size / _MB:.1f} MB > {limit / _MB:g} MB); split it into smaller files")
 
 
 def _read(path: str, data: bytes) -> SourceDocument | LoadIssue:
@@ -108,40 +132,69 @@ def _read(path: str, data: bytes) -> SourceDocument | LoadIssue:
     return SourceDocument(path=path, title=_title(path), text=text, content_hash=content_hash(text))
 
 
-Reader = Callable[[], bytes]
+class _Budget:
+    """Bytes still allowed in this run and in each archive: forged headers cannot raise them."""
 
+    def __init__(self, limits: LoadLimits) -> None:
+        self.limits = limits
+        self.run_left = limits.run_bytes
+        self.archive_left: dict[str, int] = {}
 
-def _zip_entries(archive: Path, prefix: str) -> Iterator[tuple[str, int, Reader] | LoadIssue]:
-    try:
-        with zipfile.ZipFile(archive) as zf:
-            members = [
-                info
-                for info in sorted(zf.infolist(), key=lambda i: i.filename)
-                if not info.is_dir() and PurePosixPath(info.filename).suffix.lower() in TEXT_SUFFIXES | {PDF_SUFFIX}
-            ]
-            for info in members:
-                yield f"{prefix}/{info.filename}", info.file_size, functools.partial(zf.read, info)
-    except (zipfile.BadZipFile, OSError) as exc:
-        yield LoadIssue(prefix, f"unreadable zip archive ({type(exc).__name__}: {exc})")
+    def cap(self, entry: Entry) -> tuple[int, str]:
+        """The tightest cap on this entry and its name."""
+        caps = [(self.limits.document_bytes, "document"), (self.run_left, "run")]
+        if entry.archive is not None:
+            caps.append((self.archive_left.setdefault(entry.archive, self.limits.archive_bytes), "archive"))
+        return min(caps)
 
+    def spend(self, entry: Entry, n: int) -> None:
+        self.run_left -= n
+        if entry.archive is not None:
+            self.archive_left[entry.archive] -= n
 
-def _entries(root: Path) -> Iterator[tuple[str, int, Reader] | LoadIssue]:
-    """(relative path, size, reader) for every candidate file, so oversized files are refused unread."""
-    if root.is_dir():
-        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED)
-        named = [(f, f"{root.name}/{f.relative_to(root).as_posix()}") for f in files]
-        named = [(f, rel) for f, rel in named if not any(part.startswith(".") for part in rel.split("/"))]
-    else:
-        named = [(root, root.name)]
-    for file, rel in named:
-        if file.suffix.lower() == ".zip":
-            yield from _zip_entries(file, rel)
+    def refusal(self, entry: Entry, size: int, which: str) -> LoadIssue:
+        if which == "document":
+            return _too_large(entry.path, size, self.limits.document_bytes)
+        if which == "archive":
+            limit, setting = self.limits.archive_bytes, "DRIFTLENS_MAX_ARCHIVE_BYTES"
+            what = f"the archive {entry.archive} expands past its size cap"
         else:
-            yield rel, file.stat().st_size, file.read_bytes
+            limit, setting = self.limits.run_bytes, "DRIFTLENS_MAX_RUN_BYTES"
+            what = "this run reached its total size cap; index the rest in another run"
+        return LoadIssue(entry.path, f"skipped: {what} ({limit / _MB:g} MB, {setting})")
 
 
-def load(paths: list[Path]) -> LoadResult:
+def _load_entry(entry: Entry, budget: _Budget) -> SourceDocument | LoadIssue:
+    """Stream at most one cap's worth of bytes; damaged, forged or unreadable input becomes an issue."""
+    cap, which = budget.cap(entry)
+    if entry.size > cap:  # declared too large: refused unread
+        return budget.refusal(entry, entry.size, which)
+    try:
+        with entry.open() as stream:
+            data = stream.read(cap + 1)
+    except _READ_ERRORS as exc:
+        return LoadIssue(entry.path, _unreadable(exc))
+    budget.spend(entry, len(data))
+    if len(data) > cap:  # the header understated the size
+        return budget.refusal(entry, len(data), which)
+    return _read(entry.path, data)
+
+
+def _unreadable(exc: BaseException) -> str:
+    if isinstance(exc, zipfile.BadZipFile) and "CRC" in str(exc):
+        return "damaged archive member (bad CRC-32: its content does not match its header); skipped"
+    return f"unreadable ({type(exc).__name__}: {exc}); skipped"
+
+
+def count_candidates(paths: list[Path], limits: LoadLimits) -> int:
+    """How many files `load` will go through (the load stage's total): a listing pass, nothing is read."""
+    readable = [root for root in paths if root.is_dir() or (root.exists() and root.suffix.lower() in SUPPORTED)]
+    return sum(1 for root in readable for _ in entries(root, follow_links=limits.follow_links))
+
+
+def load(paths: list[Path], limits: LoadLimits, on_file: FileDone | None = None) -> LoadResult:
     """Read every supported file under `paths`; duplicates (same normalised text) are reported, not indexed."""
+    budget = _Budget(limits)
     result = LoadResult()
     by_hash: dict[str, str] = {}
     for root in paths:
@@ -153,17 +206,15 @@ def load(paths: list[Path]) -> LoadResult:
         elif root.suffix.lower() not in SUPPORTED:
             result.issues.append(LoadIssue(root.name, f"unsupported file type '{root.suffix}'"))
             continue
-        for entry in _entries(root):
-            if isinstance(entry, LoadIssue):
-                result.issues.append(entry)
-                continue
-            rel, size, read = entry
-            loaded = _too_large(rel, size) if size > MAX_DOCUMENT_BYTES else _read(rel, read())
+        for entry in entries(root, follow_links=limits.follow_links):
+            loaded = entry if isinstance(entry, LoadIssue) else _load_entry(entry, budget)
             if isinstance(loaded, LoadIssue):
                 result.issues.append(loaded)
             elif loaded.content_hash in by_hash:
-                result.issues.append(LoadIssue(rel, f"duplicate of {by_hash[loaded.content_hash]}; skipped"))
+                result.issues.append(LoadIssue(loaded.path, f"duplicate of {by_hash[loaded.content_hash]}; skipped"))
             else:
-                by_hash[loaded.content_hash] = rel
+                by_hash[loaded.content_hash] = loaded.path
                 result.documents.append(loaded)
+            if on_file is not None:
+                on_file(entry.path)
     return result

@@ -1,0 +1,120 @@
+"""Candidate files of an indexing run, listed but not read: folder members and .zip members.
+
+Why listing is apart from reading: what a path claims is decided here and trusted nowhere else. A symbolic
+link can point anywhere on the machine (`/etc/passwd` became searchable once), so links that leave the
+indexed folder are skipped with a message unless `DRIFTLENS_INDEX_FOLLOW_LINKS` says otherwise; a zip
+header's size can be forged, so it is only a hint for refusing early, and the reader (`sources.py`)
+streams every member with a cap of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
+PDF_SUFFIX = ".pdf"
+ZIP_SUFFIX = ".zip"
+DOCUMENT_SUFFIXES = TEXT_SUFFIXES | {PDF_SUFFIX}
+SUPPORTED = DOCUMENT_SUFFIXES | {ZIP_SUFFIX}
+#: General-purpose flag bit 0 of a zip member: the member is encrypted.
+_ZIP_ENCRYPTED = 0x1
+
+
+@dataclass(frozen=True)
+class LoadIssue:
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One candidate document: `path` relative to what the user gave, `size` as declared (a hint, not a fact)."""
+
+    path: str
+    size: int
+    open: Callable[[], IO[bytes]]
+    #: The archive's path when this is an archive member: its expanded size counts against the archive's cap.
+    archive: str | None = None
+
+
+def entries(root: Path, *, follow_links: bool) -> Iterator[Entry | LoadIssue]:
+    """Every candidate under `root` (a folder, a document or a .zip), in path order, with an issue per refusal."""
+    if root.is_dir():
+        listed = sorted(_folder_files(root, follow_links), key=lambda item: item[1])
+    else:
+        listed = [(root, root.name)]
+    for file, rel in listed:
+        if isinstance(file, LoadIssue):
+            yield file
+        elif file.suffix.lower() == ZIP_SUFFIX:
+            yield from _zip_entries(file, rel)
+        else:
+            yield Entry(rel, file.stat().st_size, _opener(file))
+
+
+def _opener(file: Path) -> Callable[[], IO[bytes]]:
+    return lambda: file.open("rb")
+
+
+def _folder_files(root: Path, follow_links: bool) -> Iterator[tuple[Path | LoadIssue, str]]:
+    """(file, relative path) of supported files; links out of the root become issues unless followed."""
+    real_root = root.resolve()
+    visited: set[Path] = set()
+    for here, dirs, files in os.walk(root, followlinks=follow_links):
+        folder = Path(here)
+        if folder.resolve() in visited:  # followed links can lead back to a folder already walked
+            dirs.clear()
+            continue
+        visited.add(folder.resolve())
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in [*dirs, *files]:
+            path = folder / name
+            rel = f"{root.name}/{path.relative_to(root).as_posix()}"
+            is_dir = name in dirs
+            if name.startswith(".") or not (is_dir or path.suffix.lower() in SUPPORTED):
+                continue
+            if path.is_symlink() and not follow_links:
+                problem = _link_problem(path, real_root)
+                if problem:
+                    yield LoadIssue(rel, problem), rel
+                    continue
+            if not is_dir and path.is_file():
+                yield path, rel
+
+
+def _link_problem(link: Path, real_root: Path) -> str | None:
+    """Why a link is not followed, or None for a link inside the indexed folder (a folder link inside it is not
+    walked: its files are indexed where they are)."""
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "broken or looping symbolic link; skipped"
+    if target.is_relative_to(real_root):
+        return None
+    return (
+        "symbolic link to a path outside the indexed folder; skipped "
+        "(set DRIFTLENS_INDEX_FOLLOW_LINKS=true to follow links out of indexed folders)"
+    )
+
+
+def _zip_entries(archive: Path, prefix: str) -> Iterator[Entry | LoadIssue]:
+    """Members of a .zip, unread; encrypted members are refused here, damaged ones when the reader meets them."""
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            members = sorted(zf.infolist(), key=lambda i: i.filename)
+            for info in members:
+                if info.is_dir() or PurePosixPath(info.filename).suffix.lower() not in DOCUMENT_SUFFIXES:
+                    continue
+                path = f"{prefix}/{info.filename}"
+                if info.flag_bits & _ZIP_ENCRYPTED:
+                    yield LoadIssue(path, "encrypted (password-protected) archive member; skipped")
+                    continue
+                yield Entry(path, info.file_size, functools.partial(zf.open, info), archive=prefix)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        yield LoadIssue(prefix, f"unreadable zip archive ({type(exc).__name__}: {exc})")
