@@ -21,7 +21,6 @@ from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
 from retrieval.search.enrich import check_retrieval_query
-from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
 
@@ -107,10 +106,6 @@ class Engine:
         summary = "no data found" if answer.no_data_found else "answer ready"
         progress.emit("completed", 100, summary, sources_details(answer.citations()))
         return answer
-
-    def search(self, query: str, params: QueryParams | None = None, *, project: str | None = None) -> Retrieval:
-        """Ranked chunks for `query` (hybrid search + graph), without composing an answer."""
-        return retrieve(self.context(project), clean_text(query), params or self.params())
 
     def close(self) -> None:
         self.bus.close()

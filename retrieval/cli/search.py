@@ -14,7 +14,7 @@ from retrieval.engine import Engine
 from retrieval.errors import ConfigError
 from retrieval.models import Answer, Hit, QueryParams
 from retrieval.modes import MODES
-from retrieval.search.ranking import missing_data
+from retrieval.search.ranking import missing_data, retrieve
 from retrieval.store.text_query import terms
 
 
@@ -56,7 +56,7 @@ def run_search(args: argparse.Namespace) -> int:
     engine = Engine(settings_from_args(args))
     try:
         ctx = engine.context()
-        found = engine.search(args.query, _params(engine, args)) if terms(args.query) else None
+        found = retrieve(ctx, args.query, _params(engine, args)) if terms(args.query) else None
         if found is None:
             why_empty: str | None = "The query has no words to search for."
         else:
