@@ -48,45 +48,79 @@ class Settings(BaseSettings, RetrievalKnobs):
     )
 
     # --- graph backend -------------------------------------------------------------------
+    #: Bolt/neo4j URI of a Neo4j 5 server; when set, Neo4j replaces the embedded graph.
     neo4j_uri: str | None = Field(None, validation_alias=_alias("NEO4J_URI", "neo4j_uri"))
+    #: Neo4j user name.
     neo4j_username: str = Field("neo4j", validation_alias=_alias("NEO4J_USERNAME", "NEO4J_USER", "neo4j_username"))
+    #: Neo4j password (a secret: masked in every message and log).
     neo4j_password: SecretStr | None = Field(None, validation_alias=_alias("NEO4J_PASSWORD", "neo4j_password"))
+    #: Neo4j database to use.
     neo4j_database: str = Field("neo4j", validation_alias=_alias("NEO4J_DATABASE", "neo4j_database"))
+    #: Folder for local state: the embedded graph (unless `graph_path` is set) and the chat history;
+    #: one of the default index roots.
     data_dir: Path = DEFAULT_DATA_DIR
+    #: Embedded graph file (FalkorDB Lite); default `data_dir/graph.db`. The CLI's `--graph` sets it.
     graph_path: Path | None = Field(None, validation_alias=_alias("DRIFTLENS_GRAPH_PATH", "graph_path"))
+    #: Name of the graph inside the embedded FalkorDB server.
     graph_name: str = "driftlens"
+    #: Project used when a call names none; every node carries its project in `projectId`.
     project: str = "demo"
 
     # --- graph model: labels, properties, index names (bring-your-own-graph) -------------
+    #: Label of document nodes.
     document_label: str = "__Document__"
+    #: Label of chunk nodes (the text units that are searched and cited).
     chunk_label: str = "__Chunk__"
+    #: Label of entity nodes.
     entity_label: str = "__Entity__"
+    #: Label of community nodes (Leiden clusters of entities, with summaries).
     community_label: str = "__Community__"
+    #: Label of project nodes (embedder name and dimension, indexing state).
     project_label: str = "__Project__"
+    #: Label of conversation memory nodes.
     memory_label: str = "Memory"
+    #: Property holding a chunk's text.
     text_property: str = "text"
+    #: Property holding a node's embedding vector (chunks, entities, communities, memories).
     embedding_property: str = "embedding"
+    #: Vector index over chunk embeddings.
     chunk_vector_index: str = "chunk_embedding"
+    #: Fulltext index over chunk text; hybrid and fulltext search need it.
     chunk_fulltext_index: str | None = "chunk_text"
+    #: Vector index over entity embeddings.
     entity_vector_index: str = "entity_embedding"
+    #: Fulltext index over entity title and description (optional).
     entity_fulltext_index: str | None = "entity_text"
+    #: Vector index over community summary embeddings.
     community_vector_index: str = "community_embedding"
+    #: Vector index over memory embeddings.
     memory_vector_index: str = "memory_embedding"
+    #: Enrichment Cypher run per hit: receives `node` and `score`, returns at least `text` and `score`
+    #: (for graphs built by other tools).
     retrieval_query: str | None = None
 
     # --- vector index (HNSW) --------------------------------------------------------------
+    #: HNSW graph degree of the embedded vector indexes (recall against memory).
     hnsw_m: int = Field(32, ge=4, le=128)
+    #: HNSW candidate list size while building the embedded vector indexes.
     hnsw_ef_construction: int = Field(200, ge=10)
+    #: HNSW candidate list size while searching the embedded vector indexes (recall against latency).
     hnsw_ef_runtime: int = Field(100, ge=10)
 
-    # --- retrieval knobs: the RetrievalKnobs fields (search_type, fusion, alpha, top_k, max_hops, ...) ---------
+    # --- global mode (the other retrieval knobs are the RetrievalKnobs fields, listed last) -------
+    #: Community reports per map call in global mode.
     global_map_batch: int = Field(5, ge=1)
+    #: Most communities global mode reads for one question.
     global_max_communities: int = Field(24, ge=1)
 
     # --- indexing ---------------------------------------------------------------------------
+    #: Chunk size in MiniLM tokens.
     chunk_tokens: int = Field(256, ge=32, le=8192)
+    #: Fraction of a chunk repeated at the start of the next one.
     chunk_overlap: float = Field(0.15, ge=0.0, lt=0.9)
+    #: Largest community before Leiden splits it into a lower level.
     max_community_size: int = Field(40, ge=2)
+    #: Levels of the community hierarchy.
     community_levels: int = Field(3, ge=1, le=6)
 
     # --- indexing input: what a run may read ---------------------------------------------------
@@ -103,52 +137,75 @@ class Settings(BaseSettings, RetrievalKnobs):
     index_roots: tuple[Path, ...] | None = None
 
     # --- embeddings -------------------------------------------------------------------------
+    #: Who embeds: `local` (ONNX MiniLM shipped in a package, offline), `openai` or `azure`;
+    #: a graph remembers its embedder.
     embedder: Literal["local", "openai", "azure"] = "local"
+    #: Texts per local embedder call.
     embedding_batch: int = Field(16, ge=1, le=256)
+    #: Embedding model when `embedder` is `openai` or `azure`.
     openai_embedding_model: str = Field(
         "text-embedding-3-small", validation_alias=_alias("OAI_EMBED_MODEL_NAME", "openai_embedding_model")
     )
 
     # --- language model (OpenAI / Azure OpenAI / compatible) --------------------------------
+    #: OpenAI API key (a secret); with it or `openai_base_url` the model-backed answers are on.
     openai_api_key: SecretStr | None = Field(None, validation_alias=_alias("OPENAI_API_KEY", "openai_api_key"))
+    #: Base URL of any OpenAI-compatible server (vLLM, llama.cpp, Ollama...).
     openai_base_url: str | None = Field(None, validation_alias=_alias("OPENAI_BASE_URL", "openai_base_url"))
+    #: Chat model name.
     llm_model: str = Field("gpt-4o-mini", validation_alias=_alias("DRIFTLENS_LLM_MODEL", "OPENAI_MODEL", "llm_model"))
+    #: Azure OpenAI endpoint; set, Azure is used for the chat model.
     azure_openai_endpoint: str | None = Field(
         None, validation_alias=_alias("AZURE_OPENAI_ENDPOINT", "OAI_BASE_URL", "azure_openai_endpoint")
     )
+    #: Azure OpenAI key (a secret).
     azure_openai_api_key: SecretStr | None = Field(
         None, validation_alias=_alias("AZURE_OPENAI_API_KEY", "OAI_KEY", "azure_openai_api_key")
     )
+    #: Azure OpenAI API version.
     azure_openai_api_version: str = Field(
         "2024-10-21", validation_alias=_alias("AZURE_OPENAI_API_VERSION", "OAI_API_VERSION", "azure_openai_api_version")
     )
+    #: Azure deployment of the chat model.
     azure_chat_deployment: str | None = Field(
         None, validation_alias=_alias("AZURE_OPENAI_DEPLOYMENT", "OAI_MODEL", "azure_chat_deployment")
     )
+    #: Azure deployment of the embedding model (when `embedder` is `azure`).
     azure_embed_deployment: str | None = Field(
         None,
         validation_alias=_alias("AZURE_OPENAI_EMBED_DEPLOYMENT", "OAI_EMBED_DEPLOYMENT_NAME", "azure_embed_deployment"),
     )
+    #: Timeout of one model request, in seconds.
     llm_timeout_sec: float = Field(60.0, gt=0, validation_alias=_alias("OAI_TIMEOUT_SEC", "llm_timeout_sec"))
+    #: Sampling temperature of the chat model.
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, validation_alias=_alias("LLM_TEMPERATURE", "llm_temperature"))
+    #: USD per 1M tokens (prompt, completion) per model, for the cost shown with each answer; JSON.
     llm_prices: dict[str, tuple[float, float]] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
+    #: Model calls in flight at once (DRIFT follow-ups, global map, LLM extraction).
     llm_concurrency: int = Field(4, ge=1, le=64)
 
     # --- retries ----------------------------------------------------------------------------
+    #: Attempts per model call on 429, 5xx and timeouts.
     retry_max_attempts: int = Field(4, ge=1, le=20, validation_alias=_alias("RETRY_MAX_ATTEMPTS", "retry_max_attempts"))
+    #: First retry wait, in seconds (exponential backoff with jitter).
     retry_backoff_base_sec: float = Field(
         0.5, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_BASE_SEC", "retry_backoff_base_sec")
     )
+    #: Growth of the retry wait per attempt.
     retry_backoff_factor: float = Field(
         2.0, ge=1.0, validation_alias=_alias("RETRY_BACKOFF_FACTOR", "retry_backoff_factor")
     )
+    #: Longest retry wait, in seconds.
     retry_backoff_max_sec: float = Field(
         20.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_MAX_SEC", "retry_backoff_max_sec")
     )
 
     # --- progress events & memory -------------------------------------------------------------
+    #: Redis for progress events on the `ui:retrieval_progress` channel (optional).
     redis_url: str | None = Field(None, validation_alias=_alias("REDIS_URL", "redis_url"))
+    #: Store and recall conversation memories (the agent framework provider).
     memory_enabled: bool = True
+    #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")
 
     @field_validator("llm_prices", mode="before")

@@ -116,19 +116,31 @@ class Answer(BaseModel):
 class RetrievalKnobs(BaseModel):
     """The tunable retrieval knobs, declared once: Settings holds their defaults, QueryParams a question's values."""
 
+    #: Chunk search: `vector`, `fulltext` or `hybrid` (both, fused).
     search_type: Literal["vector", "fulltext", "hybrid"] = "hybrid"
+    #: How hybrid search fuses the two rankings: `linear` (weighted scores) or `rrf` (reciprocal rank).
     fusion: Literal["linear", "rrf"] = "linear"
     #: 0.6: the best hybrid R@5 on both dev sets, alone and with the graph (benchmarks/eval_retrieval.py).
     alpha: float = Field(0.6, ge=0.0, le=1.0)
+    #: The k of reciprocal rank fusion.
     rrf_k: int = Field(60, ge=1)
+    #: Chunks a search returns.
     top_k: int = Field(10, ge=1, le=200)
+    #: Graph expansion hops around the question's entities (0: plain hybrid search).
     max_hops: int = Field(2, ge=0, le=5)
+    #: Most entities a graph expansion visits.
     max_nodes: int = Field(100, ge=1, le=5000)
+    #: How much graph expansion discounts hub entities (by log degree).
     degree_penalty: float = Field(0.5, ge=0.0)
+    #: Weight of an entity's recency in graph expansion.
     recency_weight: float = Field(0.1, ge=0.0, le=1.0)
+    #: DRIFT follow-up rounds after the primer.
     drift_rounds: int = Field(2, ge=0, le=5)
+    #: DRIFT follow-up questions per round.
     drift_followups_per_round: int = Field(3, ge=1, le=10)
+    #: Communities the DRIFT primer reads.
     drift_primer_communities: int = Field(5, ge=1, le=50)
+    #: Community level global mode reads; unset: chosen per question.
     global_level: int | None = None
 
 

@@ -1,6 +1,6 @@
 """Every Cypher statement the indexer runs, in the common subset of FalkorDB and Neo4j.
 
-Why one module: the graph model (ARCHITECTURE.md) is written down once here, with labels and
+Why one module: the graph model (docs/graph-model.md) is written down once here, with labels and
 property names from Settings, so the stages above deal in Python rows and never in Cypher.
 All writes MERGE on `id`, so a repeated or resumed run never duplicates a node or a relationship.
 """

@@ -1,6 +1,6 @@
 """Graph-explorer reads: neighbourhoods, node details, the community tree, evidence graphs, user Cypher.
 
-Why a module of its own: the app's pages and components never write Cypher (ARCHITECTURE.md), and these
+Why a module of its own: the app's pages and components never write Cypher (docs/architecture.md), and these
 reads are what an analyst browsing the graph needs. They return plain `Subgraph`/`NodeDetails` records,
 so any front end (Streamlit, a notebook, an HTTP service) can draw them. Neighbourhoods reuse
 `search.expand` (the same expansion local search uses), so what the explorer shows is what retrieval sees.
