@@ -31,8 +31,8 @@ from retrieval.embed import Embedder, make_embedder
 from retrieval.llm import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes import drift, global_mode
+from retrieval.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 from retrieval.store import GraphStore, open_store
-from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "behind-the-tech"

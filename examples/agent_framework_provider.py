@@ -5,7 +5,7 @@ Run it against a real endpoint (any OpenAI-compatible server works, including a 
     OPENAI_BASE_URL=https://api.openai.com/v1 OPENAI_API_KEY=sk-... OPENAI_MODEL=gpt-4o-mini \
         python examples/agent_framework_provider.py "Who funds the Orion probe?"
 
-or, fully offline, against the scripted test server used by the test suite (it answers with a canned reply):
+or, fully offline, against the scripted server the test suite also uses (it answers with a canned reply):
 
     python examples/agent_framework_provider.py --scripted "Who funds the Orion probe?"
 
@@ -92,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("questions", nargs="+")
     parser.add_argument("--user", default="example-user")
-    parser.add_argument("--scripted", action="store_true", help="answer from the local scripted test server")
+    parser.add_argument("--scripted", action="store_true", help="answer from a local scripted model server")
     parser.add_argument("--demo", action="store_true", help="use a small demo graph in a temporary folder")
     args = parser.parse_args(argv)
     model = os.environ.get("OPENAI_MODEL", "gpt-4o-mini")
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             overrides.update(graph_path=Path(tmp) / "graph.db", project="demo")
         server = None
         if args.scripted:
-            from tests.scripted_openai import ScriptedOpenAI
+            from retrieval.scripted_openai import ScriptedOpenAI
 
             server = ScriptedOpenAI().start()
             server.script(router=lambda body: f"(scripted reply; the model was sent {len(body['messages'])} messages)")
