@@ -47,6 +47,23 @@ def test_run_reports_every_file_in_the_load_and_chunk_stages_and_goes_on(
     assert chunk == [(1, 3, "docs/ada.txt"), (2, 3, "docs/alan.txt"), (3, 3, "docs/grace.md")]
 
 
+def test_a_link_followed_by_an_older_run_is_removed_once_links_are_not_followed(
+    settings: Settings, store: GraphStore, embedder: Embedder, tmp_path: Path
+) -> None:
+    (tmp_path / "secret.txt").write_text("root:x:0:0:root:/root:/bin/bash", encoding="utf-8")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("Ada Lovelace wrote the first program.", encoding="utf-8")
+    (folder / "passwd.txt").symlink_to(tmp_path / "secret.txt")
+    following = settings.model_copy(update={"index_follow_links": True})
+    assert sorted(run_index(following, store, embedder, [folder]).added) == ["docs/notes.txt", "docs/passwd.txt"]
+
+    report = run_index(settings, store, embedder, [folder])
+
+    assert report.deleted == ["docs/passwd.txt"] and report.unchanged == ["docs/notes.txt"]
+    assert "outside the indexed folder" in report.issues[0].message
+
+
 def test_only_folders_under_the_index_roots_may_be_indexed_from_the_app(tmp_path: Path) -> None:
     data = tmp_path / "data"
     (data / "notes").mkdir(parents=True)

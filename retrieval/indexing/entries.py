@@ -30,6 +30,9 @@ _ZIP_ENCRYPTED = 0x1
 class LoadIssue:
     path: str
     message: str
+    #: Whether a stored copy of this path stays in the graph: yes for a file unreadable this time (it may be
+    #: fixed), no for a file refused by policy (a link out of the folder that an older run followed).
+    keeps_stored: bool = True
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,7 @@ def _folder_files(root: Path, follow_links: bool) -> Iterator[tuple[Path | LoadI
             if path.is_symlink() and not follow_links:
                 problem = _link_problem(path, real_root)
                 if problem:
-                    yield LoadIssue(rel, problem), rel
+                    yield LoadIssue(rel, problem, keeps_stored=False), rel
                     continue
             if not is_dir and path.is_file():
                 yield path, rel

@@ -314,7 +314,7 @@ def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[
             todo.append(doc)
         else:
             run.report.unchanged.append(doc.path)
-    present = {doc.path for doc in loaded.documents} | {issue.path for issue in loaded.issues}
+    present = {doc.path for doc in loaded.documents} | {i.path for i in loaded.issues if i.keeps_stored}
     gone = sorted(p for p in stored if p not in present and any(p.startswith(scope) for scope in loaded.scopes))
     return todo, gone
 
