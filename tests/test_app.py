@@ -63,7 +63,7 @@ def _text(app: AppTest) -> str:
 
 
 def _go(app: AppTest, page: str) -> AppTest:
-    app.switch_page(f"pages/{page}.py")
+    app.switch_page(f"views/{page}.py")
     app.run()
     assert not app.exception, app.exception
     return app
