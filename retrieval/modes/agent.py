@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from retrieval.agent.tracer import Tracer
 from retrieval.context import Context
+from retrieval.errors import LLMError
 from retrieval.events import RetrievalProgress, followup_pct
 from retrieval.llm import ChatModel, Completion, Message, ToolCall
 from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams
+from retrieval.modes import local
 from retrieval.modes.agent_tools import TOOL_SPECS, AgentTools, ToolResult, schema_summary
+from retrieval.modes.steps import fallback_note
 
 NEEDS_LLM_NOTE = (
     "Agent mode needs a language model: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) or "
@@ -89,6 +92,7 @@ class _AgentRun:
         self.ctx = ctx
         self.llm = llm
         self.question = question
+        self.params = params
         self.progress = progress
         self.limits = limits
         self.tracer = tracer
@@ -108,9 +112,12 @@ class _AgentRun:
             self._emit(
                 "executing_followup", followup_pct(iteration - 1, self.limits.max_iterations), f"step {iteration}"
             )
-            with self.tracer.span("llm_response", iteration, name="llm") as event:
-                completion = self.llm.complete(messages, phase="agent", usage=self.answer.usage, tools=TOOL_SPECS)
-                event.result = {"text": completion.text, "tool_calls": [c.name for c in completion.tool_calls]}
+            try:
+                with self.tracer.span("llm_response", iteration, name="llm") as event:
+                    completion = self.llm.complete(messages, phase="agent", usage=self.answer.usage, tools=TOOL_SPECS)
+                    event.result = {"text": completion.text, "tool_calls": [c.name for c in completion.tool_calls]}
+            except LLMError as exc:
+                return self._degraded(exc)
             messages.append(completion.assistant_message())
             partial = completion.text.strip() or partial
             if not completion.tool_calls:
@@ -176,6 +183,17 @@ class _AgentRun:
         self.answer.no_data_found = not partial and not citations
         self._close(None, "step limit reached")
         return self.answer
+
+    def _degraded(self, exc: LLMError) -> Answer:
+        """The model failed after its retries: local mode's extractive answer instead, keeping the usage so far."""
+        note = fallback_note("agent", exc)
+        fallback = local.answer(replace(self.ctx, llm=None), self.question, self.params, None)
+        fallback.mode = "agent"
+        fallback.notes.insert(0, note)
+        fallback.usage = self.answer.usage
+        fallback.trace = [*self.tracer.steps(), *fallback.trace]
+        self._emit("aggregating_results", 90, "model failed; showing the evidence local search found")
+        return fallback
 
     def _citations(self, evidence: Any) -> tuple[list[Citation], list[str]]:
         items = evidence if isinstance(evidence, list) else []
