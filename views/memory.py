@@ -7,6 +7,7 @@ import plotly.express as px
 import streamlit as st
 
 from components import session
+from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope, by_owner
 
@@ -88,7 +89,7 @@ if not chosen:
 
 for record in chosen[:5]:
     with st.expander(f"{record.role} · {record.timestamp}", expanded=len(chosen) == 1):
-        st.write(record.text)
+        st.markdown(inert(record.text))
         st.json(record.model_dump(exclude={"text"}))
 owners = by_owner(chosen)  # each memory is changed under its own full scope, never a wider one
 reason = st.text_input("Reason for invalidating", key="mem_reason", placeholder="no longer true because…")
