@@ -9,9 +9,9 @@ documented range are clamped rather than refused (a model asking for 100 rows ge
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 MAX_SEARCH_LIMIT = 50
 MAX_DEPTH = 3
@@ -19,6 +19,16 @@ MAX_DEPTH = 3
 
 class InvalidArguments(ValueError):
     """A tool call's arguments do not fit the tool; the message is written for the model to correct them."""
+
+
+def _none_as_empty(value: Any) -> Any:
+    """Models send `null` for "none" as often as `[]`."""
+    return [] if value is None else value
+
+
+def _clamped(low: float, high: float) -> AfterValidator:
+    """Numbers outside the documented range are clamped to it (None stays None)."""
+    return AfterValidator(lambda value: value if value is None else max(low, min(value, high)))
 
 
 class ToolArgs(BaseModel):
@@ -34,28 +44,13 @@ class ExecuteCypherArgs(ToolArgs):
 
 class VectorSearchArgs(ToolArgs):
     search_text: str
-    limit: int = 5
-
-    @field_validator("limit")
-    @classmethod
-    def _clamp(cls, value: int) -> int:
-        return max(1, min(value, MAX_SEARCH_LIMIT))
+    limit: Annotated[int, _clamped(1, MAX_SEARCH_LIMIT)] = 5
 
 
 class ExpandNodeArgs(ToolArgs):
     node_id: str
-    relationship_types: list[str] = Field(default_factory=list)
-    depth: int = 1
-
-    @field_validator("relationship_types", mode="before")
-    @classmethod
-    def _none_is_all(cls, value: Any) -> Any:
-        return [] if value is None else value
-
-    @field_validator("depth")
-    @classmethod
-    def _clamp(cls, value: int) -> int:
-        return max(1, min(value, MAX_DEPTH))
+    relationship_types: Annotated[list[str], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
+    depth: Annotated[int, _clamped(1, MAX_DEPTH)] = 1
 
 
 class Evidence(ToolArgs):
@@ -71,18 +66,8 @@ class Evidence(ToolArgs):
 
 class SubmitAnswerArgs(ToolArgs):
     answer: str
-    confidence: float | None = None
-    supporting_evidence: list[Evidence] = Field(default_factory=list)
-
-    @field_validator("supporting_evidence", mode="before")
-    @classmethod
-    def _none_is_empty(cls, value: Any) -> Any:
-        return [] if value is None else value
-
-    @field_validator("confidence")
-    @classmethod
-    def _clamp(cls, value: float | None) -> float | None:
-        return None if value is None else max(0.0, min(1.0, value))
+    confidence: Annotated[float | None, _clamped(0.0, 1.0)] = None
+    supporting_evidence: Annotated[list[Evidence], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
 
 
 ARGUMENTS: dict[str, type[ToolArgs]] = {
