@@ -15,6 +15,7 @@ from typing import Any
 
 from retrieval.config import Settings, load_settings
 from retrieval.errors import DriftLensError
+from retrieval.redact import redact
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,5 +48,5 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except DriftLensError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2
