@@ -14,8 +14,8 @@ run: $(RUN_STAMP)
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 test: $(DEV_STAMP)
-	$(PY) -m ruff check retrieval components pages app.py tests benchmarks examples
-	$(PY) -m ruff format --check retrieval components pages app.py tests benchmarks examples
+	$(PY) -m ruff check retrieval components views app.py tests benchmarks examples
+	$(PY) -m ruff format --check retrieval components views app.py tests benchmarks examples
 	$(PY) -m mypy
 	$(PY) -m pytest
 
@@ -39,8 +39,8 @@ demo: $(RUN_STAMP)
 	$(PY) -m retrieval demo
 
 lint: $(DEV_STAMP)
-	$(PY) -m ruff check --fix retrieval components pages app.py tests benchmarks examples
-	$(PY) -m ruff format retrieval components pages app.py tests benchmarks examples
+	$(PY) -m ruff check --fix retrieval components views app.py tests benchmarks examples
+	$(PY) -m ruff format retrieval components views app.py tests benchmarks examples
 
 bench: $(RUN_STAMP)
 	$(PY) benchmarks/store.py --quick

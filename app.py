@@ -18,12 +18,12 @@ ROOT = Path(__file__).parent
 FAVICON = ROOT / "static" / "favicon.png"
 
 PAGES = [
-    st.Page(str(ROOT / "pages" / "home.py"), title="Home", default=True, url_path="home"),
-    st.Page(str(ROOT / "pages" / "ask.py"), title="Ask", url_path="ask"),
-    st.Page(str(ROOT / "pages" / "drift_trace.py"), title="DRIFT trace", url_path="drift"),
-    st.Page(str(ROOT / "pages" / "graph_explorer.py"), title="Graph explorer", url_path="explorer"),
-    st.Page(str(ROOT / "pages" / "memory.py"), title="Memory", url_path="memory"),
-    st.Page(str(ROOT / "pages" / "index.py"), title="Index", url_path="index"),
+    st.Page(str(ROOT / "views" / "home.py"), title="Home", default=True, url_path="home"),
+    st.Page(str(ROOT / "views" / "ask.py"), title="Ask", url_path="ask"),
+    st.Page(str(ROOT / "views" / "drift_trace.py"), title="DRIFT trace", url_path="drift"),
+    st.Page(str(ROOT / "views" / "graph_explorer.py"), title="Graph explorer", url_path="explorer"),
+    st.Page(str(ROOT / "views" / "memory.py"), title="Memory", url_path="memory"),
+    st.Page(str(ROOT / "views" / "index.py"), title="Index", url_path="index"),
 ]
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components import export, graph_view, layout
+from components.untrusted import inert
 from retrieval.context import Context
 from retrieval.models import Answer, Citation, Hit
 from retrieval.search import explore
@@ -65,7 +66,7 @@ def found_by(hit: Hit | None) -> str:
 
 def citation(n: int, cite: Citation, chunk: Hit | None) -> None:
     score = f" · score {cite.score:.3f}" if cite.score is not None else ""
-    with st.expander(f"[{n}] {cite.document_name or cite.chunk_id}{score}"):
+    with st.expander(f"[{n}] {inert(cite.document_name or cite.chunk_id)}{score}"):
         why = found_by(chunk)
         st.caption(f"{cite.kind} `{cite.chunk_id}`" + (f" — {why}" if why else ""))
         body = highlight(chunk.text, cite.span) if chunk else html.escape(cite.span)
@@ -76,26 +77,26 @@ def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) 
     """Everything about one answer; `key` makes widget keys unique per answer."""
     label(answer)
     if answer.no_data_found:
-        st.info(" ".join(answer.notes) or "No data found for this question.")
+        st.info(inert(" ".join(answer.notes)) or "No data found for this question.")
     if answer.final_answer:
-        st.markdown(answer.final_answer)
+        st.markdown(inert(answer.final_answer))
     texts = chunk_texts(ctx, answer)
     n = 0
     if answer.key_facts:
         st.markdown("**Key facts**")
     for i, fact in enumerate(answer.key_facts, start=1):
         refs = " ".join(f"[{n + j}]" for j in range(1, len(fact.citations) + 1))
-        st.markdown(f"{i}. {fact.fact} {refs}")
+        st.markdown(f"{i}. {inert(fact.fact)} {refs}")
         for cite in fact.citations:
             n += 1
             citation(n, cite, texts.get(cite.chunk_id))
     if answer.residual_uncertainty:
-        st.caption(f"Residual uncertainty: {answer.residual_uncertainty}")
+        st.caption(f"Residual uncertainty: {inert(answer.residual_uncertainty)}")
     for note in answer.notes if not answer.no_data_found else []:
-        st.caption(note)
+        st.caption(inert(note))
     cited = [c.chunk_id for c in answer.citations() if c.kind == "chunk"]
     if cited and st.toggle("Evidence graph", value=show_graph, key=f"{key}-graph"):
-        evidence(ctx, cited)
+        evidence(ctx, cited, key=f"{key}-evidence")
     with st.expander("Usage"):
         usage(answer)
     left, right = st.columns(2)
@@ -107,12 +108,13 @@ def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) 
     )
 
 
-def evidence(ctx: Context, chunk_ids: list[str]) -> None:
+def evidence(ctx: Context, chunk_ids: list[str], key: str) -> None:
+    """The cited chunks' graph; keyed per answer, since two answers citing the same chunks draw the same graph."""
     graph = explore.evidence_graph(ctx, chunk_ids)
     positions = layout.radial([n.id for n in graph.nodes], [(e.source, e.target) for e in graph.edges], chunk_ids)
     if graph.cut:
         st.caption(f"{graph.cut} less-mentioned entities not shown")
-    graph_view.draw(graph, positions, height=420, highlight=frozenset(chunk_ids))
+    graph_view.draw(graph, positions, height=420, highlight=frozenset(chunk_ids), key=key)
 
 
 def usage(answer: Answer) -> None:

@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.mutable_status_container import StatusContainer
 
+from components.untrusted import inert
 from retrieval.events import ProgressEvent
 
 Callback = Callable[[ProgressEvent], None]
@@ -73,8 +74,8 @@ def _show(event: ProgressEvent, bar: DeltaGenerator, box: StatusContainer, new_p
     bar.progress(event.progress_pct, text=f"{phase} · {event.progress_pct}%")
     box.update(label=f"{phase}…")
     if new_phase:
-        st.markdown(f"**{phase}** — {event.thought_summary}")
+        st.markdown(f"**{phase}** — {inert(event.thought_summary)}")
     elif event.thought_summary:
-        st.caption(event.thought_summary)
+        st.caption(inert(event.thought_summary))
     if event.details_md:
-        st.markdown(event.details_md)
+        st.markdown(inert(event.details_md))

@@ -16,6 +16,7 @@ from retrieval.context import Context
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
 from retrieval.models import Mode, QueryParams
+from retrieval.redact import redact
 
 #: Sidebar tuning knobs: session key -> QueryParams field. Their defaults come from Settings.
 TUNING: dict[str, str] = {
@@ -83,8 +84,8 @@ def context() -> Context:
 
 
 def show_error(exc: DriftLensError) -> None:
-    """Every product error is one readable message; the message itself says what to do."""
-    st.error(str(exc), icon=None)
+    """Every product error is one readable message; the message itself says what to do (secrets masked)."""
+    st.error(redact(str(exc)), icon=None)
 
 
 def drift_runs() -> list[dict[str, Any]]:

@@ -7,7 +7,7 @@ import streamlit as st
 from retrieval.engine import Engine
 from retrieval.store import Health
 
-INDEX_PAGE = "pages/index.py"
+INDEX_PAGE = "views/index.py"
 BUILD_HELP = (
     "Build one from the **Index** page (pick a folder or upload files), or from a shell: "
     "`make demo` (the bundled demo corpus) or `python -m retrieval index PATH`."

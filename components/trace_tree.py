@@ -7,7 +7,6 @@ every finished step while the search runs.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 
@@ -32,6 +31,15 @@ def step_label(step: TraceStep, limit: int = 38) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def tooltip(text: str) -> str:
+    """Hover text as it is: vis-network shows a string title as text (innerText), so escaping showed `&amp;`.
+
+    pyvis swaps in its own innerHTML popup when any title contains "href"; a word joiner (invisible) keeps
+    a question that mentions href from turning the tooltips into HTML.
+    """
+    return text.replace("href", "h\u2060ref")
+
+
 def html_tree(steps: Sequence[TraceStep], selected: str | None = None, height: int = 520) -> str:
     """Self-contained HTML of the tree (top-down, physics off)."""
     shown = [s for s in steps if s.question or s.answer or s.kind != "step"]
@@ -43,7 +51,7 @@ def html_tree(steps: Sequence[TraceStep], selected: str | None = None, height: i
         net.add_node(
             step.id,
             label=f"{step.kind} r{step.round}\n{step_label(step)}",
-            title=html.escape(f"{step.question}{confidence}"),
+            title=tooltip(f"{step.question}{confidence}"),
             x=x,
             y=y,
             physics=False,

@@ -11,12 +11,14 @@ import json
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from retrieval.errors import ConfigError
 from retrieval.models import RetrievalKnobs
+from retrieval.redact import install_log_redaction, register_secrets
 
 DEFAULT_DATA_DIR = Path(".driftlens")
 #: The repository's data/ folder (the demo corpora): indexable from the app by default.
@@ -244,6 +246,34 @@ class Settings(BaseSettings, RetrievalKnobs):
             raise ValueError("embedder 'azure' needs AZURE_OPENAI_ENDPOINT and OAI_EMBED_DEPLOYMENT_NAME")
         if self.retry_backoff_max_sec < self.retry_backoff_base_sec:
             raise ValueError("RETRY_BACKOFF_MAX_SEC must be >= RETRY_BACKOFF_BASE_SEC")
+        return self
+
+    @model_validator(mode="after")
+    def _neo4j_credentials_out_of_uri(self) -> Settings:
+        """`bolt://user:password@host` works: the driver refuses credentials in the URI (and would quote
+        it, password included, in its error), so they move to the username and password settings."""
+        if not self.neo4j_uri:
+            return self
+        parts = urlsplit(self.neo4j_uri)
+        if parts.username is None and parts.password is None:
+            return self
+        self.neo4j_uri = urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]))
+        if parts.username:
+            self.neo4j_username = unquote(parts.username)
+        if parts.password is not None:
+            register_secrets([parts.password, unquote(parts.password)])
+            self.neo4j_password = SecretStr(unquote(parts.password))
+        return self
+
+    @model_validator(mode="after")
+    def _register_secrets(self) -> Settings:
+        """From here on, every configured secret is masked in errors and logs, wherever they come from."""
+        keys = (self.neo4j_password, self.openai_api_key, self.azure_openai_api_key)
+        urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint)
+        register_secrets(
+            [*(key.get_secret_value() for key in keys if key), *(urlsplit(url).password for url in urls if url)]
+        )
+        install_log_redaction()
         return self
 
     # --- derived ------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
+from retrieval.redact import redact
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
@@ -99,8 +100,8 @@ class Engine:
         started = time.perf_counter()
         try:
             answer = mode_function(mode)(ctx, question, params, progress)
-        except DriftLensError as exc:
-            progress.emit("error", 100, str(exc))
+        except Exception as exc:  # every failed run ends with an event, or subscribers wait forever
+            progress.emit("error", 100, _failure(exc))
             raise
         answer.usage.wall_ms = (time.perf_counter() - started) * 1000
         summary = "no data found" if answer.no_data_found else "answer ready"
@@ -110,3 +111,8 @@ class Engine:
     def close(self) -> None:
         self.bus.close()
         self.store.close()
+
+
+def _failure(exc: Exception) -> str:
+    """The error event's text: a product error's own message, else the exception's kind too; secrets masked."""
+    return redact(str(exc) if isinstance(exc, DriftLensError) else f"{type(exc).__name__}: {exc}")

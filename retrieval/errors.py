@@ -1,14 +1,23 @@
 """Typed errors: each carries a message an analyst can act on.
 
 The UI and the CLI show `str(error)` as-is, so every message names what went wrong
-and what to do about it. Secrets never go into these messages.
+and what to do about it. Secrets are masked in every message (see `DriftLensError`).
 """
 
 from __future__ import annotations
 
+from retrieval.redact import redact
+
 
 class DriftLensError(Exception):
-    """Base class: anything the product can explain to a user in one sentence."""
+    """Base class: anything the product can explain to a user in one sentence.
+
+    The message is redacted on construction, so a URI with a password or a key a server echoed back
+    never reaches a page, a log or a traceback through `str(error)`.
+    """
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class ConfigError(DriftLensError):
@@ -21,7 +30,7 @@ class StoreUnavailable(DriftLensError):
     def __init__(self, uri: str, hint: str, cause: BaseException | None = None) -> None:
         detail = f" ({type(cause).__name__}: {cause})" if cause else ""
         super().__init__(f"Graph database at {uri} is unavailable{detail}. {hint}")
-        self.uri = uri
+        self.uri = redact(uri)
 
 
 class IndexMissing(DriftLensError):

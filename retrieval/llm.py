@@ -24,7 +24,9 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from retrieval.config import Settings
 from retrieval.errors import ConfigError, LLMError
+from retrieval.llm_response import MalformedResponse, WireCompletion, WireToolCall, parse_completion
 from retrieval.models import Usage
+from retrieval.redact import MASK, redact
 
 log = logging.getLogger(__name__)
 
@@ -133,13 +135,7 @@ class ChatModel:
         optional = {"max_tokens": max_tokens, "tools": tools, "response_format": response_format}
         request.update({k: v for k, v in optional.items() if v is not None})
         started = time.perf_counter()
-        retrying = self._retrying()
-        try:
-            for attempt in retrying:
-                with attempt:
-                    response = self._client.chat.completions.create(**request)
-        except openai.OpenAIError as exc:
-            raise self._error(exc, phase, retrying.statistics.get("attempt_number", 1)) from exc
+        response = self._call(request, phase)
         latency_ms = (time.perf_counter() - started) * 1000
         message = response.choices[0].message
         prompt_tokens = response.usage.prompt_tokens if response.usage else 0
@@ -196,6 +192,29 @@ class ChatModel:
         return JsonResult(None, completion, asks=2, notes=[note])
 
     # --- internals ----------------------------------------------------------------------------
+    def _call(self, request: dict[str, Any], phase: str) -> WireCompletion:
+        """The parsed completion, retried like a 5xx when the body is unusable; an `LLMError` after the last try.
+
+        The error is raised outside the `except` block so it carries no chained exception: the client's
+        own exceptions quote the server's body, which may echo the key back.
+        """
+        retrying = self._retrying()
+        failure: LLMError
+        try:
+            for attempt in retrying:
+                with attempt:
+                    raw = self._client.chat.completions.with_raw_response.create(**request)
+                    return parse_completion(raw.text, raw.headers.get("content-type", ""))
+        except openai.OpenAIError as exc:
+            failure = self._error(exc, phase, retrying.statistics.get("attempt_number", 1))
+        except MalformedResponse as exc:
+            attempts = retrying.statistics.get("attempt_number", 1)
+            failure = LLMError(
+                f"{self._kind} endpoint {self._host} returned a malformed response for {phase} {_tries(attempts)}: "
+                f"{exc}. Check that the configured endpoint is an OpenAI-compatible API, not a proxy or a web page."
+            )
+        raise failure
+
     def _retrying(self) -> Retrying:
         """A fresh Retrying per call: its statistics (attempt count) are per call, threads never share them."""
         s = self._settings
@@ -241,7 +260,7 @@ class ChatModel:
 
     def _error(self, exc: openai.OpenAIError, phase: str, attempts: int) -> LLMError:
         where = f"{self._kind} endpoint {self._host}"
-        tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+        tries = _tries(attempts)
         if isinstance(exc, openai.APITimeoutError):
             return LLMError(
                 f"{where} timed out ({self._settings.llm_timeout_sec:g}s) for {phase} {tries}. "
@@ -258,7 +277,7 @@ class ChatModel:
         return LLMError(f"{where} failed for {phase}: {self._redact(type(exc).__name__ + ': ' + str(exc))}")
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret else text
+        return redact(text.replace(self._secret, MASK) if self._secret else text)
 
 
 def make_chat_model(settings: Settings) -> ChatModel | None:
@@ -304,8 +323,8 @@ def _shape_problem(value: dict[str, Any], schema: dict[str, Any]) -> str:
     return ""
 
 
-def _tool_call(call: Any) -> ToolCall:
-    raw = call.function.arguments or ""
+def _tool_call(call: WireToolCall) -> ToolCall:
+    raw = call.function.arguments
     try:
         arguments = json.loads(raw) if raw.strip() else {}
     except json.JSONDecodeError:
@@ -313,8 +332,12 @@ def _tool_call(call: Any) -> ToolCall:
     return ToolCall(call.id, call.function.name, arguments if isinstance(arguments, dict) else {}, raw)
 
 
+def _tries(attempts: int) -> str:
+    return f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+
+
 def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIConnectionError):  # includes timeouts
+    if isinstance(exc, openai.APIConnectionError | MalformedResponse):  # includes timeouts; a proxy's error page
         return True
     return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 429) or exc.status_code >= 500)
 

@@ -3,6 +3,9 @@
 Why these choices:
 - Scope (application/agent/user/thread) is part of every read and write, so one user's memories can
   never surface in another user's context; an unscoped call is refused rather than read everything.
+  Reads treat unset parts as wildcards (a user's memories across threads); `get`, invalidation and
+  deletion match the full scope exactly (unset means ""), so naming a thread id shared by three users
+  touches only the one owner named, never the other two.
 - Every Memory node carries every key, with "" meaning "unset": FalkorDB cannot store null, and the
   stores filter over-fetched vector candidates on projected properties, which must exist to match.
 - Invalidation keeps the node (an analyst can see what was believed and why it was withdrawn) but
@@ -55,8 +58,18 @@ class Scope:
             )
         return values
 
+    def exact(self) -> dict[str, str]:
+        """Every part, unset ones as "": the single owner a `get`, invalidation or deletion may touch."""
+        self.filters()
+        return {key: getattr(self, key) or "" for key in SCOPE_KEYS}
+
     def with_thread(self, thread_id: str | None) -> Scope:
         return Scope(self.application_id, self.agent_id, self.user_id, thread_id)
+
+    @classmethod
+    def of(cls, record: MemoryRecord) -> Scope:
+        """The full scope a stored memory belongs to."""
+        return cls(*(getattr(record, key) or None for key in SCOPE_KEYS))
 
 
 class MemoryMessage(BaseModel):
@@ -114,6 +127,14 @@ class ScopeSummary(BaseModel):
     thread_id: str
     count: int
     last_timestamp: str
+
+
+def by_owner(records: Sequence[MemoryRecord]) -> dict[Scope, list[str]]:
+    """Record ids grouped by the full scope each belongs to: how a mixed selection is invalidated or deleted."""
+    owners: dict[Scope, list[str]] = {}
+    for record in records:
+        owners.setdefault(Scope.of(record), []).append(record.id)
+    return owners
 
 
 def now_iso() -> str:
@@ -185,9 +206,9 @@ class MemoryStore:
         )
         return records
 
-    def invalidate(self, ids: Sequence[str], reason: str, scope: Scope | None = None) -> int:
-        """Mark memories as no longer true: search skips them, listing still shows them with the reason."""
-        where, params = self._where(scope, {"ids": list(ids)}, "m.id IN $ids")
+    def invalidate(self, ids: Sequence[str], reason: str, scope: Scope) -> int:
+        """Mark memories of exactly `scope` as no longer true: search skips them, listing shows them with the reason."""
+        where, params = self._where(scope.exact(), {"ids": list(ids)}, "m.id IN $ids")
         rows = self.store.query(
             f"MATCH (m:{self.label}) WHERE {where} AND m.invalid_at = '' "
             "SET m.invalid_at = $at, m.invalid_reason = $reason RETURN count(m) AS n",
@@ -195,15 +216,25 @@ class MemoryStore:
         )
         return int(rows[0]["n"]) if rows else 0
 
-    def delete(self, ids: Sequence[str], scope: Scope | None = None) -> int:
-        where, params = self._where(scope, {"ids": list(ids)}, "m.id IN $ids")
+    def delete(self, ids: Sequence[str], scope: Scope) -> int:
+        """Delete the listed memories that belong to exactly `scope`."""
+        where, params = self._where(scope.exact(), {"ids": list(ids)}, "m.id IN $ids")
         return self._delete(where, params)
 
-    def delete_thread(self, thread_id: str) -> int:
-        return self._delete("m.thread_id = $value", {"value": self._required(thread_id, "thread_id")})
+    def delete_thread(self, scope: Scope) -> int:
+        """Delete one thread of exactly one owner: the same thread id under another user is not touched."""
+        if not scope.thread_id:
+            raise ConfigError("Deleting a thread needs the scope's thread_id (and its user, agent, application).")
+        return self._delete(*self._where(scope.exact(), {}))
 
-    def delete_user(self, user_id: str) -> int:
-        return self._delete("m.user_id = $value", {"value": self._required(user_id, "user_id")})
+    def delete_user(self, scope: Scope) -> int:
+        """Delete every thread of one user within exactly the scope's application and agent."""
+        if not scope.user_id or scope.thread_id:
+            raise ConfigError(
+                "Deleting a user's memories needs the scope's user_id and no thread_id (use delete_thread for one)."
+            )
+        owner = {key: value for key, value in scope.exact().items() if key != "thread_id"}
+        return self._delete(*self._where(owner, {}))
 
     def _delete(self, where: str, params: Row) -> int:
         rows = self.store.query(
@@ -273,8 +304,10 @@ class MemoryStore:
         return [self._record(rows[i], float(scores[i])) for i in order]
 
     # --- inspection (Memory page) -------------------------------------------------------------
-    def get(self, memory_id: str) -> MemoryRecord | None:
-        rows = self.store.read(f"MATCH (m:{self.label}) WHERE m.id = $id RETURN {self._columns()}", {"id": memory_id})
+    def get(self, memory_id: str, scope: Scope) -> MemoryRecord | None:
+        """The memory with this id if it belongs to exactly `scope`, else None."""
+        where, params = self._where(scope.exact(), {"id": memory_id}, "m.id = $id")
+        rows = self.store.read(f"MATCH (m:{self.label}) WHERE {where} RETURN {self._columns()}", params)
         return self._record(rows[0]) if rows else None
 
     def page(
@@ -324,10 +357,17 @@ class MemoryStore:
         ]
 
     # --- helpers ------------------------------------------------------------------------------
-    def _where(self, scope: Scope | None, params: Row, *conditions: str) -> tuple[str, Row]:
-        scope_where, scope_params = filter_clause("m", scope.filters()) if scope is not None else ("", {})
-        parts = [c for c in (scope_where, *conditions) if c]
-        return " AND ".join(parts) or "true", {**scope_params, **params}
+    def _where(self, scope: Scope | Mapping[str, str], params: Row, *conditions: str) -> tuple[str, Row]:
+        """A scope's filters (a Scope: set parts only; a mapping: exactly those values) and extra conditions.
+
+        An unset part ("") is tested by its length: FalkorDB's range index on the scope keys finds no node
+        for an equality with the empty string, so `m.user_id = ''` would match nothing.
+        """
+        filters = scope.filters() if isinstance(scope, Scope) else scope
+        scope_where, scope_params = filter_clause("m", {k: v for k, v in filters.items() if v})
+        unset = [f"size(m.{ident(k)}) = 0" for k, v in filters.items() if not v]
+        parts = [c for c in (scope_where, *unset, *conditions) if c]
+        return " AND ".join(parts), {**scope_params, **params}
 
     @staticmethod
     def _columns() -> str:
@@ -337,9 +377,3 @@ class MemoryStore:
     def _record(props: Mapping[str, Any], score: float | None = None) -> MemoryRecord:
         values = {k: ("" if props.get(k) is None else str(props[k])) for k in _RECORD_KEYS}
         return MemoryRecord(**values, score=score)
-
-    @staticmethod
-    def _required(value: str, name: str) -> str:
-        if not value:
-            raise ConfigError(f"Deleting memories by {name} needs a non-empty {name}.")
-        return value

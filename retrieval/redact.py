@@ -2,14 +2,18 @@
 
 Why one module: secrets leak through many doors (a Neo4j URI with `user:password@`, a key a model
 server echoes back, a chained exception's message), so every door calls the same function. The
-configured secret values are registered once when settings load; patterns catch the rest.
+configured secret values are registered once when settings load; patterns catch the rest. Log
+records are masked where they are made (`install_log_redaction`), so no handler, whoever added it,
+ever sees the raw text.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Iterable
+from typing import Any
 
 MASK = "***"
 #: Secrets shorter than this are not registered: masking "a" everywhere would destroy every message.
@@ -17,6 +21,7 @@ MIN_SECRET_LENGTH = 4
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
+_FORMATTER = logging.Formatter()
 
 _PATTERNS = (
     # scheme://user:password@host -> scheme://user:***@host
@@ -48,3 +53,36 @@ def redact(text: str) -> str:
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def install_log_redaction() -> None:
+    """Mask every log record's message, traceback and stack text as it is created; idempotent.
+
+    A record factory rather than a handler filter: filters only run for the handlers they are added to,
+    while Streamlit, pytest and users add handlers of their own.
+    """
+    with _lock:
+        make_record = logging.getLogRecordFactory()
+        if getattr(make_record, "redacts", False):
+            return
+
+        def redacting_factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = make_record(*args, **kwargs)
+            _redact_record(record)
+            return record
+
+        redacting_factory.redacts = True  # type: ignore[attr-defined]
+        logging.setLogRecordFactory(redacting_factory)
+
+
+def _redact_record(record: logging.LogRecord) -> None:
+    try:
+        message = record.getMessage()
+    except (TypeError, ValueError):
+        return  # a malformed format string: logging reports that itself, with the arguments unmerged
+    record.msg, record.args = redact(message), None
+    if record.exc_info and record.exc_info[1] is not None:
+        # Formatters reuse a set exc_text instead of formatting the exception again.
+        record.exc_text = redact(_FORMATTER.formatException(record.exc_info))
+    if record.stack_info:
+        record.stack_info = redact(record.stack_info)

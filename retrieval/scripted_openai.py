@@ -11,7 +11,8 @@ unless asked.
 Chat replies come from a queue of steps, then from an optional router `(request_json) -> step`;
 with neither, the server answers 500 so a test that forgot to script fails loudly. A step is a
 `Step`, or a `str` (message content, sent verbatim: malformed JSON included) or a `dict` (sent as
-JSON content). Embeddings are deterministic vectors from a hash of each input; their queue holds
+JSON content). `raw(...)` sends a body verbatim (HTML, truncated or misshapen JSON) to test how
+the client copes with a broken server. Embeddings are deterministic vectors from a hash of each input; their queue holds
 only failures or delays (`error(...)`, `Step(delay=...)`).
 """
 
@@ -44,6 +45,9 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     error_message: str = ""
     delay: float = 0.0
+    #: Sent verbatim instead of a well-formed completion, with `content_type`.
+    raw_body: str | None = None
+    content_type: str = "application/json"
 
 
 StepLike = Step | str | dict[str, Any]
@@ -65,6 +69,12 @@ def tool_calls(*calls: tuple[str, dict[str, Any]], delay: float = 0.0) -> Step:
         for n, (name, args) in enumerate(calls)
     )
     return Step(tool_calls=wire, delay=delay)
+
+
+def raw(body: str | dict[str, Any], *, content_type: str = "application/json", status: int = 200) -> Step:
+    """A response body sent as-is (a dict is JSON-encoded): a proxy's HTML page, cut-off JSON, a wrong shape."""
+    text = body if isinstance(body, str) else json.dumps(body)
+    return Step(raw_body=text, content_type=content_type, status=status)
 
 
 def error(status: int, *, retry_after: float | None = None, message: str = "", delay: float = 0.0) -> Step:
@@ -251,7 +261,9 @@ def _handler_for(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
             server._record(kind, self.path, body, dict(self.headers.items()))
             step = server._next_chat_step(body) if kind == "chat" else server._next_embedding_step()
             time.sleep(step.delay)
-            if step.status != 200:
+            if step.raw_body is not None:
+                self._send_bytes(step.status, step.raw_body.encode(), step.content_type)
+            elif step.status != 200:
                 payload = {"error": {"message": step.error_message, "type": "scripted", "code": str(step.status)}}
                 self._send(step.status, payload, step.headers)
             elif kind == "chat":
@@ -260,10 +272,14 @@ def _handler_for(server: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(200, server._embeddings_response(body))
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(payload).encode()
+            self._send_bytes(status, json.dumps(payload).encode(), "application/json", headers)
+
+        def _send_bytes(
+            self, status: int, data: bytes, content_type: str, headers: dict[str, str] | None = None
+        ) -> None:
             try:
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from retrieval.scripted_openai import ScriptedOpenAI, Step, error, json_reply, reply, tool_calls
+from retrieval.scripted_openai import ScriptedOpenAI, Step, error, json_reply, raw, reply, tool_calls
 
-__all__ = ["ScriptedOpenAI", "Step", "error", "json_reply", "reply", "scripted_openai", "tool_calls"]
+__all__ = ["ScriptedOpenAI", "Step", "error", "json_reply", "raw", "reply", "scripted_openai", "tool_calls"]
 
 
 @pytest.fixture

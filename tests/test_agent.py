@@ -89,7 +89,7 @@ def test_agent_corrects_itself_and_submits_a_cited_answer(
     second_results = {m["tool_call_id"]: json.loads(m["content"]) for m in _tool_messages(requests[2].json)[1:]}
     assert "not a JSON object" in second_results["bad_args"]["error"]
     assert "unknown tool" in second_results["bad_tool"]["error"]
-    assert "malformed call to expand_node" in second_results["no_id"]["error"]
+    assert "invalid arguments for expand_node: node_id is required" in second_results["no_id"]["error"]
     # the model saw the schema with labels, relationship types and counts
     system = requests[0].json["messages"][0]["content"]
     assert "__Chunk__ (5 nodes)" in system and "RELATED (3)" in system and "HAS_ENTITY" in system
@@ -156,3 +156,33 @@ def test_engine_agent_mode_without_an_llm_says_so_and_shows_evidence(
     assert "needs a language model" in answer.notes[0]
     assert answer.evidence and answer.evidence[0].id == "c3"
     assert answer.citations()[0].chunk_id == "c3"
+
+
+def test_ill_typed_tool_arguments_are_returned_to_the_model_and_the_run_goes_on(
+    graph: tuple[Context, GraphStore], scripted_openai: ScriptedOpenAI
+) -> None:
+    ctx, _ = graph
+    scripted_openai.script(
+        tool_calls(
+            ("expand_node", {"node_id": "e1", "depth": "abc"}),
+            ("vector_search", {"search_text": "Orion", "limit": "ten"}),
+            ("expand_node", {"node_id": "e1", "relationship_types": None, "depth": 9}),
+        ),
+        tool_calls(("submit_answer", {"answer": "ESA.", "supporting_evidence": [None, 5]})),
+        tool_calls(
+            ("submit_answer", {"answer": "ESA funds Orion.", "confidence": "0.8", "supporting_evidence": ["e2"]})
+        ),
+    )
+
+    answer, tracer = run_agent(ctx, "Who funds Orion?", _params(ctx))
+
+    assert answer.status == "ok" and answer.final_answer == "ESA funds Orion."
+    assert [c.chunk_id for c in answer.citations()] == ["e2"]
+    requests = scripted_openai.chat_requests()
+    depth, limit, clamped = (json.loads(m["content"]) for m in _tool_messages(requests[1].json))
+    assert "invalid arguments for expand_node: depth" in depth["error"] and "'abc'" in depth["error"]
+    assert "invalid arguments for vector_search: limit" in limit["error"] and "'ten'" in limit["error"]
+    assert clamped["neighbours"]  # out-of-range depth is clamped, a null list means no filter
+    evidence = json.loads(_tool_messages(requests[2].json)[-1]["content"])["error"]
+    assert "supporting_evidence.0" in evidence and "supporting_evidence.1" in evidence
+    assert sum(1 for e in tracer.events if e.kind == "error") == 3

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from tests.e2e.graph import app_env, demo_graph
@@ -25,21 +24,7 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
 
 
-def _navigation_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    """AppTest re-decides on every run whether the app is a legacy `pages/`-folder app (it has a `pages/`
-    folder), and then reruns the page file alone instead of app.py. The real server decides once, when
-    st.navigation runs; tell AppTest the same, or reruns lose the sidebar."""
-    original = PagesManager.__init__
-
-    def init(self: PagesManager, *args: object, **kwargs: object) -> None:
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
 def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
-    _navigation_app(monkeypatch)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     st.cache_resource.clear()
@@ -63,7 +48,7 @@ def _text(app: AppTest) -> str:
 
 
 def _go(app: AppTest, page: str) -> AppTest:
-    app.switch_page(f"pages/{page}.py")
+    app.switch_page(f"views/{page}.py")
     app.run()
     assert not app.exception, app.exception
     return app

@@ -7,6 +7,7 @@ import pytest
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import EmbeddingMismatch
+from retrieval.events import ProgressEvent
 from retrieval.store import GraphStore
 
 
@@ -54,3 +55,20 @@ def test_broken_retrieval_query_is_refused_at_start(store: GraphStore) -> None:
     store.query(f"CREATE (:`{s.chunk_label}` {{id: 'c1', text: 'hello', projectId: 'demo'}})")
     with pytest.raises(ConfigError, match="retrieval_query"):
         Engine(s, store=store, embedder=make_embedder(s), llm=None)
+
+
+def test_any_failure_ends_the_run_with_a_redacted_error_event(store: GraphStore) -> None:
+    from retrieval.redact import register_secrets
+
+    s = store.settings
+    engine = Engine(s, store=store, embedder=make_embedder(s), llm=None)
+    secret = "engine-test-secret-8d41"
+    register_secrets([secret])
+    events: list[ProgressEvent] = []
+
+    with pytest.raises(ValueError, match="unknown mode"):
+        engine.ask("Who is Marley?", f"mode-{secret}", on_progress=events.append)  # type: ignore[arg-type]
+
+    assert [e.phase for e in events] == ["initializing", "error"]
+    assert events[-1].progress_pct == 100 and "ValueError: unknown mode" in events[-1].thought_summary
+    assert secret not in events[-1].model_dump_json()

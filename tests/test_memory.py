@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from retrieval import memory as memory_module
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import ConfigError
-from retrieval.memory import MemoryMessage, MemoryStore, Scope
+from retrieval.memory import MemoryMessage, MemoryStore, Scope, by_owner
 from retrieval.store import GraphStore, open_store
 from tests.conftest import make_settings
 
@@ -87,7 +87,9 @@ def test_unscoped_calls_are_refused_with_a_clear_error(memory: MemoryStore) -> N
     with pytest.raises(ConfigError, match="needs a scope"):
         memory.search(Scope(), "hello")
     with pytest.raises(ConfigError, match="thread_id"):
-        memory.delete_thread("")
+        memory.delete_thread(Scope(user_id="u"))
+    with pytest.raises(ConfigError, match="needs a scope"):
+        memory.get("any-id", Scope())
 
 
 def test_vector_search_ranks_by_meaning_and_uses_the_memory_index(memory: MemoryStore) -> None:
@@ -125,7 +127,7 @@ def test_invalidated_memory_is_not_retrieved_but_stays_inspectable(memory: Memor
     assert memory.invalidate([wrong.id], "launch date changed", scope) == 1
     assert [r.id for r in memory.search(scope, "When is the launch?", k=5)] == [right.id]
     assert [r.id for r in memory.recent(scope, 5)] == [right.id]
-    kept = memory.get(wrong.id)
+    kept = memory.get(wrong.id, scope)
     assert kept is not None and not kept.valid and kept.invalid_reason == "launch date changed"
     page = memory.page(scope)
     assert page.total == 2 and {r.id for r in page.items} == {wrong.id, right.id}
@@ -134,13 +136,14 @@ def test_invalidated_memory_is_not_retrieved_but_stays_inspectable(memory: Memor
 
 
 def test_delete_by_id_thread_and_user(memory: MemoryStore) -> None:
-    a1 = memory.add(Scope(user_id="alice", thread_id="t1"), _say("a one", "a two"))
+    t1 = Scope(user_id="alice", thread_id="t1")
+    a1 = memory.add(t1, _say("a one", "a two"))
     memory.add(Scope(user_id="alice", thread_id="t2"), _say("a three"))
     memory.add(Scope(user_id="bob", thread_id="t3"), _say("b one", "b two"))
-    assert memory.delete([a1[0].id]) == 1 and memory.get(a1[0].id) is None
-    assert memory.delete_thread("t1") == 1
+    assert memory.delete([a1[0].id], t1) == 1 and memory.get(a1[0].id, t1) is None
+    assert memory.delete_thread(t1) == 1
     assert memory.page(Scope(user_id="alice")).total == 1
-    assert memory.delete_user("alice") == 1
+    assert memory.delete_user(Scope(user_id="alice")) == 1
     assert memory.page(Scope(user_id="alice")).total == 0
     assert memory.page(Scope(user_id="bob")).total == 2
     assert [(s.user_id, s.count) for s in memory.scopes()] == [("bob", 2)]
@@ -152,3 +155,43 @@ def test_paging_is_newest_first_and_stable(memory: MemoryStore) -> None:
     first, second = memory.page(scope, limit=4), memory.page(scope, offset=4, limit=4)
     assert [r.text for r in first.items + second.items] == [f"note {i}" for i in reversed(range(7))]
     assert first.total == second.total == 7
+
+
+def test_three_users_sharing_a_thread_id_only_ever_touch_their_own(store: GraphStore, embedder: Embedder) -> None:
+    memory = MemoryStore(store, store.settings, embedder)
+    owners = {user: Scope(application_id="app", user_id=user, thread_id="t2") for user in ("u1", "u2", "u3")}
+    stored = {user: memory.add(scope, _say(f"{user} hello", f"{user} bye")) for user, scope in owners.items()}
+    memory.add(Scope(application_id="app", user_id="u1", thread_id="t1"), _say("u1 elsewhere"))
+
+    def left() -> dict[str, int]:
+        items = memory.page(Scope(application_id="app")).items
+        return {user: sum(1 for r in items if r.user_id == user and r.valid) for user in owners}
+
+    mine = stored["u1"][0]
+    assert memory.get(mine.id, owners["u1"]) == mine.model_copy(update={"score": None})
+    for wrong in (owners["u2"], Scope(thread_id="t2"), Scope(application_id="app", thread_id="t2")):
+        assert memory.get(mine.id, wrong) is None
+        assert memory.invalidate([mine.id], "not yours", wrong) == 0
+        assert memory.delete([mine.id], wrong) == 0
+    assert memory.delete_thread(Scope(thread_id="t2")) == 0  # a bare thread id names nobody's thread
+    assert memory.delete_thread(Scope(application_id="app", thread_id="t2")) == 0
+    assert left() == {"u1": 3, "u2": 2, "u3": 2}
+
+    assert memory.delete_thread(owners["u2"]) == 2
+    assert left() == {"u1": 3, "u2": 0, "u3": 2}
+    assert memory.delete_user(Scope(user_id="u1")) == 0  # u1 of no application is another owner
+    assert memory.delete_user(Scope(application_id="app", user_id="u1")) == 3
+    assert left() == {"u1": 0, "u2": 0, "u3": 2}
+    with pytest.raises(ConfigError, match="no thread_id"):
+        memory.delete_user(owners["u3"])
+
+
+def test_a_mixed_selection_is_grouped_by_each_records_own_scope(memory: MemoryStore) -> None:
+    first = memory.add(Scope(user_id="a", thread_id="t"), _say("one"))
+    second = memory.add(Scope(user_id="b", thread_id="t"), _say("two", "three"))
+    owners = by_owner([*first, *second])
+    assert owners == {
+        Scope(user_id="a", thread_id="t"): [first[0].id],
+        Scope(user_id="b", thread_id="t"): [r.id for r in second],
+    }
+    assert sum(memory.delete(ids, owner) for owner, ids in owners.items()) == 3

@@ -16,6 +16,7 @@ from typing import Any
 
 from retrieval.config import Settings, load_settings
 from retrieval.errors import DriftLensError
+from retrieval.redact import redact
 from retrieval.text_input import clean_text
 
 #: argparse `type=` for words a user types (questions, project and document names); paths stay raw, so a file
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # inside the try: a reader that left early (`| head`) is noticed here, not at exit
         return code
     except DriftLensError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return _reader_gone()

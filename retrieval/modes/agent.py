@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from retrieval.agent.tracer import Tracer
 from retrieval.context import Context
+from retrieval.errors import LLMError
 from retrieval.events import RetrievalProgress, followup_pct
 from retrieval.llm import ChatModel, Completion, Message, ToolCall
 from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams
+from retrieval.modes import local
+from retrieval.modes.agent_args import Evidence, InvalidArguments, SubmitAnswerArgs, parse_submission
 from retrieval.modes.agent_tools import TOOL_SPECS, AgentTools, ToolResult, schema_summary
+from retrieval.modes.steps import fallback_note
 
 NEEDS_LLM_NOTE = (
     "Agent mode needs a language model: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) or "
@@ -89,6 +93,7 @@ class _AgentRun:
         self.ctx = ctx
         self.llm = llm
         self.question = question
+        self.params = params
         self.progress = progress
         self.limits = limits
         self.tracer = tracer
@@ -108,9 +113,12 @@ class _AgentRun:
             self._emit(
                 "executing_followup", followup_pct(iteration - 1, self.limits.max_iterations), f"step {iteration}"
             )
-            with self.tracer.span("llm_response", iteration, name="llm") as event:
-                completion = self.llm.complete(messages, phase="agent", usage=self.answer.usage, tools=TOOL_SPECS)
-                event.result = {"text": completion.text, "tool_calls": [c.name for c in completion.tool_calls]}
+            try:
+                with self.tracer.span("llm_response", iteration, name="llm") as event:
+                    completion = self.llm.complete(messages, phase="agent", usage=self.answer.usage, tools=TOOL_SPECS)
+                    event.result = {"text": completion.text, "tool_calls": [c.name for c in completion.tool_calls]}
+            except LLMError as exc:
+                return self._degraded(exc)
             messages.append(completion.assistant_message())
             partial = completion.text.strip() or partial
             if not completion.tool_calls:
@@ -121,17 +129,18 @@ class _AgentRun:
                 return self._finish(submitted, iteration)
         return self._out_of_iterations(partial)
 
-    def _run_tools(self, completion: Completion, iteration: int, messages: list[Message]) -> ToolCall | None:
-        """Answer every call (the API requires a reply per call id); return the submit call if there was one."""
-        submitted: ToolCall | None = None
+    def _run_tools(self, completion: Completion, iteration: int, messages: list[Message]) -> SubmitAnswerArgs | None:
+        """Answer every call (the API requires a reply per call id); return a valid submission if there was one."""
+        submitted: SubmitAnswerArgs | None = None
         for call in completion.tool_calls:
-            if call.name == "submit_answer" and isinstance(call.arguments.get("answer"), str):
-                submitted = submitted or call
+            submission = self._submission(call)
+            if isinstance(submission, SubmitAnswerArgs):
+                submitted = submitted or submission
                 content = json.dumps({"status": "received"})
                 self.tracer.record("submit", iteration, name=call.name, arguments=call.arguments, result="received")
             else:
                 with self.tracer.span("tool_call", iteration, name=call.name, arguments=call.arguments) as event:
-                    result = self._call(call)
+                    result = submission or self._call(call)
                     event.result, event.error, event.chunk_ids = result.payload, result.error, result.chunk_ids
                 if result.error:
                     self.tracer.record("error", iteration, name=call.name, error=result.error)
@@ -139,23 +148,29 @@ class _AgentRun:
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return submitted
 
+    def _submission(self, call: ToolCall) -> SubmitAnswerArgs | ToolResult | None:
+        """A valid submit_answer's arguments, an error result for an invalid one, None for other tools."""
+        if call.name != "submit_answer":
+            return None
+        try:
+            return parse_submission(call.arguments)
+        except InvalidArguments as exc:
+            return ToolResult(None, error=str(exc))
+
     def _call(self, call: ToolCall) -> ToolResult:
-        if call.name == "submit_answer":
-            return ToolResult(None, error="submit_answer needs an `answer` string")
         if _malformed(call):
             return ToolResult(None, error=f"arguments for {call.name} are not a JSON object: {call.raw_arguments!r}")
         return self.tools.call(call.name, call.arguments)
 
-    def _finish(self, call: ToolCall, iteration: int) -> Answer:
-        args = call.arguments
-        citations, unknown = self._citations(args.get("supporting_evidence"))
+    def _finish(self, args: SubmitAnswerArgs, iteration: int) -> Answer:
+        citations, unknown = self._citations(args.supporting_evidence)
         if unknown:
             self.answer.notes.append(f"ignored evidence ids no tool returned: {', '.join(unknown)}")
         if not citations and self.tools.seen:
             self.answer.notes.append("the model cited no valid evidence; listing what its tools returned")
             citations = [c for c in (self.tools.citation(i) for i in list(self.tools.seen)[:10]) if c]
-        confidence = _confidence(args.get("confidence"))
-        text = str(args["answer"]).strip()
+        confidence = args.confidence
+        text = args.answer.strip()
         self.answer.final_answer = text
         self.answer.key_facts = [KeyFact(fact=text, citations=citations)] if text else []
         self.answer.no_data_found = not text
@@ -177,15 +192,24 @@ class _AgentRun:
         self._close(None, "step limit reached")
         return self.answer
 
-    def _citations(self, evidence: Any) -> tuple[list[Citation], list[str]]:
-        items = evidence if isinstance(evidence, list) else []
+    def _degraded(self, exc: LLMError) -> Answer:
+        """The model failed after its retries: local mode's extractive answer instead, keeping the usage so far."""
+        note = fallback_note("agent", exc)
+        fallback = local.answer(replace(self.ctx, llm=None), self.question, self.params, None)
+        fallback.mode = "agent"
+        fallback.notes.insert(0, note)
+        fallback.usage = self.answer.usage
+        fallback.trace = [*self.tracer.steps(), *fallback.trace]
+        self._emit("aggregating_results", 90, "model failed; showing the evidence local search found")
+        return fallback
+
+    def _citations(self, evidence: list[Evidence]) -> tuple[list[Citation], list[str]]:
         citations: list[Citation] = []
         unknown: list[str] = []
-        for item in items:
-            evidence_id, quote = (item, "") if isinstance(item, str) else (item.get("id"), item.get("quote", ""))
-            citation = self.tools.citation(str(evidence_id), str(quote or "")) if evidence_id else None
+        for item in evidence:
+            citation = self.tools.citation(item.id, item.quote)
             if citation is None:
-                unknown.append(str(evidence_id))
+                unknown.append(item.id)
             elif citation.chunk_id not in {c.chunk_id for c in citations}:
                 citations.append(citation)
         return citations, unknown
@@ -221,13 +245,6 @@ def _malformed(call: ToolCall) -> bool:
         return not isinstance(json.loads(call.raw_arguments), dict)
     except json.JSONDecodeError:
         return True
-
-
-def _confidence(value: Any) -> float | None:
-    try:
-        return max(0.0, min(1.0, float(value)))
-    except (TypeError, ValueError):
-        return None
 
 
 def _needs_llm(ctx: Context, question: str, params: QueryParams) -> Answer:

@@ -16,6 +16,13 @@ from typing import Any
 from retrieval.context import Context
 from retrieval.errors import DriftLensError
 from retrieval.models import Citation, QueryParams
+from retrieval.modes.agent_args import (
+    ExecuteCypherArgs,
+    ExpandNodeArgs,
+    InvalidArguments,
+    VectorSearchArgs,
+    parse_arguments,
+)
 from retrieval.search.explore import run_cypher
 from retrieval.store.base import ident
 
@@ -158,8 +165,8 @@ class AgentTools:
         self.seen: dict[str, Seen] = {}
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
-        """Dispatch one call; unknown tools, missing arguments and database errors become error results."""
-        handlers: dict[str, Callable[..., ToolResult]] = {
+        """Dispatch one call; unknown tools, ill-typed arguments and database errors become error results."""
+        handlers: dict[str, Callable[[Any], ToolResult]] = {
             "execute_cypher": self.execute_cypher,
             "vector_search": self.vector_search,
             "expand_node": self.expand_node,
@@ -168,25 +175,23 @@ class AgentTools:
         if handler is None:
             return ToolResult(None, error=f"unknown tool {name!r}; use one of {', '.join(sorted(handlers))}")
         try:
-            return handler(**arguments)
-        except TypeError as exc:
-            return ToolResult(None, error=f"malformed call to {name}: {exc}. Arguments were {dict(arguments)}")
-        except DriftLensError as exc:
+            return handler(parse_arguments(name, arguments))
+        except (InvalidArguments, DriftLensError) as exc:
             return ToolResult(None, error=str(exc))
 
-    def execute_cypher(self, query: str, reasoning: str = "") -> ToolResult:
-        result = run_cypher(self.ctx, query, limit=self.row_limit, timeout_ms=self.timeout_ms)
+    def execute_cypher(self, args: ExecuteCypherArgs) -> ToolResult:
+        result = run_cypher(self.ctx, args.query, limit=self.row_limit, timeout_ms=self.timeout_ms)
         rows = [{k: self._value(v) for k, v in row.items()} for row in result.rows]
         payload: dict[str, Any] = {"rows": rows, "row_count": len(rows)}
         if result.truncated:
             payload["truncated"] = f"only the first {self.row_limit} rows are shown; add LIMIT or aggregate"
         return ToolResult(payload, self._chunk_ids_in(rows))
 
-    def vector_search(self, search_text: str, limit: int = 5) -> ToolResult:
+    def vector_search(self, args: VectorSearchArgs) -> ToolResult:
         from retrieval.search.hybrid import search_chunks
 
-        params = self.params.model_copy(update={"search_type": "vector", "top_k": max(1, min(int(limit), 50))})
-        hits = search_chunks(self.ctx, search_text, params)
+        params = self.params.model_copy(update={"search_type": "vector", "top_k": args.limit})
+        hits = search_chunks(self.ctx, args.search_text, params)
         payload = []
         for hit in hits:
             self.seen[hit.id] = Seen(hit.id, "chunk", hit.text, hit.document_name or "", hit.score)
@@ -195,9 +200,8 @@ class AgentTools:
             )
         return ToolResult(payload, [h.id for h in hits])
 
-    def expand_node(self, node_id: str, relationship_types: list[str] | None = None, depth: int = 1) -> ToolResult:
-        hops = max(1, min(int(depth), 3))
-        types = [str(t) for t in relationship_types or []]
+    def expand_node(self, args: ExpandNodeArgs) -> ToolResult:
+        node_id, hops, types = args.node_id, args.depth, args.relationship_types
         type_filter = "AND all(r IN relationships(p) WHERE type(r) IN $types) " if types else ""
         rows = self.ctx.store.read(
             f"MATCH p = (n)-[*1..{hops}]-(m) WHERE n.id = $id AND n.projectId = $project "

@@ -12,9 +12,11 @@ import time
 from typing import Any
 
 from retrieval.context import Context
+from retrieval.errors import LLMError
 from retrieval.events import RetrievalProgress, sources_details
 from retrieval.json_schema import STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
+from retrieval.modes.steps import fallback_note
 from retrieval.search.evidence import extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
 from retrieval.store.text_query import terms
@@ -123,14 +125,19 @@ def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str])
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": f"Context passages:\n\n{_context_block(hits)}\n\nQuestion: {question}"},
     ]
-    reply = ctx.llm.complete_json(
-        messages, schema=SCHEMA, schema_name="local_answer", phase="answer", usage=result.usage
-    )
+    try:
+        reply = ctx.llm.complete_json(
+            messages, schema=SCHEMA, schema_name="local_answer", phase="answer", usage=result.usage
+        )
+        failure = reply.notes if reply.parsed is None else []
+    except LLMError as exc:
+        failure = [fallback_note("answer", exc)]
     result.usage.add_time("answer", (time.perf_counter() - started) * 1000)
-    if reply.parsed is None:
-        fallback = _extractive_answer(ctx, question, found, [*notes, *reply.notes])
+    if failure:
+        fallback = _extractive_answer(ctx, question, found, [*notes, *failure])
         fallback.usage = result.usage
         return fallback
+    assert reply.parsed is not None
     facts, dropped = validate_citations(_facts(reply.parsed, hits), {h.id: h for h in found.chunks})
     if dropped:
         result.notes.append(f"{dropped} citation(s) the model gave were not in the retrieved text and were dropped.")

@@ -28,9 +28,14 @@ def ask_json(
     try:
         result = llm.complete_json(messages, schema=schema, schema_name=name, phase=phase, usage=usage)
     except LLMError as exc:
-        log.warning("%s call failed, using the extractive fallback: %s", phase, exc)
-        return None, [f"{phase}: {exc} Used the extractive fallback."]
+        return None, [fallback_note(phase, exc)]
     return result.parsed, list(result.notes)
+
+
+def fallback_note(phase: str, exc: LLMError) -> str:
+    """Log a failed model call and say, in the answer's notes, that its extractive counterpart stood in."""
+    log.warning("%s call failed, using the extractive fallback: %s", phase, exc)
+    return f"{phase}: {exc} Used the extractive fallback."
 
 
 def ask_text(llm: ChatModel, messages: list[Message], phase: str, usage: Usage) -> tuple[str, list[str]]:

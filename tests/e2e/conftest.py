@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,8 +53,8 @@ def require_chromium() -> None:
     pytest.skip(f"{CHROMIUM} not installed")
 
 
-def start_app(graph: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, **app_env(graph), "PYTHONPATH": str(ROOT)}
+def start_app(graph: Path, port: int, log: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **app_env(graph), "PYTHONPATH": str(ROOT), **(extra_env or {})}
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)],
@@ -83,6 +84,10 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = free_port()
     process = start_app(graph, port, tmp_path_factory.getbasetemp() / "app.log")
     yield f"http://127.0.0.1:{port}"
+    stop_app(process)
+
+
+def stop_app(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
         process.wait(timeout=20)
@@ -107,7 +112,7 @@ class Session:
     outbound: list[str] = field(default_factory=list)
 
     def open(self, title: str) -> None:
-        """Go to a page through the sidebar, as a user would (deep links need a warm server)."""
+        """Go to a page through the sidebar, as a user would (test_deep_link_e2e covers direct URLs)."""
         page = self.page
         page.goto(self.url)
         page.get_by_text("Backend").first.wait_for(timeout=60_000)
@@ -125,14 +130,23 @@ class Session:
         assert self.outbound == [], f"requests left 127.0.0.1: {self.outbound}"
 
 
-@pytest.fixture
-def session(browser: Browser, app_url: str) -> Iterator[Session]:
+@contextmanager
+def browse(browser: Browser, url: str) -> Iterator[Session]:
+    """A fresh browser context on `url` that records every request leaving this machine."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    result = Session(page, app_url)
+    result = Session(page, url)
     page.on(
         "request",
         lambda request: None if request.url.startswith(LOCAL_PREFIXES) else result.outbound.append(request.url),
     )
-    yield result
-    context.close()
+    try:
+        yield result
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def session(browser: Browser, app_url: str) -> Iterator[Session]:
+    with browse(browser, app_url) as result:
+        yield result

@@ -10,6 +10,7 @@ import streamlit as st
 from components import answer as answer_view
 from components import live, session, status
 from components.export import mode_name
+from components.untrusted import plain
 from retrieval.errors import DriftLensError
 from retrieval.models import Answer, Mode
 
@@ -42,7 +43,7 @@ def ask(question: str, mode: Mode) -> tuple[Answer | None, list]:
 def show_turn(turn: dict, index: int, latest: bool) -> None:
     ctx = session.context()
     with st.chat_message("user"):
-        st.markdown(turn["question"])
+        st.markdown(plain(turn["question"]))
     with st.chat_message("assistant"):
         answers: list[Answer] = turn["answers"]
         columns = st.columns(len(answers)) if len(answers) > 1 else [st.container()]
@@ -77,7 +78,7 @@ if question:
     suggested.empty()
     modes = COMPARE if compare else (session.mode(),)
     with st.chat_message("user"):
-        st.markdown(question)
+        st.markdown(plain(question))
     with st.chat_message("assistant"):
         columns = st.columns(len(modes)) if len(modes) > 1 else [st.container()]
         answers: list[Answer] = []

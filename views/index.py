@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from components import charts, session
+from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.indexing import IndexReport, StageProgress, graph_stats, remove_document, run_index
 from retrieval.indexing.graph import IndexGraph
@@ -62,7 +63,7 @@ def show_report(report: IndexReport) -> None:
     counts = {k: len(getattr(report, k)) for k in ("added", "updated", "unchanged", "deleted")}
     st.success("Last run: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     for issue in report.issues:
-        st.warning(f"{issue.path}: {issue.message}")
+        st.warning(inert(f"{issue.path}: {issue.message}"))
     for note in report.notes[:20]:
         st.caption(note)
     if report.seconds:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from components import answer as answer_view
 from components import charts, live, session, status, trace_tree
+from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.events import ProgressEvent
 from retrieval.models import TraceStep
@@ -72,20 +73,20 @@ with step_col:
     )
     step = next((s for s in trace if s.id == chosen), None)
     if step is not None:
-        st.markdown(f"**Question** {step.question}")
-        st.markdown(f"**Answer** {step.answer or '—'}")
+        st.markdown(f"**Question** {inert(step.question)}")
+        st.markdown(f"**Answer** {inert(step.answer) or '—'}")
         st.caption(f"confidence {step.confidence:.2f}" if step.confidence is not None else "no confidence reported")
         st.caption(f"{step.duration_ms:.0f} ms · round {step.round}")
         tree_titles = {c.id: c.title for c in explore.community_tree(ctx)}
         if step.communities:
             st.markdown("**Target communities**")
-            st.markdown("\n".join(f"- {tree_titles.get(c, c)}" for c in step.communities))
+            st.markdown("\n".join(f"- {inert(tree_titles.get(c, c))}" for c in step.communities))
         chunks = explore.chunks(ctx, step.chunk_ids)
         st.markdown(f"**Evidence** ({len(step.chunk_ids)} chunks)")
         for chunk_id in step.chunk_ids[:8]:
             hit = chunks.get(chunk_id)
-            with st.expander(f"{hit.document_name if hit else ''} · {chunk_id.rsplit(':', 1)[-1]}"):
-                st.write(hit.text if hit else chunk_id)
+            with st.expander(f"{inert(hit.document_name or '') if hit else ''} · {chunk_id.rsplit(':', 1)[-1]}"):
+                st.markdown(inert(hit.text if hit else chunk_id))
 with tree_col:
     st.iframe(trace_tree.html_tree(trace, selected=chosen), height=TREE_HEIGHT)
 

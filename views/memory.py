@@ -7,8 +7,9 @@ import plotly.express as px
 import streamlit as st
 
 from components import session
+from components.untrusted import inert
 from retrieval.errors import DriftLensError
-from retrieval.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope
+from retrieval.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope, by_owner
 
 engine = session.engine()
 st.title("Memory")
@@ -88,16 +89,16 @@ if not chosen:
 
 for record in chosen[:5]:
     with st.expander(f"{record.role} · {record.timestamp}", expanded=len(chosen) == 1):
-        st.write(record.text)
+        st.markdown(inert(record.text))
         st.json(record.model_dump(exclude={"text"}))
-ids = [r.id for r in chosen]
+owners = by_owner(chosen)  # each memory is changed under its own full scope, never a wider one
 reason = st.text_input("Reason for invalidating", key="mem_reason", placeholder="no longer true because…")
 left, right = st.columns(2)
-if left.button(f"Invalidate {len(ids)}", key="mem_invalidate"):
-    n = memory.invalidate(ids, reason, scope)
+if left.button(f"Invalidate {len(chosen)}", key="mem_invalidate"):
+    n = sum(memory.invalidate(ids, reason, owner) for owner, ids in owners.items())
     st.toast(f"Invalidated {n} memories")
     st.rerun()
-if right.button(f"Delete {len(ids)}", type="primary", key="mem_delete"):
-    n = memory.delete(ids, scope)
+if right.button(f"Delete {len(chosen)}", type="primary", key="mem_delete"):
+    n = sum(memory.delete(ids, owner) for owner, ids in owners.items())
     st.toast(f"Deleted {n} memories")
     st.rerun()

@@ -10,6 +10,7 @@ import streamlit as st
 
 from components import charts, graph_view, layout, session, status
 from components.graph_view import ColourBy
+from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.search import explore
 from retrieval.search.hybrid import search_entities
@@ -95,16 +96,16 @@ if state.ex_seeds:
         if details is None:
             st.caption("Click a node to see its properties and source chunks.")
         else:
-            st.subheader(details.title)
+            st.subheader(inert(details.title))
             st.caption(f"{details.kind} · `{details.id}`")
             if details.description:
-                st.write(details.description)
+                st.markdown(inert(details.description))
             with st.expander("Properties"):
                 st.json(details.properties)
             st.markdown(f"**Source chunks** ({len(details.chunks)})")
             for chunk in details.chunks:
-                with st.expander(f"{chunk.document_name} · {chunk.id.rsplit(':', 1)[-1]}"):
-                    st.write(chunk.text)
+                with st.expander(f"{inert(chunk.document_name or '')} · {chunk.id.rsplit(':', 1)[-1]}"):
+                    st.markdown(inert(chunk.text))
         if len(state.ex_seeds) > 1 and st.button("Collapse expansions"):
             _start(state.ex_seeds[0])
             st.rerun()
@@ -136,9 +137,9 @@ else:
     detail = explore.community_detail(ctx, chosen) if chosen else None
     if detail:
         right.markdown(
-            f"**{detail.community.title}** · level {detail.community.level} · {detail.community.size} members"
+            f"**{inert(detail.community.title)}** · level {detail.community.level} · {detail.community.size} members"
         )
-        right.write(detail.summary or "No summary.")
+        right.markdown(inert(detail.summary) or "No summary.")
         right.dataframe(
             pd.DataFrame([{"entity": m.label, "type": m.group, "degree": m.degree} for m in detail.members]),
             hide_index=True,
