@@ -52,6 +52,15 @@ class Settings(BaseSettings, RetrievalKnobs):
     data_dir: Path = DEFAULT_DATA_DIR
     graph_path: Path | None = Field(None, validation_alias=_alias("DRIFTLENS_GRAPH_PATH", "graph_path"))
     graph_name: str = "driftlens"
+    # Embedded server limits. Defaults suit a 24 GB machine shared with the app and the indexer: the server may
+    # hold 8 GB of data (then writes fail with "OOM", reads go on) and one query may use 1 GB of working memory.
+    graph_max_memory_mb: int = Field(8192, ge=64)
+    graph_query_memory_mb: int = Field(1024, ge=16)
+    #: Server-side limit for every read (user Cypher, search, explorer); a hung server fails the read this long
+    #: (plus a short grace) after it was sent, instead of blocking for the loading timeout below.
+    query_timeout_ms: int = Field(30_000, ge=100)
+    #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
+    graph_load_timeout_s: float = Field(600.0, gt=0)
     project: str = "demo"
 
     # --- graph model: labels, properties, index names (bring-your-own-graph) -------------
