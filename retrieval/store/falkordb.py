@@ -64,6 +64,7 @@ class FalkorDBStore(GraphStore):
         self.server = EmbeddedServer(self.path, Limits.of(settings))
         self._client_name = f"{CLIENT_PREFIX}{os.getpid()}-{next(_client_ids)}"
         self._writer: redis.Redis | None = None
+        self._closed = False
         self._reader: redis.Redis | None = None
         self._keys_cache: dict[str, set[str]] = {}
         self._corpus_cache: dict[str, tuple[int, float, dict[str, int], list[set[str]]]] = {}
@@ -113,6 +114,7 @@ class FalkorDBStore(GraphStore):
         self._index_cache = None
 
     def close(self) -> None:
+        self._closed = True
         writer = self._writer
         if writer is None:
             return
@@ -147,9 +149,11 @@ class FalkorDBStore(GraphStore):
 
     def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
         """`call` (which looks the graph handle up when called, so a retry uses the new connection)."""
-        if self._writer is None:
+        if self._closed:
             raise StoreUnavailable(self.uri, "The store was closed; open it again.")
         try:
+            if self._writer is None:
+                self.reconnect()  # an earlier restart failed (the server could not start): try again now
             try:
                 return call()
             except redis.ConnectionError as exc:
