@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-import math
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,6 +28,7 @@ from retrieval.store import bm25
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.cypher_limits import bound_ranges
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
+from retrieval.store.falkordb_results import rows, similarity
 from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ class FalkorDBStore(GraphStore):
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
         result = self._run(lambda: self._graph.query(cypher, dict(params or {})), None, write=True)
-        return _rows(result)
+        return rows(result)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
@@ -145,7 +145,7 @@ class FalkorDBStore(GraphStore):
         max_elements = self.settings.graph_query_memory_mb * 1024 * 1024 // 16 + 1
         bounded = bound_ranges(cypher, max_elements)
         result = self._run(lambda: self._ro_graph.ro_query(bounded, dict(params or {}), timeout=timeout), timeout)
-        return _rows(result)
+        return rows(result)
 
     def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
         """`call` (which looks the graph handle up when called, so a retry uses the new connection)."""
@@ -241,7 +241,7 @@ class FalkorDBStore(GraphStore):
             + f"RETURN n.id AS id, distance, n {{{self._projection(label, prop)}}} AS props",
             {**params, "q": [float(x) for x in vector], "k": int(k)},
         )
-        hits = [StoreHit(str(r["id"]), _similarity(r["distance"]), r["props"]) for r in rows]
+        hits = [StoreHit(str(r["id"]), similarity(r["distance"]), r["props"]) for r in rows]
         return sorted(hits, key=lambda hit: -hit.score)  # a zero vector's NaN distance sorts anywhere; 0.0 here
 
     def fulltext_search(
@@ -493,43 +493,9 @@ def _conjunctions(matching: Sequence[str], corpus: bm25.Corpus) -> dict[str, int
     return {" ".join(redisearch_query(w) for w in matching[:size]): bound for size in sorted(sizes)}
 
 
-def _rows(result: Any) -> list[Row]:
-    if result is None:
-        return []
-    columns = [h[1] for h in result.header]
-    return [dict(zip(columns, (_plain(v) for v in row), strict=True)) for row in result.result_set]
-
-
 def _is_ident(name: str) -> bool:
     try:
         ident(name)
     except ValueError:
         return False
     return True
-
-
-def _similarity(distance: Any) -> float:
-    """Cosine similarity from FalkorDB's cosine distance; an undefined one (a zero vector) counts as unrelated."""
-    value = 1.0 - float(distance)
-    return 0.0 if math.isnan(value) else value
-
-
-_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
-
-
-def _plain(value: Any) -> Any:
-    """Turn falkordb-py result objects (Node, Edge, OrderedDict) into plain Python data."""
-    if type(value) in _SCALAR_TYPES:
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        # A vector is a list of floats; checking each element's exact type is far cheaper than recursing into it.
-        if all(type(v) in _SCALAR_TYPES for v in value):
-            return value
-        return [_plain(v) for v in value]
-    props = getattr(value, "properties", None)
-    if isinstance(props, dict):
-        labels = getattr(value, "labels", None) or [getattr(value, "relation", None)]
-        return {"_labels": [x for x in labels if x], **{k: _plain(v) for k, v in props.items()}}
-    return value
