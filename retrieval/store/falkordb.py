@@ -70,7 +70,7 @@ class FalkorDBStore(GraphStore):
         self._corpus_cache: dict[str, tuple[int, float, dict[str, int], list[set[str]]]] = {}
         self._index_cache: list[IndexState] | None = None
         try:
-            self._connect(self.server.attach_or_start())
+            self.server.attach_or_start(self._connect)
             self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
         except BaseException:
             self.close()  # whatever this open started is stopped again: no server outlives a failed open
@@ -91,6 +91,10 @@ class FalkorDBStore(GraphStore):
         self._reader = client(self.settings.query_timeout_ms / 1000 + READ_GRACE_S)
         self._graph = Graph(self._writer, self.settings.graph_name)
         self._ro_graph = Graph(self._reader, self.settings.graph_name)
+        try:
+            self._writer.ping()  # connected (and named) now: the server's last other client sees us before stopping
+        except redis.RedisError as exc:
+            raise StoreUnavailable(self.uri, "Its server started but does not answer.", exc) from exc
 
     def _disconnect(self) -> None:
         for client in (self._writer, self._reader):
@@ -110,7 +114,7 @@ class FalkorDBStore(GraphStore):
     def reconnect(self) -> None:
         """Start the server again if its process died (another process may have done so already), then reconnect."""
         self._disconnect()
-        self._connect(self.server.restart_if_dead())
+        self.server.restart_if_dead(self._connect)
         self._index_cache = None
 
     def close(self) -> None:
