@@ -254,6 +254,28 @@ def test_engine_reopens_a_killed_server_without_a_restart(tmp_path: Path) -> Non
         engine.close()
 
 
+def test_threads_sharing_a_store_recover_together_with_one_server(tmp_path: Path) -> None:
+    """The app's sessions share one store: after a kill, their reads reconnect once, and every one succeeds."""
+    with open_store(make_settings(tmp_path)) as store:
+        _write(store, 4)
+        os.kill(_server_pid(store.settings.embedded_graph_path), signal.SIGKILL)
+        counts: list[int | str] = []
+
+        def read() -> None:
+            try:
+                counts.append(_count(store))
+            except Exception as exc:  # noqa: BLE001 - any failure is what this test reports
+                counts.append(repr(exc))
+
+        workers = [threading.Thread(target=read) for _ in range(6)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=60)
+        assert counts == [4] * 6
+        assert len(_servers_under(tmp_path)) == 1
+
+
 # --- 6. per-query timeout --------------------------------------------------------------------------
 def test_hung_server_fails_a_read_within_the_query_timeout(tmp_path: Path) -> None:
     with open_store(make_settings(tmp_path, query_timeout_ms=1000)) as store:

@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -65,6 +66,7 @@ class FalkorDBStore(GraphStore):
         self._client_name = f"{CLIENT_PREFIX}{os.getpid()}-{next(_client_ids)}"
         self._writer: redis.Redis | None = None
         self._closed = False
+        self._reconnecting = threading.Lock()
         self._reader: redis.Redis | None = None
         self._keys_cache: dict[str, set[str]] = {}
         self._corpus_cache: dict[str, tuple[int, float, dict[str, int], list[set[str]]]] = {}
@@ -113,8 +115,17 @@ class FalkorDBStore(GraphStore):
 
     def reconnect(self) -> None:
         """Start the server again if its process died (another process may have done so already), then reconnect."""
-        self._disconnect()
-        self.server.restart_if_dead(self._connect)
+        self._reconnect(self._writer, force=True)
+
+    def _reconnect(self, failed: redis.Redis | None, *, force: bool = False) -> None:
+        """Reconnect unless another thread already replaced the connection that `failed` (the app shares a store)."""
+        with self._reconnecting:
+            if self._closed:
+                raise StoreUnavailable(self.uri, "The store was closed; open it again.")
+            if self._writer is not failed and not force:
+                return
+            self._disconnect()
+            self.server.restart_if_dead(self._connect)
         self._index_cache = None
 
     def close(self) -> None:
@@ -156,12 +167,14 @@ class FalkorDBStore(GraphStore):
         if self._closed:
             raise StoreUnavailable(self.uri, "The store was closed; open it again.")
         try:
-            if self._writer is None:
-                self.reconnect()  # an earlier restart failed (the server could not start): try again now
+            writer = self._writer
+            if writer is None:
+                self._reconnect(None)  # an earlier restart failed (the server could not start): try again now
+                writer = self._writer
             try:
                 return call()
             except redis.ConnectionError as exc:
-                self.reconnect()  # the server died (killed, out of memory): start it again, under the lock
+                self._reconnect(writer)  # the server died (killed, out of memory): start it again, under the lock
                 if write:
                     raise StoreUnavailable(
                         self.uri,
