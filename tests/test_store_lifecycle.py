@@ -264,7 +264,7 @@ def test_threads_sharing_a_store_recover_together_with_one_server(tmp_path: Path
         def read() -> None:
             try:
                 counts.append(_count(store))
-            except Exception as exc:  # noqa: BLE001 - any failure is what this test reports
+            except Exception as exc:  # any failure is what this test reports
                 counts.append(repr(exc))
 
         workers = [threading.Thread(target=read) for _ in range(6)]
