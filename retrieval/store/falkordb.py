@@ -29,7 +29,7 @@ from retrieval.store import bm25
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.cypher_limits import bound_ranges
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
-from retrieval.store.falkordb_results import rows, similarity
+from retrieval.store.falkordb_results import explain, rows, similarity
 from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
@@ -196,21 +196,7 @@ class FalkorDBStore(GraphStore):
                 return None  # the graph has never been written: every read of it is empty, not an error
             if "read-only" in message:
                 raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
-            raise QueryError(self._explain(message, timeout_ms)) from exc
-
-    def _explain(self, message: str, timeout_ms: int | None) -> str:
-        """The server's reason, with the setting that caused it when a limit stopped the query."""
-        s = self.settings
-        if "timed out" in message.lower():
-            return f"Query stopped after {timeout_ms or s.query_timeout_ms} ms (DRIFTLENS_QUERY_TIMEOUT_MS); narrow it."
-        if "mem consumption exceeded" in message:
-            return (
-                f"Query stopped: it needed more than {s.graph_query_memory_mb} MB of memory "
-                "(DRIFTLENS_GRAPH_QUERY_MEMORY_MB); narrow it or add LIMIT."
-            )
-        if message.startswith("OOM"):
-            return f"The graph holds its {s.graph_max_memory_mb} MB limit (DRIFTLENS_GRAPH_MAX_MEMORY_MB): {message}"
-        return f"Query failed: {message}"
+            raise QueryError(explain(message, self.settings, timeout_ms)) from exc
 
     # --- search -----------------------------------------------------------------------------
     def _vector_candidates(

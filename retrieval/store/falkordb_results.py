@@ -1,4 +1,4 @@
-"""FalkorDB replies as plain Python rows: what every adapter method returns, whatever falkordb-py's objects are."""
+"""FalkorDB replies for callers: plain rows (whatever falkordb-py returns) and errors that name their cause."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from retrieval.config import Settings
 from retrieval.store.base import Row
 
 
@@ -42,3 +43,17 @@ def _plain(value: Any) -> Any:
         labels = getattr(value, "labels", None) or [getattr(value, "relation", None)]
         return {"_labels": [x for x in labels if x], **{k: _plain(v) for k, v in props.items()}}
     return value
+
+
+def explain(message: str, s: Settings, timeout_ms: int | None) -> str:
+    """The server's reason, with the setting that caused it when a limit stopped the query."""
+    if "timed out" in message.lower():
+        return f"Query stopped after {timeout_ms or s.query_timeout_ms} ms (DRIFTLENS_QUERY_TIMEOUT_MS); narrow it."
+    if "mem consumption exceeded" in message:
+        return (
+            f"Query stopped: it needed more than {s.graph_query_memory_mb} MB of memory "
+            "(DRIFTLENS_GRAPH_QUERY_MEMORY_MB); narrow it or add LIMIT."
+        )
+    if message.startswith("OOM"):
+        return f"The graph holds its {s.graph_max_memory_mb} MB limit (DRIFTLENS_GRAPH_MAX_MEMORY_MB): {message}"
+    return f"Query failed: {message}"
