@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import psutil
 import redis
@@ -157,7 +157,7 @@ class EmbeddedServer:
             raise StoreUnavailable(str(self.layout.graph), NOT_WRITABLE, exc) from exc
 
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[IO[str]]:
+    def _locked(self) -> Iterator[None]:
         """Exclusive across processes; a second opener waits here while the first starts or loads the server."""
         try:
             handle = open(self.layout.lock, "a+", encoding="utf-8")  # noqa: SIM115 - held for the block below
@@ -178,7 +178,7 @@ class EmbeddedServer:
                         ) from None
                     time.sleep(0.1)
             try:
-                yield handle
+                yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
@@ -192,13 +192,10 @@ class EmbeddedServer:
 
     def _record(self, pid: int | None) -> None:
         info = {"server_pid": pid, "socket": str(self.layout.socket), "started_by": os.getpid()} if pid else {}
-        tmp = self.layout.lock.with_suffix(".tmp")
-        tmp.write_text(json.dumps(info), encoding="utf-8")
-        # Rewrite in place (not rename): the flock is on this inode, and other processes wait on it.
+        # Rewritten in place, never replaced: the flock is on this inode, and other processes wait on it.
         with open(self.layout.lock, "r+", encoding="utf-8") as handle:
             handle.truncate(0)
-            handle.write(tmp.read_text(encoding="utf-8"))
-        tmp.unlink()
+            handle.write(json.dumps(info))
 
     def _running_pid(self) -> int:
         """The recorded server's pid if that process is alive and really is this graph's server, else 0."""
