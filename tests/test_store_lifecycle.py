@@ -272,7 +272,7 @@ def test_threads_sharing_a_store_recover_together_with_one_server(tmp_path: Path
             worker.start()
         for worker in workers:
             worker.join(timeout=60)
-        assert counts == [4] * 6
+        assert counts == [4] * 6, counts
         assert len(_servers_under(tmp_path)) == 1
 
 

@@ -138,11 +138,9 @@ class EmbeddedServer:
         """After a lost connection: start the server again if (and only if) its process is gone, then connect."""
         with self._locked():
             pid = self._running_pid()
-            if pid and not self._reachable(pid):
-                raise StoreUnavailable(
-                    self.uri, f"Its server (pid {pid}) is running but does not answer; it may be stopped or overloaded."
-                )
-            if not pid:
+            if pid and not self._reachable(pid, hung_ok=True) and not _wait_exit(pid, PING_TIMEOUT_S):
+                raise self._hung(pid)  # a killed server may take a moment to go; a stopped one never does
+            if not self._running_pid():
                 self._start()
             connect(self.layout.socket)
 
@@ -211,7 +209,9 @@ class EmbeddedServer:
         ours = str(self.layout.socket) in title or str(self.layout.config) in title
         return pid if "redis-server" in title and ours else 0
 
-    def _reachable(self, pid: int) -> bool:
+    def _reachable(self, pid: int, *, hung_ok: bool = False) -> bool:
+        """Whether the server answers a ping (after loading); a server that accepts but never answers raises,
+        unless `hung_ok` (the caller then waits to see whether it is dying)."""
         if not self.layout.socket.exists():
             return False
         client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=PING_TIMEOUT_S)
@@ -219,13 +219,16 @@ class EmbeddedServer:
             self._wait_loaded(client, pid)
             return True
         except redis.TimeoutError:
-            raise StoreUnavailable(
-                self.uri, f"Its server (pid {pid}) does not answer; it may be stopped or overloaded."
-            ) from None
+            if hung_ok:
+                return False
+            raise self._hung(pid) from None
         except redis.RedisError:
             return False
         finally:
             client.close()
+
+    def _hung(self, pid: int) -> StoreUnavailable:
+        return StoreUnavailable(self.uri, f"Its server (pid {pid}) does not answer; it may be stopped or overloaded.")
 
     def _wait_loaded(self, client: redis.Redis, pid: int) -> None:
         """Ping until the server has replayed its log (it answers LOADING meanwhile)."""
