@@ -108,6 +108,18 @@ def test_old_log_shared_by_two_graphs_is_refused_with_the_fix(tmp_path: Path) ->
     assert _servers_under(tmp_path) == []
 
 
+# --- 3. memory caps ------------------------------------------------------------------------------
+def test_server_runs_with_the_configured_memory_caps(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, graph_max_memory_mb=300, graph_query_memory_mb=64)
+    with open_store(settings) as store:
+        assert isinstance(store, FalkorDBStore)
+        client = store._writer
+        assert client is not None
+        assert int(client.config_get("maxmemory")["maxmemory"]) == 300 * 1024 * 1024
+        capacity = client.execute_command("GRAPH.CONFIG", "GET", "QUERY_MEM_CAPACITY")
+        assert int(capacity[1]) == 64 * 1024 * 1024
+
+
 # --- 2. exclusive open -----------------------------------------------------------------------------
 OPENER = """
 import json, sys, time
