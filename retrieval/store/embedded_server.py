@@ -398,35 +398,46 @@ def migrate_shared_log(layout: Layout) -> None:
     """
     folder = layout.graph.parent
     shared = folder / "appendonlydir"
-    if layout.aof_dir.exists() or not shared.is_dir() or not _legacy_graph(layout.graph):
+    if layout.aof_dir.exists() or not shared.is_dir():
         return
-    others = sorted(p.name for p in folder.iterdir() if p != layout.graph and _legacy_graph(p))
+    legacy = _legacy_graphs(folder)
+    if layout.graph not in legacy:
+        return
+    snapshot = layout.graph if layout.graph.is_file() else None
     registry = layout.graph.with_name(layout.graph.name + ".settings")
+    others = sorted(p.name for p in legacy - {layout.graph})
     if others:
         names = ", ".join([layout.graph.name, *others])
         target = layout.data_dir
+        moves = f"mv {shared} {target}/" + (f" && mv {snapshot} {target}/dump.rdb" if snapshot else "")
         raise StoreUnavailable(
             str(layout.graph),
             f"The graphs {names} in {folder} were written by an older DriftLens into one shared log ({shared}), "
-            "so it holds the data of all of them. Give it to the graph it belongs to, e.g. for this one: "
-            f"`mv {shared} {target}/ && mv {layout.graph} {target}/dump.rdb`, and re-index the others.",
+            f"so it holds the data of all of them. Give it to the graph it belongs to, e.g. for this one: `{moves}`, "
+            "and re-index the others.",
         )
     if _legacy_server_alive(registry):
         raise StoreUnavailable(
             str(layout.graph), "An older DriftLens still runs this graph's server; close it, then open the graph again."
         )
     shutil.move(str(shared), str(layout.aof_dir))
-    shutil.move(str(layout.graph), str(layout.data_dir / "dump.rdb"))
+    if snapshot:
+        shutil.move(str(snapshot), str(layout.data_dir / "dump.rdb"))
     registry.unlink(missing_ok=True)
 
 
-def _legacy_graph(path: Path) -> bool:
-    """A graph file of the old layout: a Redis snapshot at the graph's own path."""
-    try:
-        with open(path, "rb") as handle:
-            return path.is_file() and handle.read(5) == b"REDIS"
-    except OSError:
-        return False
+def _legacy_graphs(folder: Path) -> set[Path]:
+    """Graphs of the old layout in `folder`: a Redis snapshot at the graph's own path, or its server registry."""
+    found = {p.with_name(p.name.removesuffix(".settings")) for p in folder.glob("*.settings")}
+    for path in folder.iterdir():
+        try:
+            if path.is_file():
+                with open(path, "rb") as handle:
+                    if handle.read(5) == b"REDIS":
+                        found.add(path)
+        except OSError:
+            continue
+    return found
 
 
 def _legacy_server_alive(registry: Path) -> bool:
