@@ -37,7 +37,9 @@ def main() -> None:
         st.error(f"DriftLens cannot start: {exc}")
         st.stop()
     except StoreUnavailable as exc:
+        # Every run asks again (Engine.health reconnects), so the banner goes as soon as the database is back.
         st.error(f"Backend down: {exc}")
+        st.button("Retry now", help="DriftLens reconnects on every page load; this reloads the page.")
         st.stop()
     except DriftLensError as exc:
         session.show_error(exc)

@@ -65,6 +65,16 @@ class Settings(BaseSettings, RetrievalKnobs):
     graph_path: Path | None = Field(None, validation_alias=_alias("DRIFTLENS_GRAPH_PATH", "graph_path"))
     #: Name of the graph inside the embedded FalkorDB server.
     graph_name: str = "driftlens"
+    #: Most memory (MB) the embedded server may hold; a 24 GB machine shares it with the app and the indexer.
+    #: Past it writes fail with "OOM" and reads go on.
+    graph_max_memory_mb: int = Field(8192, ge=64)
+    #: Working memory (MB) one query may use on the embedded server before it is stopped.
+    graph_query_memory_mb: int = Field(1024, ge=16)
+    #: Server-side limit for every read (user Cypher, search, explorer); a hung server fails the read this long
+    #: (plus a short grace) after it was sent, instead of blocking for the loading timeout below.
+    query_timeout_ms: int = Field(30_000, ge=100)
+    #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
+    graph_load_timeout_s: float = Field(600.0, gt=0)
     #: Project used when a call names none; every node carries its project in `projectId`.
     project: str = "demo"
 

@@ -15,7 +15,7 @@ from typing import Any
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.errors import DriftLensError, EmbeddingMismatch
+from retrieval.errors import DriftLensError, EmbeddingMismatch, StoreUnavailable
 from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
@@ -68,7 +68,16 @@ class Engine:
         return QueryParams.from_settings(self.settings, **overrides)
 
     def health(self) -> Health:
-        return self.store.health()
+        """The store's health; when the database is unreachable, one reconnect first (raises while still down).
+
+        Why here: the app asks for health on every run, so a database that died and came back (an embedded server
+        started again, a Neo4j the driver reaches again) clears the app's banner without restarting the app.
+        """
+        try:
+            return self.store.health()
+        except StoreUnavailable:
+            self.store.reconnect()
+            return self.store.health()
 
     def projects(self) -> list[str]:
         rows = self.store.read(f"MATCH (p:`{self.settings.project_label}`) RETURN p.name AS name ORDER BY name")

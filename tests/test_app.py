@@ -6,6 +6,9 @@ tests/e2e cover them. Each test starts a fresh AppTest session on a fresh Engine
 
 from __future__ import annotations
 
+import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,6 +80,27 @@ def test_unreachable_backend_names_its_uri(graph: Path, monkeypatch: pytest.Monk
     assert not app.exception
     assert len(app.error) == 1
     assert "Backend down" in app.error[0].value and "bolt://127.0.0.1:9" in app.error[0].value
+
+
+def test_banner_while_the_embedded_server_is_down_clears_when_it_is_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = tmp_path / "graph.db"
+    app = _start(monkeypatch, {**app_env(graph), "DRIFTLENS_DATA_DIR": str(tmp_path)})
+    assert not app.error
+    data = graph.with_name(graph.name + ".data")
+    pid = int(json.loads((data / "server.lock").read_text())["server_pid"])
+    os.kill(pid, signal.SIGKILL)
+    (data / "redis.sock").unlink(missing_ok=True)
+    (data / "redis.sock").mkdir()  # the socket's place is taken: the server cannot start again for now
+    app.run()
+    assert not app.exception
+    assert len(app.error) == 1 and "Backend down" in app.error[0].value and str(graph) in app.error[0].value
+    (data / "redis.sock").rmdir()
+    app.button[0].click().run()  # "Retry now"
+    assert not app.exception
+    assert not app.error, "the banner clears once the server runs again, without restarting the app"
+    assert "graph is empty" in _text(app)
 
 
 def test_empty_graph_says_how_to_build_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,8 +42,7 @@ def _write_then_die(graph: Path, n: int) -> None:
 
 
 def _server_pid(graph: Path) -> int:
-    info = json.loads(graph.with_name(graph.name + ".settings").read_text())
-    return int(Path(info["pidfile"]).read_text().strip())
+    return int(json.loads((graph.with_name(graph.name + ".data") / "server.lock").read_text())["server_pid"])
 
 
 def test_data_survives_close_and_reopen(tmp_path: Path) -> None:
@@ -74,8 +73,7 @@ def test_unreachable_orphan_is_stopped_and_data_kept(tmp_path: Path) -> None:
     graph = tmp_path / "graph.db"
     _write_then_die(graph, 25)
     orphan = _server_pid(graph)
-    info = json.loads(graph.with_name(graph.name + ".settings").read_text())
-    os.unlink(info["unixsocket"])  # as if its temp folder had been cleaned
+    os.unlink(graph.with_name(graph.name + ".data") / "redis.sock")  # as if it had been deleted
     with open_store(make_settings(tmp_path)) as store:
         assert not psutil.pid_exists(orphan) or psutil.Process(orphan).status() == psutil.STATUS_ZOMBIE
         assert _count(store) == 25

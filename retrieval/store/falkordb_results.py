@@ -1,0 +1,59 @@
+"""FalkorDB replies for callers: plain rows (whatever falkordb-py returns) and errors that name their cause."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from retrieval.config import Settings
+from retrieval.store.base import Row
+
+
+def rows(result: Any) -> list[Row]:
+    """Rows keyed by column name; `None` (a graph never written) is no rows."""
+    if result is None:
+        return []
+    columns = [h[1] for h in result.header]
+    return [dict(zip(columns, (_plain(v) for v in row), strict=True)) for row in result.result_set]
+
+
+def similarity(distance: Any) -> float:
+    """Cosine similarity from FalkorDB's cosine distance; an undefined one (a zero vector) counts as unrelated."""
+    value = 1.0 - float(distance)
+    return 0.0 if math.isnan(value) else value
+
+
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain(value: Any) -> Any:
+    """Turn falkordb-py result objects (Node, Edge, OrderedDict) into plain Python data."""
+    if type(value) in _SCALAR_TYPES:
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        # A vector is a list of floats; checking each element's exact type is far cheaper than recursing into it.
+        if all(type(v) in _SCALAR_TYPES for v in value):
+            return value
+        return [_plain(v) for v in value]
+    props = getattr(value, "properties", None)
+    if isinstance(props, dict):
+        labels = getattr(value, "labels", None) or [getattr(value, "relation", None)]
+        return {"_labels": [x for x in labels if x], **{k: _plain(v) for k, v in props.items()}}
+    return value
+
+
+def explain(message: str, s: Settings, timeout_ms: int | None) -> str:
+    """The server's reason, with the setting that caused it when a limit stopped the query."""
+    if "timed out" in message.lower():
+        return f"Query stopped after {timeout_ms or s.query_timeout_ms} ms (DRIFTLENS_QUERY_TIMEOUT_MS); narrow it."
+    if "mem consumption exceeded" in message:
+        return (
+            f"Query stopped: it needed more than {s.graph_query_memory_mb} MB of memory "
+            "(DRIFTLENS_GRAPH_QUERY_MEMORY_MB); narrow it or add LIMIT."
+        )
+    if message.startswith("OOM"):
+        return f"The graph holds its {s.graph_max_memory_mb} MB limit (DRIFTLENS_GRAPH_MAX_MEMORY_MB): {message}"
+    return f"Query failed: {message}"

@@ -1,0 +1,101 @@
+"""What one read may cost: memory, rows and time are bounded by the database, and the server survives every query.
+
+Backend-independent (the `store` and `make_settings` fixtures): they run on Neo4j too when NEO4J_URI is set.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from retrieval.context import Context
+from retrieval.embed import Embedder
+from retrieval.errors import ConfigError, QueryError
+from retrieval.models import Hit, QueryParams
+from retrieval.modes.agent_tools import AgentTools
+from retrieval.search.enrich import enrich
+from retrieval.search.explore import run_cypher
+from retrieval.store import GraphStore, open_store
+from retrieval.store.cypher_limits import bound_ranges, bounded
+from tests.conftest import make_settings
+
+HUGE = "UNWIND range(1, 2000000000) AS x RETURN count(x) AS n"
+
+
+def _context(store: GraphStore, embedder: Embedder) -> Context:
+    """A context on a graph that exists (a never-written embedded graph answers every read with no rows)."""
+    store.query("MERGE (:Probe {id: 'exists'})")
+    return Context(store.settings, store, embedder, None, store.settings.project)
+
+
+def _alive(store: GraphStore) -> bool:
+    return store.read("RETURN 1 AS ok") == [{"ok": 1}]
+
+
+def test_huge_range_in_the_explorer_fails_clearly_and_the_server_survives(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    with pytest.raises(QueryError) as info:
+        run_cypher(_context(store, embedder), HUGE)
+    if store.backend == "falkordb":
+        assert "DRIFTLENS_GRAPH_QUERY_MEMORY_MB" in str(info.value)
+    assert _alive(store)
+
+
+def test_huge_range_from_the_agent_is_a_tool_error_and_the_server_survives(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    tools = AgentTools(_context(store, embedder), QueryParams(), row_limit=50, timeout_ms=5_000)
+    result = tools.call("execute_cypher", {"query": HUGE})
+    assert result.error and "Query" in result.error
+    assert _alive(store)
+
+
+def test_explorer_row_limit_is_applied_by_the_database(
+    store: GraphStore, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    received: list[int] = []
+    real_read = store.read
+
+    def counting_read(cypher: str, params: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
+        rows = real_read(cypher, params, **kwargs)
+        received.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(store, "read", counting_read)
+    result = run_cypher(_context(store, embedder), "UNWIND range(1, 5000) AS x RETURN x ORDER BY x DESC", limit=200)
+    assert result.truncated and len(result.rows) == 200
+    assert result.rows[0] == {"x": 5000}, "the query's own order is kept"
+    assert max(received) <= 201, f"the client received {max(received)} rows for a 200-row view"
+
+
+def test_bounded_ranges_keep_every_result_the_memory_cap_allows(store: GraphStore) -> None:
+    store.query("MERGE (:Probe {id: 'exists'})")
+    cases = {
+        "RETURN range(1, 5) AS r": [1, 2, 3, 4, 5],
+        "RETURN range(10, 1, -3) AS r": [10, 7, 4, 1],
+        "RETURN range(0, 10, 4) AS r": [0, 4, 8],
+        "RETURN [x IN range(1, size([1, 2, 3])) | x * 2] AS r": [2, 4, 6],
+    }
+    for cypher, expected in cases.items():
+        assert store.read(cypher)[0]["r"] == expected, cypher
+    text = "RETURN 'range(1, 9)' AS s // range(1, 2)"
+    assert bound_ranges(text, 10) == text, "strings and comments are left alone"
+    assert "LIMIT 5" in bounded("MATCH (n) RETURN n;", 5)
+    assert bounded("CALL db.labels()", 5) == "CALL db.labels()", "a standalone procedure call cannot be wrapped"
+
+
+def test_enrichment_query_has_the_read_timeout(tmp_path: Path, embedder: Embedder) -> None:
+    slow = (
+        "WITH node, score UNWIND range(1, 20000000) AS x WITH node, score, count(x) AS n "
+        "RETURN node.text AS text, score"
+    )
+    settings = make_settings(tmp_path, query_timeout_ms=200, retrieval_query=slow)
+    with open_store(settings) as store:
+        store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'c1', text: 'Marley was dead.'}})")
+        with pytest.raises(ConfigError) as info:
+            enrich(_context(store, embedder), [Hit(id="c1", score=1.0)])
+        assert "retrieval_query" in str(info.value)
+        assert _alive(store)
