@@ -268,7 +268,7 @@ def test_engine_reopens_a_killed_server_without_a_restart(tmp_path: Path) -> Non
 
 def test_threads_sharing_a_store_recover_together_with_one_server(tmp_path: Path) -> None:
     """The app's sessions share one store: after a kill, their reads reconnect once, and every one succeeds."""
-    with open_store(make_settings(tmp_path)) as store:
+    with open_store(make_settings(tmp_path, query_timeout_ms=3000)) as store:
         _write(store, 4)
         os.kill(_server_pid(store.settings.embedded_graph_path), signal.SIGKILL)
         counts: list[int | str] = []

@@ -124,7 +124,9 @@ class FalkorDBStore(GraphStore):
                 raise StoreUnavailable(self.uri, "The store was closed; open it again.")
             if self._writer is not failed and not force:
                 return
-            self._disconnect()
+            # The old clients are dropped, not closed: other threads may be inside a call on them, and closing a
+            # socket under a thread that uses it fails that call with a TypeError instead of a connection error.
+            self._writer = self._reader = None
             self.server.restart_if_dead(self._connect)
         self._index_cache = None
 
@@ -172,6 +174,12 @@ class FalkorDBStore(GraphStore):
                 self._reconnect(None)  # an earlier restart failed (the server could not start): try again now
                 writer = self._writer
             try:
+                return call()
+            except redis.TimeoutError:
+                if write or self._writer is writer:
+                    raise
+                # Another thread replaced the connection meanwhile: this one waited on the server that died
+                # (a killed server can accept a connection while it is being torn down); the new one answers.
                 return call()
             except redis.ConnectionError as exc:
                 self._reconnect(writer)  # the server died (killed, out of memory): start it again, under the lock
