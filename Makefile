@@ -7,15 +7,15 @@ PORT ?= 8501
 RUN_STAMP := $(VENV)/.stamp-run-$(shell cat requirements.txt | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.stamp-dev-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
 
-.PHONY: run test install install-dev demo lint format bench clean
+.PHONY: run test install install-dev demo lint format bench clean neo4j
 
 run: $(RUN_STAMP)
 	$(PY) -m retrieval demo
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 test: $(DEV_STAMP)
-	$(PY) -m ruff check retrieval components views app.py tests benchmarks examples
-	$(PY) -m ruff format --check retrieval components views app.py tests benchmarks examples
+	$(PY) -m ruff check retrieval components views app.py tests benchmarks examples tools
+	$(PY) -m ruff format --check retrieval components views app.py tests benchmarks examples tools
 	$(PY) -m mypy
 	$(PY) -m pytest
 
@@ -39,8 +39,12 @@ demo: $(RUN_STAMP)
 	$(PY) -m retrieval demo
 
 lint: $(DEV_STAMP)
-	$(PY) -m ruff check --fix retrieval components views app.py tests benchmarks examples
-	$(PY) -m ruff format retrieval components views app.py tests benchmarks examples
+	$(PY) -m ruff check --fix retrieval components views app.py tests benchmarks examples tools
+	$(PY) -m ruff format retrieval components views app.py tests benchmarks examples tools
+
+# A real Neo4j 5 on 127.0.0.1:7687 in the foreground (Java 17 + Maven; Maven Central into ~/.m2 the first time).
+neo4j: $(RUN_STAMP)
+	$(PY) -m tools.neo4j.server --port 7687
 
 bench: $(RUN_STAMP)
 	$(PY) benchmarks/store.py --quick
