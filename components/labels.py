@@ -74,8 +74,12 @@ def place(
     limit: int | None = None,
     sides: Sequence[str] = SIDES,
     font_px: float = FONT_PX,
+    must: frozenset[str] = frozenset(),
 ) -> dict[str, str]:
-    """{node id: side} for the labels that fit, trying nodes in `order` (at most `limit` labels)."""
+    """{node id: side} for the labels that fit, trying nodes in `order` (at most `limit` labels).
+
+    Nodes in `must` (the selected one, seeds) are named even where no side is clear of markers: their label
+    then goes where it covers the fewest markers, still clear of the labels placed before it."""
     ids = [n for n in positions if n in sizes]
     markers = np.array([_coords(marker_box(positions[n], sizes[n])) for n in ids]).reshape(-1, 4)
     owner = {n: i for i, n in enumerate(ids)}
@@ -86,17 +90,20 @@ def place(
             break
         if node_id not in owner or not texts.get(node_id):
             continue
-        for side in sides:
+        fits: list[tuple[int, int, str, Box]] = []
+        for rank, side in enumerate(sides):
             box = label_box(positions[node_id], sizes[node_id], texts[node_id], side, font_px)
             if box.x0 < 0 or box.x1 > canvas.width or box.y0 < 0 or box.y1 > canvas.height:
                 continue
+            if _hits(taken, box).any():
+                continue
             hits_marker = _hits(markers, box)
             hits_marker[owner[node_id]] = False  # its own marker is where the label starts from
-            if hits_marker.any() or _hits(taken, box).any():
-                continue
-            chosen[node_id] = side
-            taken = np.vstack([taken, _coords(box)])
-            break
+            fits.append((int(hits_marker.sum()), rank, side, box))
+        best = min(fits, default=None)
+        if best is not None and (best[0] == 0 or node_id in must):
+            chosen[node_id] = best[2]
+            taken = np.vstack([taken, _coords(best[3])])
     return chosen
 
 

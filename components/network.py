@@ -27,6 +27,7 @@ TEXT_COLOUR = "#212529"
 #: At most this many drawn labels: beyond it a picture reads as a wall of words even when nothing overlaps.
 MAX_LABELS = 45
 LEGEND_PX = 34
+MODEBAR_PX = 32
 
 
 def text(value: str) -> str:
@@ -94,12 +95,10 @@ def figure(
     order += [i for i in (priority or [d.id for d in sorted(shown, key=lambda d: -d.size)]) if i in by_id]
     order = list(dict.fromkeys(order))
     sizes = {d.id: d.size + (6 if d.selected else 0) for d in shown}
+    must = frozenset(d.id for d in shown if d.selected or d.strong)
     placed = labels.place(
-        order, positions, sizes, {d.id: d.label for d in shown}, canvas, limit=max_labels, sides=sides
+        order, positions, sizes, {d.id: d.label for d in shown}, canvas, limit=max_labels, sides=sides, must=must
     )
-    for d in shown:  # the selected node is always named, even where its label has to overlap
-        if (d.selected or d.strong) and d.id not in placed:
-            placed[d.id] = sides[0]
     fig = go.Figure()
     for dashed in (False, True):
         _add_lines(fig, [ln for ln in lines if ln.dashed == dashed], dashed)
@@ -110,7 +109,8 @@ def figure(
         _add_nodes(fig, name, members, positions, placed)
     fig.update_layout(
         height=canvas.height + LEGEND_PX,
-        margin={"l": 0, "r": 0, "t": LEGEND_PX, "b": 0},
+        margin={"l": 0, "r": MODEBAR_PX, "t": LEGEND_PX, "b": 0},
+        modebar={"orientation": "v"},  # in the right margin, off the legend above the graph
         xaxis={"range": [0, canvas.width], "visible": False},
         yaxis={"range": [canvas.height, 0], "visible": False},
         showlegend=True,
@@ -216,7 +216,7 @@ def _add_nodes(
                     "color": [SELECTED_RING if d.selected else "#343a40" if d.strong else "#ffffff" for d in members],
                 },
             },
-            unselected={"marker": {"opacity": 1}},
+            unselected={"marker": {"opacity": 1}, "textfont": {"color": TEXT_COLOUR}},  # a click dims nothing
             cliponaxis=False,
         )
     )
