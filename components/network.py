@@ -18,7 +18,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from components import labels
+from components import label_placement
 from components.layout import Canvas, Point
 
 EDGE_COLOUR = "#adb5bd"
@@ -80,12 +80,12 @@ def figure(
     lines: Sequence[Line] = (),
     *,
     priority: Sequence[str] = (),
-    sides: Sequence[str] = labels.SIDES,
+    sides: Sequence[str] = label_placement.SIDES,
     max_labels: int = MAX_LABELS,
     legend_title: str = "",
     hovermode: str = "closest",
 ) -> Drawing:
-    """The figure: lines under nodes, one trace per legend group, labels where `labels.place` finds them room.
+    """The figure: lines under nodes, one trace per legend group, labels where `label_placement.place` finds them room.
 
     `priority` orders the nodes for labelling after the strong ones (default: biggest first).
     """
@@ -96,7 +96,7 @@ def figure(
     order = list(dict.fromkeys(order))
     sizes = {d.id: d.size + (6 if d.selected else 0) for d in shown}
     must = frozenset(d.id for d in shown if d.selected or d.strong)
-    placed = labels.place(
+    placed = label_placement.place(
         order, positions, sizes, {d.id: d.label for d in shown}, canvas, limit=max_labels, sides=sides, must=must
     )
     fig = go.Figure()
@@ -199,7 +199,7 @@ def _add_nodes(
             text=[text(d.label) if d.id in placed else "" for d in members],
             textposition=[placed.get(d.id, "bottom center") for d in members],
             textfont={
-                "size": labels.FONT_PX,
+                "size": label_placement.FONT_PX,
                 "color": TEXT_COLOUR,
                 "weight": [700 if d.selected or d.strong else 400 for d in members],
                 "shadow": "1px 1px 2px #ffffff, -1px -1px 2px #ffffff",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from components import labels, layout, network
+from components import label_placement, layout, network
 from components.layout import Canvas
 from retrieval.models import TraceStep
 
@@ -69,7 +69,7 @@ def drawing(steps: Sequence[TraceStep], selected: str | None = None, width: floa
 def _row_text(step: TraceStep, room: float) -> str:
     confidence = "" if step.confidence is None else f" ({step.confidence:.2f})"
     tag = f"r{step.round} " if step.kind == "followup" else f"{KIND_NAMES.get(step.kind, step.kind)}: "
-    fits = int((room - 14) / (labels.FONT_PX * labels.CHAR_WIDTH)) - len(tag) - len(confidence)
+    fits = int((room - 14) / (label_placement.FONT_PX * label_placement.CHAR_WIDTH)) - len(tag) - len(confidence)
     return f"{tag}{step_label(step, max(fits, 12))}{confidence}"
 
 

@@ -10,7 +10,7 @@ import random
 import igraph
 import pytest
 
-from components import graph_view, labels, layout, network, trace_tree
+from components import graph_view, label_placement, layout, network, trace_tree
 from components.layout import Canvas
 from retrieval.models import TraceStep
 from retrieval.search.explore import GraphEdge, GraphNode, Subgraph
@@ -101,7 +101,9 @@ def test_placed_positions_outside_the_canvas_are_brought_back_in() -> None:
 def _overlaps(drawing: network.Drawing, positions: dict[str, tuple[float, float]], dots: list[network.Dot]) -> list:
     by_id = {d.id: d for d in dots}
     boxes = {
-        i: labels.label_box(positions[i], by_id[i].size + (6 if by_id[i].selected else 0), by_id[i].label, side)
+        i: label_placement.label_box(
+            positions[i], by_id[i].size + (6 if by_id[i].selected else 0), by_id[i].label, side
+        )
         for i, side in drawing.labelled.items()
     }
     return [(a, b) for a, b in itertools.combinations(boxes, 2) if boxes[a].overlap(boxes[b]) > OVERLAP_TOLERANCE]
@@ -128,14 +130,16 @@ def test_label_boxes_stay_on_the_canvas_and_off_other_markers() -> None:
     positions = {"a": (20.0, 260.0), "b": (320.0, 260.0), "c": (320.0, 283.0)}
     sizes = {"a": 12.0, "b": 12.0, "c": 12.0}
 
-    placed = labels.place(["a", "b", "c"], positions, sizes, {k: "A long entity name" for k in positions}, CANVAS)
+    placed = label_placement.place(
+        ["a", "b", "c"], positions, sizes, {k: "A long entity name" for k in positions}, CANVAS
+    )
 
     assert placed["a"] in ("bottom center", "top center", "middle right")  # left of it is off the canvas
-    boxes = {k: labels.label_box(positions[k], sizes[k], "A long entity name", s) for k, s in placed.items()}
+    boxes = {k: label_placement.label_box(positions[k], sizes[k], "A long entity name", s) for k, s in placed.items()}
     for k, box in boxes.items():
         assert box.x0 >= 0 and box.x1 <= CANVAS.width
         for other in positions.keys() - {k}:
-            assert box.overlap(labels.marker_box(positions[other], sizes[other])) == 0
+            assert box.overlap(label_placement.marker_box(positions[other], sizes[other])) == 0
 
 
 def test_legend_lists_each_type_once_and_clicks_return_node_ids() -> None:
@@ -187,5 +191,7 @@ def test_the_drift_outline_gives_every_step_its_own_row_and_a_full_label() -> No
     assert positions["f12"][0] > positions["f3"][0] > positions["primer"][0]
     assert max(rows) == positions["aggregate"][1], "the aggregation closes the outline"
     texts = [t for trace in drawing.figure.data if trace.text for t in trace.text]
-    assert all(labels.text_width(t) + 40 <= trace_tree.WIDTH for t in texts), "labels are cut to fit the column"
+    assert all(label_placement.text_width(t) + 40 <= trace_tree.WIDTH for t in texts), (
+        "labels are cut to fit the column"
+    )
     assert drawing.figure.layout.hovermode == "y", "a click anywhere on a row picks its step"
