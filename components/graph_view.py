@@ -110,7 +110,7 @@ def dots(
         out.append(
             network.Dot(
                 id=n.id,
-                label=network.short(n.label, 26),
+                label=_label(n),
                 hover=(*hover, network.short(n.description, 90)) if n.description else hover,
                 group=group,
                 colour=fill,
@@ -121,6 +121,13 @@ def dots(
             )
         )
     return out
+
+
+def _label(node: GraphNode) -> str:
+    """A chunk is named by its number ("chunk 57"; its document shows on hover), anything else by its title."""
+    if node.kind == "chunk" and "#" in node.label:
+        return f"chunk {node.label.rsplit('#', 1)[1].strip()}"
+    return network.short(node.label, 26)
 
 
 def _count(nodes: list[GraphNode], community: str) -> int:

@@ -83,6 +83,10 @@ def test_clicking_a_node_selects_and_expands_it(wide: Session) -> None:
 def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     wide.open("DRIFT trace")
     page = wide.page
+    # Open the sidebar's Tuning panel first: while it has never been opened, the browser currently reports its
+    # sliders at their minimum (0 DRIFT rounds), and the tree would hold no follow-up to click.
+    page.get_by_text("Tuning").click()
+    expect(page.get_by_test_id("stSlider").filter(has_text="DRIFT rounds")).to_contain_text("2")
     page.get_by_label("Question").fill("How does Scrooge treat his clerk?")
     page.get_by_role("button", name="Run DRIFT").click()
     expect(page.get_by_text("Communities touched")).to_be_visible(timeout=WAIT_MS)
@@ -90,11 +94,13 @@ def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     assert {"primer", "aggregate"} <= set(steps) and all(n.text for n in steps.values())
     step_box = page.get_by_role("combobox", name="Step")
     expect(step_box).to_have_value(re.compile(r"^primer"))
+    followup = next(n for i, n in steps.items() if i.startswith("f"))
 
-    row = steps["aggregate"]
-    plotly_graph.click(page, row.x + 120, row.y)  # on the row's text, not the marker: the row is the target
+    plotly_graph.click(page, followup.x + 150, followup.y)  # on the row's text, not the marker: the row is the target
 
-    expect(step_box).to_have_value(re.compile(r"^aggregate"), timeout=WAIT_MS)
+    expect(step_box).to_have_value(re.compile(r"^followup"), timeout=WAIT_MS)
+    question = html.unescape(followup.text).split(" ", 1)[1].rstrip("…").split(" (")[0]
+    expect(page.get_by_text(re.compile("^Question " + re.escape(question[:30])))).to_be_visible()
     expect(page.get_by_text(re.compile(r"^confidence|^no confidence reported")).first).to_be_visible()
     wide.screenshot("drift-trace")
     wide.assert_offline()
