@@ -216,7 +216,7 @@ def node_panel(ctx: Context, node_id: str, *, nested: bool = False) -> None:
     body = details.description or (str(details.properties.get("text") or "") if details.kind == "chunk" else "")
     if body:
         if nested:
-            with st.container(height=160 if len(body) > 400 else None, border=False):
+            with st.container(height=160 if len(body) > 400 else "content", border=False):
                 st.markdown(inert(body))
         else:
             st.markdown(inert(body))

@@ -22,6 +22,8 @@ import igraph
 Point = tuple[float, float]
 #: How much more one axis may be stretched than the other when a layout is fitted to its canvas.
 MAX_STRETCH = 1.4
+#: Widest gap between two levels of a radial tree, in pixels.
+RING_PX = 110.0
 
 
 @dataclass(frozen=True)
@@ -87,11 +89,14 @@ def _circle(n: int) -> list[list[float]]:
     return [[radius * math.cos(2 * math.pi * i / n), radius * math.sin(2 * math.pi * i / n)] for i in range(n)]
 
 
-def _fit(ids: Sequence[str], coords: Sequence[Sequence[float]], canvas: Canvas) -> dict[str, Point]:
+def _fit(
+    ids: Sequence[str], coords: Sequence[Sequence[float]], canvas: Canvas, max_unit: float = math.inf
+) -> dict[str, Point]:
     """Scale a layout (graph-distance units) to fill the canvas inside its margins, centred.
 
     Each axis gets its own scale (a wide canvas is filled by a round layout too), but never more than
-    `MAX_STRETCH` times the other's, so the shape stays recognisable."""
+    `MAX_STRETCH` times the other's, so the shape stays recognisable; one layout unit is at most `max_unit` pixels
+    (a small tree stays compact in the middle instead of being pulled to the corners)."""
     xs = [c[0] for c in coords]
     ys = [c[1] for c in coords]
     span_x, span_y = max(xs) - min(xs), max(ys) - min(ys)
@@ -100,7 +105,7 @@ def _fit(ids: Sequence[str], coords: Sequence[Sequence[float]], canvas: Canvas) 
     scale_y = room_y / span_y if span_y else math.inf
     if math.isinf(scale_x) and math.isinf(scale_y):
         scale_x = scale_y = 0.0
-    scale_x, scale_y = min(scale_x, scale_y * MAX_STRETCH), min(scale_y, scale_x * MAX_STRETCH)
+    scale_x, scale_y = min(scale_x, scale_y * MAX_STRETCH, max_unit), min(scale_y, scale_x * MAX_STRETCH, max_unit)
     mid_x, mid_y = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
     return {
         node_id: _round(
@@ -206,4 +211,8 @@ def hierarchy(nodes: Sequence[tuple[str, str | None]], canvas: Canvas) -> dict[s
     edges = [(index.get(parent, 0) if parent else 0, index[node_id]) for node_id, parent in nodes]
     graph = igraph.Graph(n=len(ids) + 1, edges=edges)
     coords = graph.layout_reingold_tilford_circular(mode="out", root=[0]).coords
-    return _fit(ids, coords[1:], canvas) if len(ids) > 1 else {ids[0]: (canvas.width / 2, canvas.height / 2)}
+    return (
+        _fit(ids, coords[1:], canvas, max_unit=RING_PX)
+        if len(ids) > 1
+        else {ids[0]: (canvas.width / 2, canvas.height / 2)}
+    )

@@ -23,6 +23,13 @@ def wide(session: Session) -> Session:
     return session
 
 
+def _done(session: Session, screenshot: str) -> None:
+    """No exception box on the page, a screenshot, and no request that left this machine."""
+    expect(session.page.get_by_test_id("stException")).to_have_count(0)
+    session.screenshot(screenshot)
+    session.assert_offline()
+
+
 def _explore(session: Session, query: str = "Scrooge") -> Page:
     session.open("Graph explorer")
     page = session.page
@@ -54,6 +61,7 @@ def test_explorer_has_a_legend_and_a_fullscreen_view(wide: Session) -> None:
     assert before and after and after["width"] > before["width"] * 1.3, (before, after)
     page.screenshot(path=str(ARTIFACTS / "graph-explorer-fullscreen.png"))  # the viewport: what a person sees
     page.keyboard.press("Escape")
+    expect(page.get_by_test_id("stException")).to_have_count(0)
     wide.assert_offline()
 
 
@@ -76,17 +84,21 @@ def test_clicking_a_node_selects_and_expands_it(wide: Session) -> None:
     assert box is not None
     outside = [n.id for n in drawn if not (box["x"] <= n.x <= box["x"] + box["width"])]
     assert outside == [], "expanded nodes land inside the canvas"
-    wide.screenshot("graph-explorer")
-    wide.assert_offline()
+    _done(wide, "graph-explorer")
 
 
 def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     wide.open("DRIFT trace")
     page = wide.page
-    # Open the sidebar's Tuning panel first: while it has never been opened, the browser currently reports its
-    # sliders at their minimum (0 DRIFT rounds), and the tree would hold no follow-up to click.
+    # Two DRIFT rounds, set in the sidebar's Tuning panel: after a page change with that panel closed, the browser
+    # currently reports its sliders at their minimum (0 rounds), and the tree would hold no follow-up to click.
     page.get_by_text("Tuning").click()
-    expect(page.get_by_test_id("stSlider").filter(has_text="DRIFT rounds")).to_contain_text("2")
+    rounds = page.get_by_test_id("stSlider").filter(has_text="DRIFT rounds")
+    rounds.get_by_role("slider").focus()
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(rounds.get_by_role("slider")).to_have_value("2")
     page.get_by_label("Question").fill("How does Scrooge treat his clerk?")
     page.get_by_role("button", name="Run DRIFT").click()
     expect(page.get_by_text("Communities touched")).to_be_visible(timeout=WAIT_MS)
@@ -102,8 +114,8 @@ def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     question = html.unescape(followup.text).split(" ", 1)[1].rstrip("…").split(" (")[0]
     expect(page.get_by_text(re.compile("^Question " + re.escape(question[:30])))).to_be_visible()
     expect(page.get_by_text(re.compile(r"^confidence|^no confidence reported")).first).to_be_visible()
-    wide.screenshot("drift-trace")
-    wide.assert_offline()
+    page.get_by_text("Tuning").click()  # closed again for the screenshot
+    _done(wide, "drift-trace")
 
 
 def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
@@ -123,8 +135,7 @@ def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     expect(
         page.locator(f".st-key-{key}").locator("..").get_by_text(html.unescape(entity.text), exact=True).first
     ).to_be_visible()
-    wide.screenshot("ask-evidence")
-    wide.assert_offline()
+    _done(wide, "ask-evidence")
 
 
 def test_clicking_a_community_in_the_network_opens_it(wide: Session) -> None:
@@ -139,5 +150,4 @@ def test_clicking_a_community_in_the_network_opens_it(wide: Session) -> None:
     plotly_graph.click(page, target.x, target.y)
 
     expect(chosen).to_have_value(re.compile(re.escape(title)), timeout=WAIT_MS)
-    wide.screenshot("communities")
-    wide.assert_offline()
+    _done(wide, "communities")
