@@ -225,18 +225,20 @@ def node_panel(ctx: Context, node_id: str, *, nested: bool = False) -> None:
             st.json(details.properties)
     if details.chunks:
         st.markdown(f"**Source chunks** ({len(details.chunks)})")
-    for chunk in details.chunks:
+    for chunk in details.chunks[:NESTED_CHUNKS] if nested else details.chunks:
         title = f"{inert(chunk.document_name or '')} · {chunk.id.rsplit(':', 1)[-1]}"
         if nested:
             with st.container(border=True):
                 st.caption(title)
-                st.markdown(inert(network.short(chunk.text, 400)))
+                st.markdown(inert(network.short(chunk.text, 240)))
         else:
             with st.expander(title):
                 st.markdown(inert(chunk.text))
 
 
 EVIDENCE_CANVAS = Canvas(640, 420)
+#: Source chunks shown for a node picked inside an answer (the explorer shows them all).
+NESTED_CHUNKS = 3
 
 
 def evidence(ctx: Context, graph: Subgraph, cited: list[str], key: str) -> None:

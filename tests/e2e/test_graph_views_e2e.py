@@ -135,6 +135,7 @@ def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     expect(
         page.locator(f".st-key-{key}").locator("..").get_by_text(html.unescape(entity.text), exact=True).first
     ).to_be_visible()
+    page.locator(f".st-key-{key}").evaluate("(el) => el.scrollIntoView({block: 'start'})")
     _done(wide, "ask-evidence")
 
 
