@@ -63,6 +63,8 @@ KIND_COLOURS = {"chunk": "#868e96", "community": "#fab005", "document": "#495057
 OTHER = "#ced4da"
 #: Communities with a colour of their own in a view; the rest share "other communities".
 COMMUNITY_COLOURS = 9
+#: Views with more nodes than this draw smaller markers.
+CROWD = 80
 ColourBy = Literal["type", "community"]
 Pick = Callable[[str], None]
 
@@ -80,8 +82,10 @@ def type_name(group: str) -> str:
     return TYPE_NAMES.get(group, group.replace("_", " ").lower() or "untyped")
 
 
-def node_size(node: GraphNode) -> float:
-    return 10 + min(3 * math.sqrt(node.degree), 22)
+def node_size(node: GraphNode, crowd: int = 0) -> float:
+    """Marker diameter (px) by degree; smaller in a crowded view (`crowd` nodes), so hubs do not cover each other."""
+    scale = min(1.0, max(0.55, math.sqrt(CROWD / crowd))) if crowd else 1.0
+    return (10 + min(3 * math.sqrt(node.degree), 22)) * scale
 
 
 def dots(
@@ -114,7 +118,7 @@ def dots(
                 hover=(*hover, network.short(n.description, 90)) if n.description else hover,
                 group=group,
                 colour=fill,
-                size=node_size(n),
+                size=node_size(n, len(graph.nodes)),
                 symbol="square" if n.kind == "chunk" else "circle",
                 strong=n.id in strong,
                 selected=n.id == selected,

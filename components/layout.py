@@ -18,10 +18,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import igraph
+import numpy as np
 
 Point = tuple[float, float]
 #: How much more one axis may be stretched than the other when a layout is fitted to its canvas.
 MAX_STRETCH = 1.4
+#: Distance (px) the layout tries to keep between any two node centres, when the canvas has room for it.
+SPACING = 26.0
 #: Widest gap between two levels of a radial tree, in pixels.
 RING_PX = 110.0
 
@@ -63,10 +66,38 @@ def force(
     graph = igraph.Graph(n=len(ids), edges=pairs)
     pinned = {node_id: canvas.clamp(p) for node_id, p in (placed or {}).items() if node_id in index}
     if not pinned:
-        return _fit(ids, _tied(graph).layout_kamada_kawai(seed=_circle(len(ids))).coords, canvas)
+        fitted = _fit(ids, _tied(graph).layout_kamada_kawai(seed=_circle(len(ids))).coords, canvas)
+        return _spread(fitted, frozenset(), canvas)
     if len(pinned) == len(ids):
         return {node_id: pinned[node_id] for node_id in ids}
-    return _grow(ids, graph, pinned, canvas)
+    return _spread(_grow(ids, graph, pinned, canvas), frozenset(pinned), canvas)
+
+
+def _spread(positions: dict[str, Point], fixed: frozenset[str], canvas: Canvas, rounds: int = 40) -> dict[str, Point]:
+    """Push apart nodes closer than the canvas's fair share of room (capped at `SPACING` px), fixed ones staying.
+
+    Why: Kamada-Kawai packs the hubs of a dense neighbourhood into a knot where markers cover each other; a few
+    deterministic rounds of pairwise pushing open the knot without changing the picture's shape.
+    """
+    ids = list(positions)
+    if len(ids) < 2:
+        return positions
+    room = (canvas.width - 2 * canvas.margin) * (canvas.height - 2 * canvas.margin)
+    gap = min(SPACING, 0.75 * math.sqrt(room / len(ids)))
+    at = np.array([positions[i] for i in ids], dtype=float)
+    free = np.array([i not in fixed for i in ids])
+    lo, hi = np.array([canvas.margin] * 2), np.array([canvas.width - canvas.margin, canvas.height - canvas.margin])
+    for _ in range(rounds):
+        delta = at[:, None, :] - at[None, :, :]
+        dist = np.hypot(delta[..., 0], delta[..., 1])
+        np.fill_diagonal(dist, gap)  # a node does not push itself
+        close = dist < gap
+        if not close.any():
+            break
+        dist = np.maximum(dist, 1e-6)
+        push = (delta / dist[..., None] * (np.where(close, gap - dist, 0.0) / 2)[..., None]).sum(axis=1)
+        at[free] = np.clip(at[free] + push[free], lo, hi)
+    return {i: positions[i] if i in fixed else _round((float(at[k, 0]), float(at[k, 1]))) for k, i in enumerate(ids)}
 
 
 def _tied(graph: igraph.Graph) -> igraph.Graph:
