@@ -208,6 +208,7 @@ def _add_nodes(
             hoverinfo="text",
             customdata=[d.id for d in members],
             marker={
+                "opacity": 1,  # Streamlit's chart theme draws scatter markers translucent
                 "size": [d.size + (6 if d.selected else 0) for d in members],
                 "color": members[0].colour if len({d.colour for d in members}) == 1 else [d.colour for d in members],
                 "symbol": [d.symbol for d in members],

@@ -115,6 +115,7 @@ def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     expect(page.get_by_text(re.compile("^Question " + re.escape(question[:30])))).to_be_visible()
     expect(page.get_by_text(re.compile(r"^confidence|^no confidence reported")).first).to_be_visible()
     page.get_by_text("Tuning").click()  # closed again for the screenshot
+    page.wait_for_timeout(800)
     _done(wide, "drift-trace")
 
 
@@ -135,7 +136,7 @@ def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     expect(
         page.locator(f".st-key-{key}").locator("..").get_by_text(html.unescape(entity.text), exact=True).first
     ).to_be_visible()
-    page.locator(f".st-key-{key}").evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    page.locator(f".st-key-{key}").evaluate("(el) => el.scrollIntoView({block: 'center'})")
     _done(wide, "ask-evidence")
 
 
