@@ -1,0 +1,73 @@
+"""`serve`, `mcp` and `health`: the HTTP service, the MCP server on stdio, and a graph check for containers."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+
+from retrieval.cli import settings_from_args
+from retrieval.engine import Engine
+from retrieval.logs import configure_logging
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    serve = sub.add_parser("serve", help="HTTP API + MCP (streamable HTTP at /mcp) over the graph")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=None, help="port (default: API_PORT, else 8000)")
+    _graph_option(serve)
+    serve.set_defaults(func=run_serve)
+
+    mcp = sub.add_parser("mcp", help="MCP server on stdin/stdout, for agents that start it themselves")
+    _graph_option(mcp)
+    mcp.set_defaults(func=run_mcp)
+
+    health = sub.add_parser("health", help="check the graph answers (exit 0) or not (exit 1): container checks")
+    _graph_option(health)
+    health.set_defaults(func=run_health)
+
+
+def _graph_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--graph", default=None, help="embedded graph file (same as DRIFTLENS_GRAPH_PATH)")
+    parser.set_defaults(project=None)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from retrieval.service.app import create_app
+
+    settings = settings_from_args(args)
+    configure_logging(settings.log_level)
+    port = args.port or settings.api_port
+    app = create_app(settings, host=args.host)
+    uvicorn.run(app, host=args.host, port=port, access_log=False, log_config=None)  # our JSON access lines instead
+    return 0
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    from retrieval.service.mcp_tools import build_mcp
+    from retrieval.service.state import Service
+
+    settings = settings_from_args(args)
+    configure_logging(settings.log_level)  # on stderr: stdout carries the protocol
+    service = Service.open(Engine(settings))
+    try:
+        asyncio.run(build_mcp(lambda: service).run_stdio_async())
+    finally:
+        service.close()
+    return 0
+
+
+def run_health(args: argparse.Namespace) -> int:
+    """Exit 0 when the graph answers; prints the same JSON as GET /health either way."""
+    from retrieval.service.handlers import health
+
+    settings = settings_from_args(args)
+    engine = Engine(settings)
+    try:
+        result = health(engine)
+    finally:
+        engine.close()
+    print(json.dumps(result.model_dump(mode="json")))
+    return 0 if result.healthy else 1

@@ -1,0 +1,24 @@
+"""What a running service shares between requests: one Engine and one gate (the HTTP routes and MCP tools)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from retrieval.engine import Engine
+from retrieval.service.limits import Gate
+
+
+@dataclass
+class Service:
+    engine: Engine
+    gate: Gate
+
+    @classmethod
+    def open(cls, engine: Engine) -> Service:
+        s = engine.settings
+        return cls(engine, Gate(s.api_max_concurrent, s.api_queue_wait_s, s.api_request_timeout_s))
+
+    def close(self, *, engine_too: bool = True) -> None:
+        self.gate.close()
+        if engine_too:
+            self.engine.close()
