@@ -15,7 +15,7 @@ from typing import Any
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.errors import DriftLensError, EmbeddingMismatch, InvalidInput, StoreUnavailable
+from retrieval.errors import DriftLensError, EmbeddingMismatch, IndexMissing, InvalidInput, StoreUnavailable
 from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
@@ -23,6 +23,7 @@ from retrieval.modes import mode_function
 from retrieval.redact import redact
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.search.graph_search import GraphSearch, graph_search
+from retrieval.search.ranking import missing_data
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
 
@@ -105,13 +106,18 @@ class Engine:
                 f"The embedding has {len(query_vector)} dimensions; this graph's embedder "
                 f"{self.embedder.name} makes {self.embedder.dim}."
             )
-        return graph_search(
-            self.context(project),
-            clean_text(query).strip(),
-            params or self.params(),
-            query_vector=query_vector,
-            neighbour_limit=neighbour_limit,
+        ctx = self.context(project)
+        found = _unless_empty(
+            ctx,
+            lambda: graph_search(
+                ctx,
+                clean_text(query).strip(),
+                params or self.params(),
+                query_vector=query_vector,
+                neighbour_limit=neighbour_limit,
+            ),
         )
+        return found or GraphSearch(no_data=missing_data(ctx))
 
     def ask(
         self,
@@ -137,7 +143,8 @@ class Engine:
             return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
         started = time.perf_counter()
         try:
-            answer = mode_function(mode)(ctx, question, params, progress)
+            answer = _unless_empty(ctx, lambda: mode_function(mode)(ctx, question, params, progress))
+            answer = answer or Answer.empty(question, mode, answered_by, missing_data(ctx) or "No data found")
         except Exception as exc:  # every failed run ends with an event, or subscribers wait forever
             progress.emit("error", 100, _failure(exc))
             raise
@@ -149,6 +156,20 @@ class Engine:
     def close(self) -> None:
         self.bus.close()
         self.store.close()
+
+
+def _unless_empty[T](ctx: Context, run: Callable[[], T]) -> T | None:
+    """`run()`, or None when it failed for want of an index because the project has no data at all.
+
+    A graph nothing was indexed into has no indexes either; that is "no data found", not an error. When the
+    project does have chunks, the missing index is a real fault and `missing_data` raises it again.
+    """
+    try:
+        return run()
+    except IndexMissing:
+        if missing_data(ctx) is None:
+            raise
+        return None
 
 
 def _failure(exc: Exception) -> str:

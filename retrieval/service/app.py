@@ -48,7 +48,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None, host: str = 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own = engine is None
         opened: Engine = await run_in_threadpool(Engine, settings) if engine is None else engine
-        service = holder["service"] = app.state.service = Service.open(opened)
+        service = holder["service"] = app.state.service = Service.open(opened, settings)
         try:
             async with mcp.session_manager.run():
                 yield

@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
@@ -115,6 +116,12 @@ def install_error_handlers(app: FastAPI) -> None:
         log.error("unexpected failure", exc_info=exc)
         return body(500, "internal error", f"{type(exc).__name__}: {exc}. The service log has the traceback.")
 
+    async def invalid_body(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}" for e in exc.errors())
+        return body(422, "invalid request", problems)
+
+    app.add_exception_handler(RequestValidationError, invalid_body)
     app.add_exception_handler(Busy, busy)
     app.add_exception_handler(TimedOut, timed_out)
     app.add_exception_handler(DriftLensError, product_error)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from retrieval.config import Settings
 from retrieval.engine import Engine
 from retrieval.service.limits import Gate
 
@@ -14,8 +15,9 @@ class Service:
     gate: Gate
 
     @classmethod
-    def open(cls, engine: Engine) -> Service:
-        s = engine.settings
+    def open(cls, engine: Engine, settings: Settings | None = None) -> Service:
+        """The gate's limits come from `settings` (the service's), else from the engine's."""
+        s = settings or engine.settings
         return cls(engine, Gate(s.api_max_concurrent, s.api_queue_wait_s, s.api_request_timeout_s))
 
     def close(self, *, engine_too: bool = True) -> None:
