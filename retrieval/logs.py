@@ -7,7 +7,7 @@ keeps that single path; structlog would add a second pipeline that both have to 
 
 Each line carries the request id of the HTTP request or MCP call it belongs to (`request_id`), taken from a
 context variable, so one request's lines can be found among concurrent ones. The formatted line is redacted
-once more as a whole: fields passed with `extra=` bypass the record factory's message masking.
+field by field: fields passed with `extra=` bypass the record factory's message masking.
 """
 
 from __future__ import annotations
@@ -35,10 +35,20 @@ class _RequestId(logging.Filter):
 
 
 class RedactingJsonFormatter(JsonFormatter):
-    """JSON lines whose every field (extras and tracebacks included) passes through `redact`."""
+    """JSON lines whose every string field (extras and tracebacks included) passes through `redact`."""
 
-    def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+    def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
+        return {key: _redacted(value) for key, value in log_data.items()}
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def json_handler(stream: Any = None) -> logging.Handler:
