@@ -39,6 +39,7 @@ class RequestContext:
         given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
         rid = given if _GOOD_ID.match(given) else uuid.uuid4().hex
         token = request_id.set(rid)
+        scope.setdefault("state", {})["request_id"] = rid  # for the 500 handler, which runs outside this middleware
         status = 500
         started = time.perf_counter()
 

@@ -205,12 +205,13 @@ def expand_entity(
     }
 
 
-def read_cypher(engine: Engine, cypher: str, *, project_id: str | None = None) -> dict[str, Any]:
-    """Read-only Cypher (a write raises ReadOnlyViolation), row-capped and time-limited by the settings."""
-    s = engine.settings
+def read_cypher(
+    engine: Engine, cypher: str, *, max_rows: int, timeout_ms: int, project_id: str | None = None
+) -> dict[str, Any]:
+    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after `timeout_ms`."""
     ctx = engine.context(checked_project(engine, project_id))
-    result = explore.run_cypher(ctx, cypher, limit=s.api_cypher_max_rows, timeout_ms=s.api_cypher_timeout_ms)
-    return {"rows": result.rows, "truncated": result.truncated, "maxRows": s.api_cypher_max_rows}
+    result = explore.run_cypher(ctx, cypher, limit=max_rows, timeout_ms=timeout_ms)
+    return {"rows": result.rows, "truncated": result.truncated, "maxRows": max_rows}
 
 
 def list_communities(engine: Engine, *, project_id: str | None = None, level: int | None = None) -> dict[str, Any]:

@@ -90,7 +90,14 @@ def build_mcp(get_service: Callable[[], Service]) -> MCPServer:
     @server.tool()
     async def read_cypher(cypher: str, project_id: str | None = None) -> dict[str, Any]:
         """Run read-only Cypher; writes are refused, rows are capped and the query is time-limited."""
-        result: dict[str, Any] = await call(handlers.read_cypher, cypher, project_id=project_id)
+        limits = get_service().settings
+        result: dict[str, Any] = await call(
+            handlers.read_cypher,
+            cypher,
+            max_rows=limits.api_cypher_max_rows,
+            timeout_ms=limits.api_cypher_timeout_ms,
+            project_id=project_id,
+        )
         return result
 
     @server.tool()

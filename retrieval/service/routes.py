@@ -113,8 +113,11 @@ def install_error_handlers(app: FastAPI) -> None:
         return body(status, error, f"{exc}{hint}")
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.error("unexpected failure", exc_info=exc)
-        return body(500, "internal error", f"{type(exc).__name__}: {exc}. The service log has the traceback.")
+        rid = getattr(request.state, "request_id", "-")
+        log.error("unexpected failure (request %s)", rid, exc_info=exc)
+        detail = f"{type(exc).__name__}: {exc}. The service log has the traceback (request {rid})."
+        payload = schemas.ErrorBody(error="internal error", detail=redact(detail), request_id=rid)
+        return JSONResponse(payload.model_dump(), status_code=500, headers={"X-Request-ID": rid})
 
     async def invalid_body(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
