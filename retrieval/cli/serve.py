@@ -60,14 +60,20 @@ def run_mcp(args: argparse.Namespace) -> int:
 
 
 def run_health(args: argparse.Namespace) -> int:
-    """Exit 0 when the graph answers; prints the same JSON as GET /health either way."""
-    from retrieval.service.handlers import health
+    """Exit 0 when the graph answers, 1 when not; prints the `graph` part of GET /health.
+
+    Only the store is opened (no embedder, no model): a container runs this every half minute.
+    """
+    from retrieval.errors import StoreUnavailable
+    from retrieval.service.handlers import graph_health
+    from retrieval.service.schemas import GraphHealth
+    from retrieval.store import open_store
 
     settings = settings_from_args(args)
-    engine = Engine(settings)
     try:
-        result = health(engine)
-    finally:
-        engine.close()
-    print(json.dumps(result.model_dump(mode="json")))
-    return 0 if result.healthy else 1
+        with open_store(settings) as store:
+            graph = graph_health(store.health)
+    except StoreUnavailable as exc:
+        graph = GraphHealth(reachable=False, message=str(exc))
+    print(json.dumps({"healthy": graph.reachable, "backend": settings.backend, "graph": graph.model_dump(mode="json")}))
+    return 0 if graph.reachable else 1

@@ -18,6 +18,7 @@ from retrieval.models import Answer, Hit
 from retrieval.search import explore
 from retrieval.search.expand import expand
 from retrieval.service import metrics, schemas
+from retrieval.store import Health
 
 #: Longest chunk text returned by the search endpoint (the full text is one `read_cypher` away).
 CHUNK_TEXT_CHARS = 2000
@@ -25,24 +26,28 @@ CHUNK_TEXT_CHARS = 2000
 
 def health(engine: Engine) -> schemas.HealthResponse:
     """The graph's counts and indexes; `healthy` is False (and the route answers 503) when it does not answer."""
-    s = engine.settings
-    try:
-        state = engine.health()
-        graph = schemas.GraphHealth(
-            reachable=state.ok,
-            uri=state.uri,
-            counts=state.counts,
-            indexes=[dataclasses.asdict(i) for i in state.indexes],
-            message=state.message,
-        )
-    except StoreUnavailable as exc:
-        graph = schemas.GraphHealth(reachable=False, message=str(exc))
+    graph = graph_health(engine.health)
     return schemas.HealthResponse(
         healthy=graph.reachable,
-        backend=s.backend,
+        backend=engine.settings.backend,
         graph=graph,
         embedder=f"{engine.embedder.name} ({engine.embedder.dim}-d)",
         llm=engine.llm_description,
+    )
+
+
+def graph_health(check: Callable[[], Health]) -> schemas.GraphHealth:
+    """`check()` as the health body's `graph` part; an unreachable graph is a state here, not an error."""
+    try:
+        state = check()
+    except StoreUnavailable as exc:
+        return schemas.GraphHealth(reachable=False, message=str(exc))
+    return schemas.GraphHealth(
+        reachable=state.ok,
+        uri=state.uri,
+        counts=state.counts,
+        indexes=[dataclasses.asdict(i) for i in state.indexes],
+        message=state.message,
     )
 
 
