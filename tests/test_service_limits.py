@@ -10,6 +10,8 @@ import logging
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -65,46 +67,47 @@ def slow_model(scripted_openai: ScriptedOpenAI) -> ScriptedOpenAI:
     return scripted_openai
 
 
+@contextmanager
+def slow_service(store: GraphStore, model: ScriptedOpenAI, **limits: Any) -> Iterator[httpx.Client]:
+    """The service with the slow model and the given gate limits; yields a client for it."""
+    engine = engine_over(store, openai_base_url=model.base_url, retry_max_attempts=1)
+    try:
+        with (
+            serving(create_app(settings_of(store, **limits), engine=engine)) as url,
+            httpx.Client(base_url=url, timeout=60) as client,
+        ):
+            yield client
+    finally:
+        release(engine)
+
+
+ASK = {"query": "Who discovered polonium?", "mode": "local", "projectId": "science"}
+
+
 def test_timeout_is_504_and_a_full_gate_sheds_with_retry_after(
     search_store: GraphStore, slow_model: ScriptedOpenAI
 ) -> None:
-    engine = engine_over(search_store, openai_base_url=slow_model.base_url, retry_max_attempts=1)
-    settings = settings_of(search_store, api_max_concurrent=1, api_queue_wait_s=0.3, api_request_timeout_s=1.0)
-    ask = {"query": "Who discovered polonium?", "mode": "local", "projectId": "science"}
-    try:
-        with serving(create_app(settings, engine=engine)) as url, httpx.Client(base_url=url, timeout=60) as client:
-            with ThreadPoolExecutor(1) as pool:
-                first = pool.submit(client.post, "/v1/ask", json=ask)
-                slow = first.result(timeout=30)
-                assert slow.status_code == 504, slow.text
-                assert "1 s" in slow.json()["detail"]
-                # The timed-out answer still runs (a thread cannot be stopped) and keeps the only slot.
-                shed = client.post("/v1/ask", json=ask)
-                assert shed.status_code == 503, shed.text
-                assert shed.headers["retry-after"] == "1" and shed.json()["error"] == "busy"
-                assert client.get("/health").status_code == 200, "health is never queued behind answers"
-            metrics = client.get("/metrics").text
-            assert 'driftlens_shed_total{route="/v1/ask"} 1.0' in metrics
-            assert 'driftlens_timeouts_total{route="/v1/ask"} 1.0' in metrics
-    finally:
-        release(engine)
+    limits = {"api_max_concurrent": 1, "api_queue_wait_s": 0.3, "api_request_timeout_s": 1.0}
+    with slow_service(search_store, slow_model, **limits) as client:
+        slow = client.post("/v1/ask", json=ASK)
+        assert slow.status_code == 504, slow.text
+        assert "1 s" in slow.json()["detail"]
+        # The timed-out answer still runs (a thread cannot be stopped) and keeps the only slot.
+        shed = client.post("/v1/ask", json=ASK)
+        assert shed.status_code == 503, shed.text
+        assert shed.headers["retry-after"] == "1" and shed.json()["error"] == "busy"
+        assert client.get("/health").status_code == 200, "health is never queued behind answers"
+        metrics = client.get("/metrics").text
+    assert 'driftlens_shed_total{route="/v1/ask"} 1.0' in metrics
+    assert 'driftlens_timeouts_total{route="/v1/ask"} 1.0' in metrics
 
 
 def test_requests_over_the_slots_wait_for_one_within_the_queue_wait(
     search_store: GraphStore, slow_model: ScriptedOpenAI
 ) -> None:
-    engine = engine_over(search_store, openai_base_url=slow_model.base_url, retry_max_attempts=1)
-    settings = settings_of(search_store, api_max_concurrent=2, api_queue_wait_s=10, api_request_timeout_s=30)
-    ask = {"query": "Who discovered polonium?", "mode": "local", "projectId": "science"}
-    try:
-        with (
-            serving(create_app(settings, engine=engine)) as url,
-            httpx.Client(base_url=url, timeout=60) as client,
-            ThreadPoolExecutor(3) as pool,
-        ):
-            statuses = [r.status_code for r in pool.map(lambda _: client.post("/v1/ask", json=ask), range(3))]
-    finally:
-        release(engine)
+    limits = {"api_max_concurrent": 2, "api_queue_wait_s": 10, "api_request_timeout_s": 30}
+    with slow_service(search_store, slow_model, **limits) as client, ThreadPoolExecutor(3) as pool:
+        statuses = [r.status_code for r in pool.map(lambda _: client.post("/v1/ask", json=ASK), range(3))]
     assert statuses == [200] * 3, "the third waits for one of two slots, within the queue wait"
 
 

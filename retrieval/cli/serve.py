@@ -18,18 +18,17 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     _graph_option(serve)
     serve.set_defaults(func=run_serve)
 
-    mcp = sub.add_parser("mcp", help="MCP server on stdin/stdout, for agents that start it themselves")
-    _graph_option(mcp)
-    mcp.set_defaults(func=run_mcp)
-
-    health = sub.add_parser("health", help="check the graph answers (exit 0) or not (exit 1): container checks")
-    _graph_option(health)
-    health.set_defaults(func=run_health)
+    for name, help_text, func in (
+        ("mcp", "MCP server on stdin/stdout, for agents that start it themselves", run_mcp),
+        ("health", "check the graph answers (exit 0) or not (exit 1): container checks", run_health),
+    ):
+        _graph_option(sub.add_parser(name, help=help_text)).set_defaults(func=func)
 
 
-def _graph_option(parser: argparse.ArgumentParser) -> None:
+def _graph_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--graph", default=None, help="embedded graph file (same as DRIFTLENS_GRAPH_PATH)")
     parser.set_defaults(project=None)
+    return parser
 
 
 def run_serve(args: argparse.Namespace) -> int:
