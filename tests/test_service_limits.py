@@ -105,7 +105,7 @@ def test_timeout_is_504_and_a_full_gate_sheds_with_retry_after(
 def test_requests_over_the_slots_wait_for_one_within_the_queue_wait(
     search_store: GraphStore, slow_model: ScriptedOpenAI
 ) -> None:
-    limits = {"api_max_concurrent": 2, "api_queue_wait_s": 10, "api_request_timeout_s": 30}
+    limits = {"api_max_concurrent": 2, "api_queue_wait_s": 60, "api_request_timeout_s": 120}
     with slow_service(search_store, slow_model, **limits) as client, ThreadPoolExecutor(3) as pool:
         statuses = [r.status_code for r in pool.map(lambda _: client.post("/v1/ask", json=ASK), range(3))]
     assert statuses == [200] * 3, "the third waits for one of two slots, within the queue wait"
