@@ -20,6 +20,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,11 +107,12 @@ def free_port() -> int:
         return port
 
 
-def start_service(graph: Path, port: int) -> subprocess.Popen[bytes]:
+def start_service(graph: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in _UNSET}
     env["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "retrieval", "serve", "--host", HOST, "--port", str(port), "--graph", str(graph)]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -140,7 +142,8 @@ def main() -> None:
     if not args.graph.with_name(args.graph.name + ".data").exists():
         raise SystemExit(f"no graph at {args.graph}: build the demo graph with `python -m retrieval demo`")
     port = free_port()
-    service = start_service(args.graph, port)
+    log = Path(tempfile.gettempdir()) / f"driftlens-api-bench-{port}.log"
+    service = start_service(args.graph, port, log)
     base_url = f"http://{HOST}:{port}"
     rows = []
     try:
@@ -163,7 +166,7 @@ def main() -> None:
                     ]
                 )
                 if run.error_samples:
-                    print(f"{endpoint} x{clients} errors, first ones: {run.error_samples[:3]}", file=sys.stderr)
+                    print(f"{endpoint} x{clients} errors, first ones: {run.error_samples[:3]}; service log: {log}")
     finally:
         service.terminate()
         service.wait(timeout=60)

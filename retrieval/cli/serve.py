@@ -40,7 +40,14 @@ def run_serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level)
     port = args.port or settings.api_port
     app = create_app(settings, host=args.host)
-    uvicorn.run(app, host=args.host, port=port, access_log=False, log_config=None)  # our JSON access lines instead
+    uvicorn.run(  # access_log off: our JSON access lines (retrieval/service/access.py) replace uvicorn's
+        app,
+        host=args.host,
+        port=port,
+        access_log=False,
+        log_config=None,
+        timeout_keep_alive=settings.api_keep_alive_s,
+    )
     return 0
 
 
