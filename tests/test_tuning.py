@@ -162,3 +162,12 @@ def test_tune_command_prints_the_grid_and_saves_sets(
     assert main(["tune", "--set", "missing", "--grid", "hops=0", *graph]) == 2
     assert "No question set 'missing'" in capsys.readouterr().err
     assert main(["tune", "set.jsonl", *graph]) == 2
+
+
+def test_ranking_without_the_walk_ranks_the_same_chunks(search_store: GraphStore, embedder: Embedder) -> None:
+    ctx = Context(search_store.settings, search_store, embedder, None, SEARCH_PROJECT)
+    params = QueryParams.from_settings(search_store.settings, max_hops=2, top_k=4)
+    full = retrieve(ctx, "Who discovered polonium with Pierre?", params)
+    ranked = retrieve(ctx, "Who discovered polonium with Pierre?", params, walk=False)
+    assert full.expansion.entities and not ranked.expansion.entities
+    assert [h.id for h in ranked.chunks] == [h.id for h in full.chunks]

@@ -30,8 +30,13 @@ class Retrieval:
     query_vector: list[float] | None = None
 
 
-def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None) -> Retrieval:
-    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question."""
+def retrieve(
+    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, walk: bool = True
+) -> Retrieval:
+    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question.
+
+    `walk=False` skips the RELATED walk, which does not change the chunk ranking: for callers that only rank
+    (the Tuning lab's grid), it is work nobody reads."""
     if query_vector is None and params.search_type != "fulltext":
         query_vector = ctx.embedder.embed_query(query)
     hits = search_chunks(ctx, query, params, query_vector=query_vector)
@@ -42,7 +47,8 @@ def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: lis
     seeds = {**bridged.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
-    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if seeds else Expansion()
+    walked = walk and seeds
+    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
     return Retrieval(bridged.chunks, entity_hits, expansion, query_vector)
 
 

@@ -164,7 +164,7 @@ def run_grid(
         ranking_started = time.perf_counter()
         for i, question in enumerate(questions):
             vector = vectors[i].tolist() if vectors is not None else None
-            hits = retrieve(ctx, question.text, params, query_vector=vector).chunks
+            hits = retrieve(ctx, question.text, params, query_vector=vector, walk=False).chunks
             ranked = units(hits, gold_of, question_set.unit == "passage")
             for s in members:
                 results[label(s)].outcomes.append(outcome(question, ranked, int(s.get("top_k", base.top_k))))
