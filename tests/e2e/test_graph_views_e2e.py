@@ -92,7 +92,8 @@ def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     page = wide.page
     # Two DRIFT rounds, set in the sidebar's Tuning panel: after a page change with that panel closed, the browser
     # currently reports its sliders at their minimum (0 rounds), and the tree would hold no follow-up to click.
-    page.get_by_text("Tuning").click()
+    tuning = page.get_by_test_id("stSidebar").get_by_test_id("stExpander").get_by_text("Tuning", exact=True)
+    tuning.click()
     rounds = page.get_by_test_id("stSlider").filter(has_text="DRIFT rounds")
     rounds.get_by_role("slider").focus()
     page.keyboard.press("Home")
@@ -114,7 +115,7 @@ def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
     question = html.unescape(followup.text).split(" ", 1)[1].rstrip("…").split(" (")[0]
     expect(page.get_by_text(re.compile("^Question " + re.escape(question[:30])))).to_be_visible()
     expect(page.get_by_text(re.compile(r"^confidence|^no confidence reported")).first).to_be_visible()
-    page.get_by_text("Tuning").click()  # closed again for the screenshot
+    tuning.click()  # closed again for the screenshot
     page.wait_for_timeout(800)
     _done(wide, "drift-trace")
 
