@@ -73,7 +73,7 @@ def force(
     return _spread(_grow(ids, graph, pinned, canvas), frozenset(pinned), canvas)
 
 
-def _spread(positions: dict[str, Point], fixed: frozenset[str], canvas: Canvas, rounds: int = 40) -> dict[str, Point]:
+def _spread(positions: dict[str, Point], fixed: frozenset[str], canvas: Canvas, rounds: int = 24) -> dict[str, Point]:
     """Push apart nodes closer than the canvas's fair share of room (capped at `SPACING` px), fixed ones staying.
 
     Why: Kamada-Kawai packs the hubs of a dense neighbourhood into a knot where markers cover each other; a few
@@ -84,12 +84,12 @@ def _spread(positions: dict[str, Point], fixed: frozenset[str], canvas: Canvas, 
         return positions
     room = (canvas.width - 2 * canvas.margin) * (canvas.height - 2 * canvas.margin)
     gap = min(SPACING, 0.75 * math.sqrt(room / len(ids)))
-    at = np.array([positions[i] for i in ids], dtype=float)
+    at = np.array([positions[i] for i in ids], dtype=np.float32)  # float32: half the memory traffic, same picture
     free = np.array([i not in fixed for i in ids])
     lo, hi = np.array([canvas.margin] * 2), np.array([canvas.width - canvas.margin, canvas.height - canvas.margin])
     for _ in range(rounds):
         delta = at[:, None, :] - at[None, :, :]
-        dist = np.hypot(delta[..., 0], delta[..., 1])
+        dist = np.sqrt(np.einsum("ijk,ijk->ij", delta, delta))
         np.fill_diagonal(dist, gap)  # a node does not push itself
         close = dist < gap
         if not close.any():
