@@ -17,10 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
-PDF_SUFFIX = ".pdf"
+from retrieval.indexing import languages
+from retrieval.indexing.ignore import IgnoreRules
+from retrieval.indexing.languages import PDF_SUFFIX
+
 ZIP_SUFFIX = ".zip"
-DOCUMENT_SUFFIXES = TEXT_SUFFIXES | {PDF_SUFFIX}
+DOCUMENT_SUFFIXES = (
+    languages.TEXT_SUFFIXES
+    | languages.MARKDOWN_SUFFIXES
+    | languages.CONFIG_SUFFIXES
+    | set(languages.CODE_LANGUAGES)
+    | {PDF_SUFFIX}
+)
 SUPPORTED = DOCUMENT_SUFFIXES | {ZIP_SUFFIX}
 #: General-purpose flag bit 0 of a zip member: the member is encrypted.
 _ZIP_ENCRYPTED = 0x1
@@ -66,21 +74,26 @@ def _opener(file: Path) -> Callable[[], IO[bytes]]:
 
 
 def _folder_files(root: Path, follow_links: bool) -> Iterator[tuple[Path | LoadIssue, str]]:
-    """(file, relative path) of supported files; links out of the root become issues unless followed."""
+    """(file, relative path) of supported files; links out of the root become issues unless followed;
+    what `.gitignore` files ignore and vendored folders are left out (see `ignore.py`)."""
     real_root = root.resolve()
     visited: set[Path] = set()
+    rules = IgnoreRules(root)
     for here, dirs, files in os.walk(root, followlinks=follow_links):
         folder = Path(here)
         if folder.resolve() in visited:  # followed links can lead back to a folder already walked
             dirs.clear()
             continue
         visited.add(folder.resolve())
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rules.enter(folder)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not rules.ignored(folder / d, is_dir=True)]
         for name in [*dirs, *files]:
             path = folder / name
             rel = f"{root.name}/{path.relative_to(root).as_posix()}"
             is_dir = name in dirs
             if name.startswith(".") or not (is_dir or path.suffix.lower() in SUPPORTED):
+                continue
+            if not is_dir and rules.ignored(path, is_dir=False):
                 continue
             if path.is_symlink() and not follow_links:
                 problem = _link_problem(path, real_root)
