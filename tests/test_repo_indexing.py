@@ -220,3 +220,32 @@ def test_code_citations_show_path_and_lines(store, embedder, repo, cli_args, cap
     assert where in capsys.readouterr().out
     assert main(["search", QUESTION, "--project", PROJECT, "--json", *cli_args]) == 0
     assert where in [row["lines"] for row in json.loads(capsys.readouterr().out)]
+
+
+# --- this project's own repository -------------------------------------------------------------------
+REPO = Path(__file__).resolve().parents[1]
+#: The store layer only (~220 chunks, about a minute to embed on a busy 2-core machine): the file that escapes
+#: fulltext queries and the adapters that run them, which talk about fulltext queries all the time.
+SELF_FOLDER = REPO / "retrieval" / "store"
+SELF_PROJECT = "driftlens-self"
+
+
+@pytest.fixture(scope="module")
+def self_indexed(module_store: GraphStore, embedder: Embedder) -> GraphStore:
+    report = run_index(module_store.settings, module_store, embedder, [SELF_FOLDER], project=SELF_PROJECT)
+    assert not report.issues
+    return module_store
+
+
+def test_own_repository_answers_where_the_fulltext_query_is_escaped(self_indexed, embedder) -> None:
+    engine = Engine(self_indexed.settings, store=self_indexed, embedder=embedder)
+    try:
+        answer = engine.ask("where is the fulltext query escaped?", "local", project=SELF_PROJECT)
+    finally:
+        engine.bus.close()
+    source = SELF_FOLDER / "text_query.py"
+    escaping = {n for n, line in enumerate(source.read_text().splitlines(), 1) if "escape" in line or "SPECIAL" in line}
+    top = [c.lines for c in answer.citations()[:3] if c.lines is not None]
+    assert any(
+        lines.path == "store/text_query.py" and escaping & set(range(lines.start, lines.end + 1)) for lines in top
+    ), [str(lines) for lines in top]
