@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,17 @@ def test_reads_source_docs_and_configs_and_skips_ignored_vendored_and_binary(set
     assert "binary" in report.issues[0].message
     stored = {r["path"] for r in rows(store, "MATCH (d:__Document__ {projectId: $project}) RETURN d.path AS path")}
     assert stored == {f"{ROOT}/{p}" for p in INDEXED}
+
+
+def test_a_zipped_repository_is_read_the_same_way(settings, store, embedder, repo) -> None:
+    archive = repo.parent / f"{ROOT}.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for file in sorted(repo.rglob("*")):
+            if file.is_file():
+                zf.write(file, file.relative_to(repo).as_posix())
+    report = index(settings, store, embedder, archive)
+    assert sorted(report.added) == sorted(f"{ROOT}.zip/{p}" for p in INDEXED)  # its .gitignore and vendored folders
+    assert [i.path for i in report.issues] == [f"{ROOT}.zip/assets/data.json"]
 
 
 def test_code_is_chunked_along_definitions_with_line_ranges(settings, store, embedder, repo) -> None:

@@ -1,4 +1,5 @@
-"""What a folder walk leaves out: paths its `.gitignore` files ignore, and vendored or generated folders.
+"""What a walk over a folder or an archive leaves out: paths its `.gitignore` files ignore, and vendored or
+generated folders.
 
 Why pathspec's `GitIgnoreSpec`: git's matching rules (anchoring, `**`, directory-only patterns, negation and
 the "a re-included file inside an excluded folder stays excluded" rule) are subtle, and pathspec follows
@@ -9,8 +10,9 @@ that commits `node_modules/` or `vendor/` wants its own code searched, not its d
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import PurePosixPath
 
 import pathspec
 
@@ -19,37 +21,35 @@ VENDORED = frozenset(
     {"node_modules", "bower_components", "vendor", "third_party", "site-packages", "__pycache__", "venv", "dist"}
 )
 GITIGNORE = ".gitignore"
+#: More than any hand-written .gitignore; a larger one is read up to here.
+MAX_GITIGNORE_BYTES = 256 * 1024
 
 
 @dataclass
 class IgnoreRules:
-    """The `.gitignore` files met so far in one walk, by the folder (relative to the root) they govern."""
+    """The `.gitignore` files met so far in one walk, by the folder they govern (relative to the walk's root)."""
 
-    root: Path
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
 
-    def enter(self, folder: Path) -> None:
-        """Read `folder/.gitignore`, if any; call for each folder before asking about its entries."""
-        file = folder / GITIGNORE
-        if not file.is_file():
-            return
-        try:
-            lines = file.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            return
-        base = folder.relative_to(self.root).as_posix()
-        self.specs.append(("" if base == "." else f"{base}/", pathspec.GitIgnoreSpec.from_lines(lines)))
+    def add(self, folder: str, lines: Iterable[str]) -> None:
+        """The patterns of `folder/.gitignore` (`folder` relative, "" or "." for the root, no trailing slash)."""
+        base = "" if folder in ("", ".") else f"{folder.strip('/')}/"
+        self.specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
 
-    def ignored(self, path: Path, *, is_dir: bool) -> bool:
-        """Whether git would ignore `path` (under the root), or it is a vendored folder."""
-        if is_dir and path.name in VENDORED:
+    def ignored(self, rel: str, *, is_dir: bool) -> bool:
+        """Whether git would ignore `rel` (relative to the root), or it is (or lies in) a vendored folder."""
+        parts = PurePosixPath(rel).parts
+        if any(part in VENDORED for part in (parts if is_dir else parts[:-1])):
             return True
-        rel = path.relative_to(self.root).as_posix() + ("/" if is_dir else "")
+        rel = rel + "/" if is_dir else rel
         verdict = False
         for base, spec in self.specs:  # shallow to deep: a deeper .gitignore overrides
-            if not rel.startswith(base):
-                continue
-            result = spec.check_file(rel[len(base) :])
-            if result.include is not None:
-                verdict = result.include
+            if rel.startswith(base):
+                result = spec.check_file(rel[len(base) :])
+                if result.include is not None:
+                    verdict = result.include
         return verdict
+
+
+def gitignore_lines(data: bytes) -> list[str]:
+    return data[:MAX_GITIGNORE_BYTES].decode("utf-8", errors="replace").splitlines()
