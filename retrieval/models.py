@@ -32,20 +32,6 @@ class Lines(BaseModel):
         return cls(path=str(chunk["path"]), start=int(start), end=int(end)) if start and chunk.get("path") else None
 
 
-class Hit(BaseModel):
-    """One retrieved item (chunk, entity or community) with its fused score and provenance."""
-
-    id: str
-    kind: Literal["chunk", "entity", "community", "memory"] = "chunk"
-    text: str = ""
-    score: float = 0.0
-    document_id: str | None = None
-    document_name: str | None = None
-    lines: Lines | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    sources: dict[str, float] = Field(default_factory=dict)  # per-arm scores: vector, fulltext, graph
-
-
 class Citation(BaseModel):
     """A pointer into the evidence: a chunk (or community) id with the verbatim span it supports."""
 
@@ -66,6 +52,20 @@ class Citation(BaseModel):
 class KeyFact(BaseModel):
     fact: str
     citations: list[Citation] = Field(default_factory=list)
+
+
+class Hit(BaseModel):
+    """One retrieved item (chunk, entity or community) with its fused score and provenance."""
+
+    id: str
+    kind: Literal["chunk", "entity", "community", "memory"] = "chunk"
+    text: str = ""
+    score: float = 0.0
+    document_id: str | None = None
+    document_name: str | None = None
+    lines: Lines | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    sources: dict[str, float] = Field(default_factory=dict)  # per-arm scores: vector, fulltext, graph
 
 
 class TraceStep(BaseModel):
