@@ -74,6 +74,16 @@ def test_reads_source_docs_and_configs_and_skips_ignored_vendored_and_binary(set
     assert stored == {f"{ROOT}/{p}" for p in INDEXED}
 
 
+def test_gitignore_files_above_the_indexed_folder_apply_too(settings, store, embedder, tmp_path) -> None:
+    top = tmp_path / "monorepo"
+    root = copy_fixture(top)
+    (top / ".git").mkdir()  # the repository's top: .gitignore files from here down to the indexed folder count
+    (top / ".gitignore").write_text(f"{ROOT}/web/\n*.toml\n", encoding="utf-8")
+    report = index(settings, store, embedder, root)
+    left_out = {p for p in INDEXED if p.startswith("web/") or p.endswith(".toml")}
+    assert left_out and sorted(report.added) == sorted(f"{ROOT}/{p}" for p in INDEXED - left_out)
+
+
 def test_a_zipped_repository_is_read_the_same_way(settings, store, embedder, repo) -> None:
     archive = repo.parent / f"{ROOT}.zip"
     with zipfile.ZipFile(archive, "w") as zf:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO
 
-from retrieval.indexing import languages
+from retrieval.indexing import ignore, languages
 from retrieval.indexing.ignore import GITIGNORE, MAX_GITIGNORE_BYTES, IgnoreRules, gitignore_lines
 from retrieval.indexing.languages import PDF_SUFFIX
 
@@ -81,7 +81,7 @@ def _folder_files(root: Path, follow_links: bool) -> Iterator[tuple[Path | LoadI
     what `.gitignore` files ignore and vendored folders are left out (see `ignore.py`)."""
     real_root = root.resolve()
     visited: set[Path] = set()
-    rules = IgnoreRules()
+    rules = ignore.for_folder(root)
     for here, dirs, files in os.walk(root, followlinks=follow_links):
         folder = Path(here)
         if folder.resolve() in visited:  # followed links can lead back to a folder already walked

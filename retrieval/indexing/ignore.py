@@ -10,9 +10,10 @@ that commits `node_modules/` or `vendor/` wants its own code searched, not its d
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import pathspec
 
@@ -29,12 +30,14 @@ MAX_GITIGNORE_BYTES = 256 * 1024
 class IgnoreRules:
     """The `.gitignore` files met so far in one walk, by the folder they govern (relative to the walk's root)."""
 
-    specs: list[tuple[str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
+    #: (folder under the root it governs, path from its own folder down to the root, patterns)
+    specs: list[tuple[str, str, pathspec.GitIgnoreSpec]] = field(default_factory=list)
 
-    def add(self, folder: str, lines: Iterable[str]) -> None:
-        """The patterns of `folder/.gitignore` (`folder` relative, "" or "." for the root, no trailing slash)."""
+    def add(self, folder: str, lines: Iterable[str], *, above: str = "") -> None:
+        """The patterns of `folder/.gitignore` (`folder` relative, "" or "." for the root, no trailing slash);
+        `above` is the path from a `.gitignore` above the root down to the root (`src/`), "" otherwise."""
         base = "" if folder in ("", ".") else f"{folder.strip('/')}/"
-        self.specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+        self.specs.append((base, above, pathspec.GitIgnoreSpec.from_lines(lines)))
 
     def ignored(self, rel: str, *, is_dir: bool) -> bool:
         """Whether git would ignore `rel` (relative to the root), or it is (or lies in) a vendored folder."""
@@ -43,12 +46,30 @@ class IgnoreRules:
             return True
         rel = rel + "/" if is_dir else rel
         verdict = False
-        for base, spec in self.specs:  # shallow to deep: a deeper .gitignore overrides
+        for base, above, spec in self.specs:  # shallow to deep: a deeper .gitignore overrides
             if rel.startswith(base):
-                result = spec.check_file(rel[len(base) :])
+                result = spec.check_file(above + rel[len(base) :])
                 if result.include is not None:
                     verdict = result.include
         return verdict
+
+
+def for_folder(root: Path) -> IgnoreRules:
+    """Rules for a walk of `root`, starting with the `.gitignore` files above it up to its repository's top (the
+    folder holding `.git`): indexing `repo/src` leaves out what `repo/.gitignore` ignores."""
+    rules = IgnoreRules()
+    real = root.resolve()
+    chain = [real, *real.parents]
+    top = next((i for i, folder in enumerate(chain) if (folder / ".git").exists()), None)
+    if top is None or top == 0:
+        return rules
+    for folder in reversed(chain[1 : top + 1]):  # the repository's top first
+        file = folder / GITIGNORE
+        with contextlib.suppress(OSError), file.open("rb") as stream:
+            rules.add(
+                "", gitignore_lines(stream.read(MAX_GITIGNORE_BYTES)), above=f"{real.relative_to(folder).as_posix()}/"
+            )
+    return rules
 
 
 def gitignore_lines(data: bytes) -> list[str]:
