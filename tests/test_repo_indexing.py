@@ -33,6 +33,7 @@ INDEXED = {
     "shop/__init__.py",
     "shop/cart.py",
     "shop/payments/__init__.py",
+    "shop/payments/charges.py",
     "shop/payments/refunds.py",
     "web/src/checkout.ts",
     "web/src/format.ts",
@@ -142,6 +143,9 @@ def test_symbols_references_links_and_mcp_metadata(settings, store, embedder, re
         ("shop/cart.py", f"{refunds}"),  # from shop.payments import refunds (the package has no definitions)
         ("shop/cart.py", f"{refunds}#Refund"),
         ("shop/cart.py", f"{refunds}#refund_limit"),
+        ("shop/payments/charges.py", f"{refunds}"),  # from . import refunds: the submodule
+        ("shop/payments/charges.py", f"{refunds}#Refund"),  # from .refunds import Refund
+        ("shop/payments/charges.py", f"{refunds}#refund_limit"),  # refunds.refund_limit(...) through the import
         ("web/src/checkout.ts", "web/src/format.ts#formatPrice"),
         ("web/src/checkout.ts", "web/src/format.ts#Price"),
     }  # json and the leftpad package resolve outside the repository: no reference
@@ -194,7 +198,7 @@ def test_reindexing_is_incremental_and_deletes_are_clean(settings, store, embedd
         r["to"]
         for r in rows(store, "MATCH (:__Document__ {projectId: $project})-[:REFERS_TO]->(s:Symbol) RETURN s.id AS to")
     }
-    assert not {t for t in refers if "format.ts" in t}  # the importer's references went with the file
+    assert not {t for t in refers if "format.ts" in t or "refund_limit" in t}  # gone with their targets
     assert symbol_id(PROJECT, f"{ROOT}/shop/payments/refunds.py", "Refund") in refers
     urls = {r["url"] for r in rows(store, "MATCH (u:URL {projectId: $project}) RETURN u.url AS url")}
     assert "https://example.com/iso-4217" not in urls  # linked only from the deleted file

@@ -50,7 +50,6 @@ class Segment:
 
 @dataclass
 class Outline:
-    language: Language
     definitions: list[Definition] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
     #: Called names as written, up to two parts: `helper`, `store.query`.
@@ -243,7 +242,7 @@ def _docstring(node: ts.Node) -> str:
 def parse(language: Language, text: str) -> Outline:
     """The outline of `text`; a file with syntax errors still gets every part tree-sitter recovered."""
     root = _parser(language).parse(text.encode("utf-8")).root_node
-    outline = Outline(language, definitions=_definitions(root), segments=segments(root))
+    outline = Outline(definitions=_definitions(root), segments=segments(root))
     for node in _walk(root):
         if node.type in ("import_statement", "import_from_statement"):
             found = _python_import(node) if language == "python" else _js_import(node)
