@@ -188,7 +188,9 @@ def test_reindexing_is_incremental_and_deletes_are_clean(settings, store, embedd
     assert not index(settings, store, embedder, repo).changed
     refunds = repo / "shop/payments/refunds.py"
     refunds.write_text(refunds.read_text().replace("refund_limit", "refundable"), encoding="utf-8")
-    (repo / "web/src/format.ts").unlink()
+    format_ts = repo / "web/src/format.ts"
+    format_text = format_ts.read_text()
+    format_ts.unlink()
     report = index(settings, store, embedder, repo)
     assert report.updated == [f"{ROOT}/shop/payments/refunds.py"] and report.deleted == [f"{ROOT}/web/src/format.ts"]
     names = {r["id"] for r in rows(store, "MATCH (s:Symbol {projectId: $project}) RETURN s.id AS id")}
@@ -207,6 +209,14 @@ def test_reindexing_is_incremental_and_deletes_are_clean(settings, store, embedd
         store, "MATCH (c:__Chunk__ {projectId: $project}) WHERE c.path CONTAINS 'format.ts' RETURN c.id AS id"
     )
     assert chunks == []
+    format_ts.write_text(format_text, encoding="utf-8")  # back: the unchanged importer's reference resolves again
+    report = index(settings, store, embedder, repo)
+    assert report.added == [f"{ROOT}/web/src/format.ts"] and f"{ROOT}/web/src/checkout.ts" in report.unchanged
+    refers = {
+        r["to"]
+        for r in rows(store, "MATCH (:__Document__)-[:REFERS_TO]->(s:Symbol {projectId: $project}) RETURN s.id AS to")
+    }
+    assert symbol_id(PROJECT, f"{ROOT}/web/src/format.ts", "formatPrice") in refers
 
 
 @pytest.fixture
