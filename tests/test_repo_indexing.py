@@ -15,7 +15,7 @@ from retrieval.cli import main
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
-from retrieval.indexing import run_index
+from retrieval.indexing import graph_stats, run_index
 from retrieval.indexing.repo_facts import symbol_id
 from retrieval.store import GraphStore
 
@@ -176,6 +176,9 @@ def test_symbols_references_links_and_mcp_metadata(settings, store, embedder, re
         ("Tool", "refund_order", "manifest.json"),
         ("MCPServer", "shop", "mcp.json"),
     }
+    stats = graph_stats(store, settings, PROJECT)
+    assert (stats["references"], stats["links"], stats["mcp_tools"]) == (len(refers), 4, 2)
+    assert stats["symbols"] == len(symbols)
     unscoped = rows(
         store,
         "MATCH (n) WHERE (n:Symbol OR n:URL OR n:Tool OR n:MCPServer) AND n.projectId <> $project RETURN n.id AS id",
