@@ -147,11 +147,11 @@ class _Run:
     def write_documents(self, docs: list[SourceDocument]) -> None:
         chunked: list[list[Chunk]] = []
         facts: list[DocumentFacts] = []
+        s = self.settings
         with self.stage("chunk", len(docs)):
             for i, doc in enumerate(docs):
-                language = languages.language(doc.path)
+                language = languages.language(doc.path)  # code is parsed once, for its chunks and its symbols
                 outline = code_outline.parse(language, doc.text) if language else None
-                s = self.settings
                 chunked.append(chunk_source(doc.path, doc.text, outline, s.chunk_tokens, s.chunk_overlap))
                 facts.append(repo_facts.of(doc.path, doc.text, outline))
                 self.tick("chunk", i + 1, len(docs), doc.path)
