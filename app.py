@@ -13,6 +13,7 @@ import streamlit as st
 
 from components import session, sidebar
 from retrieval.errors import ConfigError, DriftLensError, StoreUnavailable
+from retrieval.logs import configure_logging
 
 ROOT = Path(__file__).parent
 FAVICON = ROOT / "static" / "favicon.png"
@@ -28,6 +29,7 @@ PAGES = [
 
 
 def main() -> None:
+    configure_logging()  # the same JSON lines, request ids aside, as the HTTP service writes
     st.set_page_config(page_title="DriftLens", page_icon=str(FAVICON), layout="wide")
     navigation = st.navigation(PAGES)
     try:
