@@ -25,6 +25,7 @@ PAGES = [
     st.Page(str(ROOT / "views" / "graph_explorer.py"), title="Graph explorer", url_path="explorer"),
     st.Page(str(ROOT / "views" / "memory.py"), title="Memory", url_path="memory"),
     st.Page(str(ROOT / "views" / "index.py"), title="Index", url_path="index"),
+    st.Page(str(ROOT / "views" / "tuning.py"), title="Tuning", url_path="tuning"),
 ]
 
 

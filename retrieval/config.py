@@ -219,6 +219,8 @@ class Settings(BaseSettings, RetrievalKnobs):
     memory_enabled: bool = True
     #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")
+    #: Who the analyst is: conversations and question sets are kept per user.
+    user: str = Field("analyst", min_length=1)
 
     # --- HTTP service and MCP server (`python -m retrieval serve`) ------------------------------
     #: Port of the HTTP service.

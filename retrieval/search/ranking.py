@@ -33,8 +33,13 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None) -> Retrieval:
-    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question."""
+def retrieve(
+    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, walk: bool = True
+) -> Retrieval:
+    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question.
+
+    `walk=False` skips the RELATED walk, which does not change the chunk ranking: for callers that only rank
+    (the Tuning lab's grid), it is work nobody reads."""
     clock = _Clock()
     if query_vector is None and params.search_type != "fulltext":
         query_vector = ctx.embedder.embed_query(query)
@@ -50,7 +55,8 @@ def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: lis
     seeds = {**bridged.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
-    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if seeds else Expansion()
+    walked = walk and seeds
+    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
     clock.lap("expand")
     return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, clock.laps)
 
