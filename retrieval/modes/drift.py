@@ -33,6 +33,7 @@ from retrieval.modes.drift_offline import (
     primer_answer,
 )
 from retrieval.modes.steps import ask_json, ask_text, clamp01, emit, timed
+from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import (
     CommunityReport,
@@ -41,7 +42,7 @@ from retrieval.search.community_context import (
     community_reports,
     top_entities,
 )
-from retrieval.search.evidence import MAX_EMBEDDED, extractive_facts, shortlist, validate_citations
+from retrieval.search.evidence import MAX_EMBEDDED, answer_lead, extractive_facts, shortlist, validate_citations
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 
@@ -349,7 +350,9 @@ class DriftRun:
             [
                 c.span
                 for followup, found in zip(followups, gathered, strict=True)
-                for c in shortlist(followup.question, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED)
+                for c in shortlist(
+                    followup.question, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED, project_boilerplate(self.ctx)
+                )
             ]
         )
 
@@ -450,7 +453,7 @@ class DriftRun:
                 uncertainty = " ".join(p for p in (str(parsed["residual_uncertainty"]), open_note) if p)
             else:
                 facts = self.facts(self.question, self.question_vector, pool, KEY_FACTS)
-                final = " ".join(f.fact for f in facts)
+                final = answer_lead(facts)
                 uncertainty = " ".join(
                     p
                     for p in (
@@ -585,7 +588,13 @@ class DriftRun:
             return []
         query_vector = vector if vector is not None else self.embedder.embed([question])[0]
         return extractive_facts(
-            question, [float(x) for x in query_vector], list(hits), self.embedder, limit, embedded=embedded
+            question,
+            [float(x) for x in query_vector],
+            list(hits),
+            self.embedder,
+            limit,
+            embedded=embedded,
+            skip=project_boilerplate(self.ctx),
         )
 
     def community_list(self) -> str:
@@ -621,7 +630,7 @@ class DriftRun:
         entities = self.topics_of(targets)
         with self._lock:
             asked = set(self._topics)
-        picked = entity_followups(self.question, entities, targets, asked, limit)
+        picked = entity_followups(entities, targets, asked, limit)
         return [
             FollowUp(question, (entity.community,), 0.0, parent_id, next(self._seq), topic=entity.id)
             for question, entity in picked
