@@ -28,6 +28,7 @@ _REPEAT = re.compile(r"\b(\w+(?:\s+\w+)?)(?:[\s,]+\1\b)+", re.IGNORECASE)
 _OPENER = re.compile(r"^(?:(?:yeah|yes|so|and so|and|well|oh|right|okay|ok|look|but)\b[,.]?\s+)+", re.IGNORECASE)
 #: A sentence abandoned mid-way ends with a dash or an ellipsis: drop the dangling tail.
 _DANGLING = re.compile(r"\s*(?:—|--|–|\.\.\.|…)\s*[^—–.…]{0,40}$")
+NO_WORDS = "The question has no words to search for."
 NOTHING_TO_SEARCH = "The question has only common words (like 'the', 'of', 'and'): there is nothing to search for."
 #: A normalised sentence seen in this many documents is boilerplate (show intros, sponsor lines).
 BOILERPLATE_DOCUMENTS = 3
@@ -68,3 +69,10 @@ def boilerplate(pairs: Iterable[tuple[str, str]], min_documents: int = BOILERPLA
 def content_words(question: str) -> list[str]:
     """The question's words that are not stop words: empty for "the of and", so there is nothing to search."""
     return [w for w in _WORD.findall(question.lower()) if w not in STOP_WORDS]
+
+
+def nothing_to_search(question: str) -> str | None:
+    """Why a question cannot be searched (no words, or only stop words), None when it can."""
+    if not _WORD.search(question):
+        return NO_WORDS
+    return None if content_words(question) else NOTHING_TO_SEARCH

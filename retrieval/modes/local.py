@@ -17,7 +17,7 @@ from retrieval.events import RetrievalProgress, sources_details
 from retrieval.json_schema import STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes.steps import fallback_note
-from retrieval.readable import NOTHING_TO_SEARCH, content_words
+from retrieval.readable import nothing_to_search
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
@@ -57,8 +57,9 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
     if len(question) > MAX_QUESTION_CHARS:
         question = question[:MAX_QUESTION_CHARS]
         notes.append(f"The question was longer than {MAX_QUESTION_CHARS} characters; only its start was searched.")
-    if not content_words(question):
-        return Answer.empty(question, "local", answered_by, NOTHING_TO_SEARCH)
+    unsearchable = nothing_to_search(question)
+    if unsearchable:
+        return Answer.empty(question, "local", answered_by, unsearchable)
     missing = missing_data(ctx)
     if missing:
         return Answer.empty(question, "local", answered_by, missing)
