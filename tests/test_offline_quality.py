@@ -59,13 +59,14 @@ def test_a_transcript_fact_reads_clean_and_cites_its_verbatim_span(embedder: Emb
 
 def test_a_question_naming_a_person_prefers_what_that_person_said(embedder: Embedder) -> None:
     text = (
-        "KEVIN SCOTT: I studied computer science in Virginia and worked on compilers.\n\n"
-        "MIRA MURATI: I studied mechanical engineering at Dartmouth and worked on cars."
+        "KEVIN SCOTT: Mira Murati grew up in Albania, and her childhood there shaped her.\n\n"
+        "MIRA MURATI: Growing up, I loved math and physics puzzles at school in Vlore."
     )
     hit = Hit(id="t2", text=text, score=1.0, document_id="ep")
-    facts = extractive_facts("What did Mira Murati study?", None, [hit], embedder, 2)
+    facts = extractive_facts("What does Mira Murati say about her childhood?", None, [hit], embedder, 2)
 
-    assert facts[0].fact.startswith("Mira Murati: I studied mechanical engineering")
+    # Kevin's sentence names her and is closer in meaning; hers is what she said, and comes first.
+    assert [f.fact.split(":")[0] for f in facts] == ["Mira Murati", "Kevin Scott"]
 
 
 # --- boilerplate -----------------------------------------------------------------------------------
@@ -162,7 +163,7 @@ def test_every_level_of_the_hierarchy_respects_its_size_cap() -> None:
     levels = sorted({c.level for c in tree})
     assert len(levels) >= 3
     for level in levels:
-        cap = 20 * communities.LEVEL_GROWTH**level
+        cap = 20 * 2**level  # LEVEL_GROWTH
         assert max(len(c.members) for c in tree if c.level == level) <= cap, level
 
 

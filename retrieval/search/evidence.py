@@ -42,7 +42,7 @@ HIT_WEIGHT = 0.3
 #: A small bonus for sharing the question's words (ties between equally similar sentences).
 LEXICAL_WEIGHT = 0.05
 #: Bonus for a sentence said by the person the question names ("Who is Mira Murati?" prefers her words).
-SPEAKER_WEIGHT = 0.1
+SPEAKER_WEIGHT = 0.2
 #: Two sentences sharing this share of the shorter one's distinct words are variants of one sentence...
 NEAR_DUPLICATE_OVERLAP = 0.85
 #: ...when the shorter one has at least this many distinct words (short sentences differ by one word).
