@@ -6,9 +6,11 @@ Usage:
 
 The sample is 100 entity titles drawn with a fixed seed from the graph the labels were made on; the
 labels (benchmarks/data/demo_entity_labels.csv, see benchmarks/data/README.md) are kept by title, so
-a rebuilt graph is scored on the same titles where they still exist. Precision = labelled-correct
-entities / labelled entities found in the graph; titles the rebuilt graph no longer has are counted
-(a filter that removed a real entity shows up as a lost true entity, not as a better score).
+a rebuilt graph is scored on the same titles where they still exist. A label says whether the title is a
+real entity and whether it is a person; an entity is correct when it is real and its type in the graph
+does not confuse a person with a non-person, so a retyped entity is scored by its new type.
+Precision = correct / labelled titles found in the graph; titles the rebuilt graph no longer has are
+counted (a filter that removed a real entity shows up as a lost real entity, not as a better score).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import csv
 import random
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -54,22 +57,32 @@ def community_sizes(store: GraphStore, entity_label: str, community_label: str, 
     return {level: sorted(sizes, reverse=True) for level, sizes in sorted(out.items())}
 
 
-def read_labels(path: Path = LABELS) -> dict[str, bool]:
+@dataclass(frozen=True)
+class Label:
+    """A hand label: whether the title names a real entity or topic, and whether that is a person."""
+
+    real: bool
+    person: bool
+
+    def correct(self, graph_type: str) -> bool:
+        """Right when the entity is real and the graph does not confuse a person with a non-person."""
+        return self.real and (graph_type == "PERSON") == self.person
+
+
+def read_labels(path: Path = LABELS) -> dict[str, Label]:
     with path.open(encoding="utf-8") as f:
-        return {row["title"]: row["label"].strip() == "1" for row in csv.DictReader(f)}
+        return {row["title"]: Label(row["real"] == "1", row["person"] == "1") for row in csv.DictReader(f)}
 
 
-def precision_rows(found: dict[str, str], labels: dict[str, bool]) -> list[list[object]]:
-    present = {t: ok for t, ok in labels.items() if t in found}
+def precision_rows(found: dict[str, str], labels: dict[str, Label]) -> list[list[object]]:
+    present = {t: label.correct(found[t]) for t, label in labels.items() if t in found}
     correct = sum(present.values())
-    lost_true = sum(1 for t, ok in labels.items() if ok and t not in found)
-    lost_junk = sum(1 for t, ok in labels.items() if not ok and t not in found)
     return [
         ["labelled titles", len(labels)],
         ["still in the graph", len(present)],
         ["precision on those", correct / len(present) if present else 0.0],
-        ["labelled true, gone", lost_true],
-        ["labelled junk, gone", lost_junk],
+        ["real entities, gone", sum(1 for t, label in labels.items() if label.real and t not in found)],
+        ["junk, gone", sum(1 for t, label in labels.items() if not label.real and t not in found)],
         ["entities in the graph", len(found)],
     ]
 
@@ -86,9 +99,9 @@ def main() -> None:
         sizes = community_sizes(store, settings.entity_label, settings.community_label, args.project)
     if args.sample:
         picked = random.Random(SAMPLE_SEED).sample(sorted(found), SAMPLE_SIZE)
-        print("title,type,label")
+        print("title,type_when_labelled,real,person")
         for title in sorted(picked):
-            print(f'"{title}",{found[title]},')
+            print(f'"{title}",{found[title]},,')
         return
     print_table(f"Entity precision ({LABELS.name})", ["measure", "value"], precision_rows(found, read_labels()))
     print_table(

@@ -17,8 +17,9 @@ from retrieval.engine import Engine
 from retrieval.indexing import communities
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import resolve
-from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk
+from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk, named_type
 from retrieval.indexing.extract_offline import extract_document
+from retrieval.indexing.speakers import strip_label
 from retrieval.models import Hit, QueryParams
 from retrieval.modes import drift, global_mode
 from retrieval.readable import NOTHING_TO_SEARCH, boilerplate, clean_spoken, sentence_key
@@ -99,6 +100,9 @@ def test_junk_candidates_are_not_entities() -> None:
     assert junk("I. Thank", "PERSON", words)
     assert junk("Likewise", "PERSON", words) and junk("Correct", "ORG", words)  # lower case elsewhere
     assert junk("point", "CONCEPT", words) and junk("years", "CONCEPT", words)
+    assert junk("model", "CONCEPT", words) and not junk("robotics", "CONCEPT", words)  # everyday word vs topic
+    assert named_type("OpenAI", "PERSON", words) == "ORG" and named_type("GPT-4", "PERSON", words) == "CONCEPT"
+    assert named_type("Lisa Su", "PERSON", words) == "PERSON"
     assert not junk("Microsoft", "ORG", words) and not junk("Lisa Su", "PERSON", words)
     assert not junk("Rush", "ORG", DocumentWords.of("Rush is a Canadian rock band.", 1))  # a name, never lower case
 
@@ -132,6 +136,7 @@ def test_speaker_labels_are_people_and_junk_never_becomes_an_entity() -> None:
     assert "fei-fei" not in types  # merged into Fei-Fei Li
     assert not {"likewise", "correct", "software", "episode-52", "kevin-scott-fei-fei-li"} & set(types)
     assert not any("/" in key for key in types)
+    assert strip_label("KEVIN SCOTT: Today's guest is Andrew Ng. CHRISTINA WARREN:") == "Today's guest is Andrew Ng."
 
 
 def test_an_entity_description_says_who_it_is_not_what_it_said() -> None:

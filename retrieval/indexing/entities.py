@@ -20,6 +20,8 @@ DESCRIPTION_SENTENCES = 3
 EMBED_CONTEXT_CHARS = 160
 #: A copula right after the name: "Mira Murati is the CTO ...".
 _COPULA = re.compile(r"\s*(?:is|was|are|were|'s|’s)\s+(?:the|a|an|our|my|one|now|currently|also)\b", re.IGNORECASE)
+#: Words that introduce a guest just before the name.
+_INTRODUCTION = re.compile(r"\b(?:guest|joined by|welcome|introduce|with us|meet)\b[^.]{0,40}$", re.IGNORECASE)
 #: Words that say what someone or something is.
 _ROLE = re.compile(
     r"\b(?:founder|co-founder|CEO|CTO|chief|president|professor|director|head|author|host|chair|scientist|"
@@ -67,16 +69,16 @@ def _title(surfaces: Counter[str]) -> str:
 
 
 def defining(sentence: str, title: str) -> int:
-    """How well a sentence says who or what `title` is: 2 for "Title is the ..."/"Title, CTO of ...", 1 for a
-    role word anywhere ("founder", "professor"), 0 for a sentence that only mentions it."""
+    """How well a sentence says who or what `title` is: 2 for "Title is the ..."/"Title, CTO of ...", 1 for an
+    introduction ("Today's guest is Title") or the title with a role word ("founder", "professor"), else 0."""
     lowered, name = sentence.lower(), title.lower()
     at = lowered.find(name)
     if at < 0:
-        return 1 if _ROLE.search(sentence) else 0
+        return 0
     after = sentence[at + len(name) : at + len(name) + 40]
     if after.startswith(",") or _COPULA.match(after):
         return 2
-    return 1 if _ROLE.search(sentence) else 0
+    return 1 if _INTRODUCTION.search(sentence[:at]) or _ROLE.search(sentence) else 0
 
 
 def _document(chunk_id: str) -> str:

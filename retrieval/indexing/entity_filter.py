@@ -3,14 +3,17 @@
 Why rules and not a bigger model: the small spaCy model tags conversational words as names
 ("Likewise" PERSON, "Correct" ORG, "Episode 52" LAW) and lower-case nouns as organisations
 ("software"). Each rule below removes one kind of noise seen on real transcripts and keeps what a
-reader would call a name; all of them are per document, so an encyclopaedia passage where "Rush"
-is only ever sentence-initial keeps it (the word never appears in lower case there).
+reader would call a name. The case rules are per document, so an encyclopaedia passage where "Rush"
+is only ever sentence-initial keeps it (the word never appears in lower case there); how common a
+word is in English comes from wordfreq's word lists.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from wordfreq import zipf_frequency
 
 from retrieval.indexing.model import CONCEPT, slug
 
@@ -38,10 +41,14 @@ _PARTICLES = frozenset({"de", "da", "di", "del", "der", "van", "von", "la", "le"
 NOISY_TYPES = frozenset({"LAW", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE"})
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
+#: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
+#: "model" 5.1, "brain" 4.9, "golden" 4.7 are; "robotics" 3.5, "polonium" 2.5, "Lego" 3.8 are not.
+COMMON_WORD_ZIPF = 4.5
 #: "Episode 52", "Part 3": a counter, not a thing.
 _NUMBERED = re.compile(r"^(?:episode|ep|part|chapter|season|page|number|no|vol|volume|section|track)-\d+$")
 #: Suffixes that make a longer organisation name the same organisation as its first words ("Apple Inc").
 _ORG_SUFFIXES = frozenset({"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs"})
+_CAMEL_CASE = re.compile(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]")
 _PRONOUNS = frozenset({"i", "me", "my", "you", "he", "she", "we", "they", "it", "us", "him", "her", "them"})
 _CAPITALISED_MID_SENTENCE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][\w'’\-]*)")
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
@@ -77,7 +84,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
         return True
     if kind == CONCEPT:
-        return len(tokens) == 1 and len(key) < 4 and not surface.isupper()
+        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _common(key))
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
     words_of = surface.split()
@@ -93,11 +100,20 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     return False
 
 
+def _common(word: str) -> bool:
+    """An everyday English word, so a generic noun as a lone keyphrase (not used for names: word lists ignore
+    case, and "Paris" is as frequent as "model")."""
+    return zipf_frequency(word, "en") >= COMMON_WORD_ZIPF
+
+
 def named_type(surface: str, kind: str, words: DocumentWords) -> str:
-    """The model's type, except that a PERSON is a topic (CONCEPT) when it cannot be a name: an acronym or
-    a word with a digit ("AR", "GPT-4"), or words the document also writes in lower case ("machine learning")."""
+    """The model's type, except that a PERSON is a brand when written in camel case ("OpenAI") and a topic
+    (CONCEPT) when it cannot be a name: an acronym or a word with a digit ("AR", "GPT-4"), or words the
+    document also writes in lower case ("machine learning")."""
     if kind != "PERSON":
         return kind
+    if " " not in surface and _CAMEL_CASE.search(surface):
+        return "ORG"  # "OpenAI", "TikTok", "LoudCloud": a brand, not a person
     lowered = surface.lower()
     if any(c.isdigit() for c in surface) or (surface.isupper() and " " not in surface):
         return CONCEPT

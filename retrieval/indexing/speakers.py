@@ -48,7 +48,13 @@ def speaker_at(text: str, offset: int) -> str | None:
     return " / ".join(title_case(part.strip()) for part in found.group("label").split("/"))
 
 
+#: A label anywhere, as a sentence splitter glues it to the sentence before ("... Andrew Ng. CHRISTINA WARREN:").
+_INNER_LABEL = re.compile(rf"\s(?:{_NAME}(?:[ \t]*/[ \t]*{_NAME}){{0,2}})[ \t]*:")
+
+
 def strip_label(sentence: str) -> str:
-    """A sentence without the speaker label it starts with: what was said, not who said it."""
+    """A sentence without the speaker label it starts with, and without the next turn a splitter glued on."""
     match = LABEL.match(sentence)
-    return sentence[match.end() :].lstrip() if match else sentence
+    said = sentence[match.end() :].lstrip() if match else sentence
+    inner = _INNER_LABEL.search(said)
+    return said[: inner.start()].rstrip() if inner else said

@@ -79,15 +79,17 @@ def primer_answer(question: str, reports: Sequence[CommunityReport], limit: int 
     return " ".join(f"[{title}] {display(sentence)}" for title, sentence in picked)
 
 
-def entity_question(entity: EntityRef, peers: Sequence[EntityRef]) -> str:
-    """A follow-up about one entity, paired with the most-mentioned peer of its community.
+def entity_question(question: str, entity: EntityRef, peers: Sequence[EntityRef]) -> str:
+    """A follow-up about one entity, paired with a peer of its community: one the question names, else the
+    most-mentioned one of the other kind (person or not).
 
     A person is asked what they say about a topic, a topic what a person says about it; two of a kind
     are asked how they relate. With no peer, the entity alone.
     """
     person = entity.type == "PERSON"
     others = [p for p in peers if p.id != entity.id]
-    partner = next((p for p in others if (p.type == "PERSON") != person), None)
+    named = [p for p in others if p.title.lower() in question.lower()]
+    partner = next((p for p in [*named, *others] if (p.type == "PERSON") != person), None)
     if partner is not None:
         speaker, topic = (entity, partner) if person else (partner, entity)
         return f"What does {speaker.title} say about {topic.title}?"
@@ -97,7 +99,7 @@ def entity_question(entity: EntityRef, peers: Sequence[EntityRef]) -> str:
 
 
 def entity_followups(
-    entities: dict[str, list[EntityRef]], order: Sequence[str], asked: set[str], limit: int
+    question: str, entities: dict[str, list[EntityRef]], order: Sequence[str], asked: set[str], limit: int
 ) -> list[tuple[str, EntityRef]]:
     """Round-robin over communities (in `order`), most-mentioned entity first, skipping asked topics."""
     picked: list[tuple[str, EntityRef]] = []
@@ -107,5 +109,5 @@ def entity_followups(
             if queues[community] and len(picked) < limit:
                 entity = queues[community].pop(0)
                 if entity.id not in asked and all(entity.id != e.id for _q, e in picked):
-                    picked.append((entity_question(entity, entities.get(community, [])), entity))
+                    picked.append((entity_question(question, entity, entities.get(community, [])), entity))
     return picked

@@ -28,6 +28,7 @@ from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryPa
 from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
 from retrieval.modes.steps import ask_json, emit, timed
+from retrieval.readable import clean_spoken
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import (
     CommunityReport,
@@ -36,7 +37,7 @@ from retrieval.search.community_context import (
     count_communities,
     top_entities,
 )
-from retrieval.search.evidence import display, distinct, sentences
+from retrieval.search.evidence import distinct, sentences
 
 log = logging.getLogger(__name__)
 
@@ -299,7 +300,7 @@ class GlobalRun:
             for p in by_theme[community]:
                 facts.append(
                     KeyFact(
-                        fact=display(p.description),
+                        fact=clean_spoken(p.description),
                         citations=[_citation(self.reports[community], p.description, p.score)],
                     )
                 )

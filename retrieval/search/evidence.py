@@ -49,6 +49,7 @@ NEAR_DUPLICATE_OVERLAP = 0.85
 NEAR_DUPLICATE_MIN_WORDS = 8
 BM25_K1, BM25_B = 1.2, 0.75
 _WORD = re.compile(r"\w+")
+_WHO_IS = re.compile(r"\s*who(?:\s+is|\s+was|'s|’s)\b", re.IGNORECASE)
 #: How `spoken_display` starts a transcript fact: "Mira Murati: ...".
 _SPEAKER = re.compile(r"^[A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3}(?: / [A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3})*: ")
 #: Titles whose period does not end a sentence.
@@ -184,7 +185,12 @@ def _speaker(hit: Hit, span: str) -> str | None:
 
 
 def _named_speakers(question: str, candidates: Sequence[Candidate]) -> set[str]:
-    """Speakers of the candidates whose name (or one of its words of 3+ letters) the question contains."""
+    """Speakers of the candidates whose name (or one of its words of 3+ letters) the question contains.
+
+    None for "Who is X?": that asks what X is, which others' introductions say, not X's own words.
+    """
+    if _WHO_IS.match(question):
+        return set()
     words = set(_WORD.findall(question.lower()))
     return {
         c.speaker
