@@ -43,6 +43,8 @@ HIT_WEIGHT = 0.3
 LEXICAL_WEIGHT = 0.05
 #: Bonus for a sentence said by the person the question names ("Who is Mira Murati?" prefers her words).
 SPEAKER_WEIGHT = 0.2
+#: ...when on topic (this share of the best similarity): "You make a good point" is theirs, not an answer.
+SPEAKER_MIN_SHARE = 0.75
 #: Two sentences sharing this share of the shorter one's distinct words are variants of one sentence...
 NEAR_DUPLICATE_OVERLAP = 0.85
 #: ...when the shorter one has at least this many distinct words (short sentences differ by one word).
@@ -242,12 +244,14 @@ def extractive_facts(
     vectors = embedder.embed([c.span for c in candidates])
     similarity = vectors @ qvec
     named = _named_speakers(question, candidates)
-    scores = [
-        (1 - HIT_WEIGHT) * float(similarity[i])
-        + HIT_WEIGHT * c.rank
-        + LEXICAL_WEIGHT * c.lexical
-        + (SPEAKER_WEIGHT if c.speaker in named else 0.0)
+    base = [
+        (1 - HIT_WEIGHT) * float(similarity[i]) + HIT_WEIGHT * c.rank + LEXICAL_WEIGHT * c.lexical
         for i, c in enumerate(candidates)
+    ]
+    on_topic = SPEAKER_MIN_SHARE * float(similarity.max())
+    scores = [
+        score + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
+        for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
     chosen: list[int] = []
     floor = RELATIVE_FLOOR * max(scores)
