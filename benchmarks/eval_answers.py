@@ -115,6 +115,7 @@ def evaluate(data: EvalSet, golds: dict[str, list[str]], limit: int | None, chos
             c, r = score(run(question), golds[question.id])
             contains, recall = contains + c, recall + r
         ms = (time.perf_counter() - started) * 1000 / max(len(questions), 1)
+        print(f"  {data.name} {name}: done, {ms:.0f} ms/question", file=sys.stderr, flush=True)
         rows.append([name, contains / len(questions), recall / len(questions), ms])
     store.close()
     print_table(
