@@ -30,13 +30,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
-from benchmarks.eval_data import EvalSet, Question, build_graph, read_set
+from benchmarks.eval_data import EvalSet, Question, build_graph, eval_settings, read_set, wait_for_indexes
+from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import make_embedder
 from retrieval.models import QueryParams
 from retrieval.modes import drift, local
 from retrieval.search.evidence import sentences
 from retrieval.search.hybrid import search_chunks
+from retrieval.store import GraphStore, open_store
 
 BASELINE_CHUNKS = 5
 BASELINE_SENTENCES = 5
@@ -101,9 +103,22 @@ def methods(ctx: Context) -> dict[str, Method]:
     return {"baseline (top-5 vector chunks)": baseline, "local": mode(local.answer), "drift": mode(drift.answer)}
 
 
-def evaluate(data: EvalSet, golds: dict[str, list[str]], limit: int | None, chosen: list[str]) -> None:
+def open_graph(data: EvalSet, graph_dir: Path | None) -> tuple[GraphStore, Settings]:
+    """The set's cached graph (built on first use), or an existing one under `graph_dir`, opened as it is."""
+    if graph_dir is None:
+        store, settings, _doc_to_key = build_graph(data)
+        return store, settings
+    settings = eval_settings(graph_dir / data.name)
+    store = open_store(settings)
+    wait_for_indexes(store)
+    return store, settings
+
+
+def evaluate(
+    data: EvalSet, golds: dict[str, list[str]], limit: int | None, chosen: list[str], graph_dir: Path | None
+) -> None:
     questions = [q for q in data.questions if golds.get(q.id)][:limit]
-    store, settings, _doc_to_key = build_graph(data)
+    store, settings = open_graph(data, graph_dir)
     ctx = Context(settings, store, make_embedder(settings), None, settings.project)
     rows = []
     for name, run in methods(ctx).items():
@@ -130,9 +145,12 @@ def main() -> None:
     parser.add_argument("datasets", nargs="+", type=Path)
     parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N questions")
     parser.add_argument("--methods", default="baseline,local,drift", help="comma-separated: baseline, local, drift")
+    parser.add_argument(
+        "--graph-dir", type=Path, default=None, help="answer on the graphs under DIR/<set>/ as they are (no indexing)"
+    )
     args = parser.parse_args()
     for path in args.datasets:
-        evaluate(read_set(path), gold_answers(path), args.limit, args.methods.split(","))
+        evaluate(read_set(path), gold_answers(path), args.limit, args.methods.split(","), args.graph_dir)
 
 
 if __name__ == "__main__":
