@@ -44,7 +44,7 @@ LEXICAL_WEIGHT = 0.05
 #: Bonus for a sentence said by the person the question names ("Who is Mira Murati?" prefers her words).
 SPEAKER_WEIGHT = 0.2
 #: ...when on topic (this share of the best similarity): "You make a good point" is theirs, not an answer.
-SPEAKER_MIN_SHARE = 0.75
+SPEAKER_MIN_SHARE = 0.7
 #: Two sentences sharing this share of the shorter one's distinct words are variants of one sentence...
 NEAR_DUPLICATE_OVERLAP = 0.85
 #: ...when the shorter one has at least this many distinct words (short sentences differ by one word).
