@@ -269,7 +269,12 @@ def extractive_facts(
 def _fact(candidate: Candidate, score: float) -> KeyFact:
     hit, span = candidate.hit, candidate.span
     citation = Citation(
-        chunk_id=hit.id, span=span, document_name=hit.document_name or "", score=round(score, 4), kind=_kind(hit)
+        chunk_id=hit.id,
+        span=span,
+        document_name=hit.document_name or "",
+        score=round(score, 4),
+        kind=_kind(hit),
+        lines=hit.lines,
     )
     return KeyFact(fact=spoken_display(span, candidate.speaker), citations=[citation])
 
@@ -310,6 +315,7 @@ def validate_citations(key_facts: list[KeyFact], retrieved: dict[str, Hit]) -> t
                         "span": span,
                         "document_name": citation.document_name or hit.document_name or "",
                         "kind": _kind(hit),
+                        "lines": citation.lines or hit.lines,
                     }
                 )
             )
