@@ -1,6 +1,6 @@
 """What one read may cost: memory, rows and time are bounded by the database, and the server survives every query.
 
-Backend-independent (the `store` and `make_settings` fixtures): they run on Neo4j too when NEO4J_URI is set.
+Backend-independent (the `store` and `backend` fixtures): they run on both backends.
 """
 
 from __future__ import annotations
@@ -87,12 +87,12 @@ def test_bounded_ranges_keep_every_result_the_memory_cap_allows(store: GraphStor
     assert bounded("CALL db.labels()", 5) == "CALL db.labels()", "a standalone procedure call cannot be wrapped"
 
 
-def test_enrichment_query_has_the_read_timeout(tmp_path: Path, embedder: Embedder) -> None:
+def test_enrichment_query_has_the_read_timeout(tmp_path: Path, embedder: Embedder, backend: str) -> None:
     slow = (
         "WITH node, score UNWIND range(1, 20000000) AS x WITH node, score, count(x) AS n "
         "RETURN node.text AS text, score"
     )
-    settings = make_settings(tmp_path, query_timeout_ms=200, retrieval_query=slow)
+    settings = make_settings(tmp_path, backend, query_timeout_ms=200, retrieval_query=slow)
     with open_store(settings) as store:
         store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'c1', text: 'Marley was dead.'}})")
         with pytest.raises(ConfigError) as info:
