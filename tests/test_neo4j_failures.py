@@ -55,7 +55,7 @@ def test_wrong_password_is_one_line_without_the_password(settings: Settings) -> 
 
 
 def test_unknown_database_names_it_and_the_setting(settings: Settings) -> None:
-    with pytest.raises(StoreUnavailable, match="no database 'research'.*NEO4J_DATABASE"):
+    with pytest.raises(StoreUnavailable, match=r"no database 'research'.*NEO4J_DATABASE"):
         open_store(make_settings(settings.data_dir, "neo4j", neo4j_database="research"))
 
 
@@ -74,7 +74,7 @@ def test_vector_index_of_another_dimension_is_refused_at_start(store: GraphStore
     s = store.settings
     store.ensure_vector_index(s.chunk_vector_index, s.chunk_label, s.embedding_property, 1536)
     store.query(f"CREATE (:`{s.chunk_label}` {{id: 'x', text: 'hello', projectId: 'demo'}})")
-    with pytest.raises(EmbeddingMismatch, match=f"index {s.chunk_vector_index}.*1536-d.*{embedder.dim}-d"):
+    with pytest.raises(EmbeddingMismatch, match=rf"index {s.chunk_vector_index}.*1536-d.*{embedder.dim}-d"):
         Engine(s, store=store, embedder=embedder, llm=None)
 
 

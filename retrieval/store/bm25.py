@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from retrieval.store.base import StoreHit
+from retrieval.store.base import GraphStore, StoreHit, ident
 
 K1 = 1.2
 B = 0.75
@@ -119,8 +119,12 @@ class LabelStats:
     freq: dict[str, int]
 
     @classmethod
-    def of(cls, size: int, sample_texts: Sequence[str]) -> LabelStats:
-        sample = [tokens(t) for t in sample_texts]
+    def read(cls, store: GraphStore, label: str, fields: Sequence[str]) -> LabelStats:
+        """The label's size and a sample of its texts over `fields`, read from `store`."""
+        size = int(store.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
+        text = " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields) or "''"
+        rows = store.read(f"MATCH (n:{ident(label)}) WITH n LIMIT {SAMPLE} RETURN {text} AS text")
+        sample = [tokens(str(r["text"])) for r in rows]
         mean = sum(len(t) for t in sample) / max(1, len(sample))
         return cls(size, mean, [set(t) for t in sample], {})
 
@@ -136,6 +140,21 @@ class LabelStats:
                     count = max(cap, round(share * self.size))
                 self.freq[word] = count
         return Corpus(self.size, self.mean_length, self.freq)
+
+
+def match_counter(
+    store: GraphStore, procedure: str, target: str, query: Callable[[str], str]
+) -> Callable[[str, int], int]:
+    """Counts a word's matches (up to a cap) with the backend's fulltext `procedure`(`target`, query(word))."""
+
+    def count(word: str, cap: int) -> int:
+        rows = store.read(
+            f"CALL {procedure}($target, $q) YIELD node WITH node LIMIT $cap RETURN count(node) AS n",
+            {"target": target, "q": query(word), "cap": cap},
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    return count
 
 
 def ranked(

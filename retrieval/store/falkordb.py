@@ -332,22 +332,10 @@ class FalkorDBStore(GraphStore):
         threshold and a common term's frequency is estimated from a sample of the label instead.
         """
         if label not in self._corpus_cache:
-            size = int(self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
-            rows = self.read(
-                f"MATCH (n:{ident(label)}) WITH n LIMIT {bm25.SAMPLE} RETURN "
-                + " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields)
-                + " AS text"
-            )
-            self._corpus_cache[label] = bm25.LabelStats.of(size, [str(r["text"]) for r in rows])
+            self._corpus_cache[label] = bm25.LabelStats.read(self, label, fields)
 
-        def count_matches(word: str, cap: int) -> int:
-            rows = self.read(
-                "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node WITH node LIMIT $cap RETURN count(node) AS n",
-                {"label": label, "q": redisearch_query(word), "cap": cap},
-            )
-            return int(rows[0]["n"]) if rows else 0
-
-        return self._corpus_cache[label].corpus(words, count_matches)
+        counter = bm25.match_counter(self, "db.idx.fulltext.queryNodes", label, redisearch_query)
+        return self._corpus_cache[label].corpus(words, counter)
 
     def _projection(self, label: str, vector_prop: str) -> str:
         """Map projection of every stored key except the vector (returning it would ship 1.5 kB per hit)."""

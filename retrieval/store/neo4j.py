@@ -25,6 +25,10 @@ from retrieval.store.neo4j_results import READ_ONLY, WRITE_REFUSED, connection_e
 from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300
+#: How long the driver keeps retrying a query that met a transient error or a lost connection: long enough to ride
+#: out a leader switch, short enough that a server that is down fails the page (and its banner shows) quickly.
+RETRY_S = 3.0
+CONNECT_TIMEOUT_S = 5.0
 #: Fulltext candidates Lucene ranks before BM25 re-scores them (at least 4 k).
 BM25_POOL = 200
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
@@ -51,7 +55,8 @@ class Neo4jStore(GraphStore):
                 self._uri,
                 auth=(settings.neo4j_username, password),
                 notifications_min_severity="OFF",  # deprecation notes on user Cypher belong to no log
-                connection_timeout=10.0,
+                connection_timeout=CONNECT_TIMEOUT_S,
+                max_transaction_retry_time=RETRY_S,
             )
         except ValueError as exc:
             raise StoreUnavailable(self.uri, "NEO4J_URI is not a Neo4j address (bolt://, neo4j://).", exc) from exc
@@ -195,19 +200,10 @@ class Neo4jStore(GraphStore):
     def _corpus(self, label: str, index: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
         """Label size, mean length and document frequencies (Lucene match counts), cached until the next write."""
         if index not in self._corpus_cache:
-            size = int(self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
-            text = " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields) or "''"
-            rows = self.read(f"MATCH (n:{ident(label)}) WITH n LIMIT {bm25.SAMPLE} RETURN {text} AS text")
-            self._corpus_cache[index] = bm25.LabelStats.of(size, [str(r["text"]) for r in rows])
+            self._corpus_cache[index] = bm25.LabelStats.read(self, label, fields)
 
-        def count_matches(word: str, cap: int) -> int:
-            rows = self.read(
-                "CALL db.index.fulltext.queryNodes($index, $q) YIELD node WITH node LIMIT $cap RETURN count(node) AS n",
-                {"index": index, "q": lucene_query(word), "cap": cap},
-            )
-            return int(rows[0]["n"]) if rows else 0
-
-        return self._corpus_cache[index].corpus(words, count_matches)
+        counter = bm25.match_counter(self, "db.index.fulltext.queryNodes", index, lucene_query)
+        return self._corpus_cache[index].corpus(words, counter)
 
     # --- schema -----------------------------------------------------------------------------
     def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:
