@@ -154,7 +154,9 @@ def _graph_in_place(request: pytest.FixtureRequest) -> None:
     for name in (*SHARED_GRAPHS, *getattr(request.module, "SHARED_GRAPHS", ())):
         if name in request.fixturenames:
             value = request.getfixturevalue(name)
-            Occupant.ensure(value[1] if isinstance(value, tuple) else value)
+            for part in value if isinstance(value, tuple) else (value,):
+                if isinstance(part, GraphStore):
+                    Occupant.ensure(part)
 
 
 # Re-exported so every test module can use the scripted OpenAI-compatible server fixture.

@@ -57,14 +57,21 @@ def test_explorer_row_limit_is_applied_by_the_database(
     store: GraphStore, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     received: list[int] = []
-    real_read = store.read
+    real_read, real_limited = store.read, store.read_limited
 
     def counting_read(cypher: str, params: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
         rows = real_read(cypher, params, **kwargs)
         received.append(len(rows))
         return rows
 
+    def counting_limited(cypher: str, limit: int, **kwargs: Any) -> list[dict[str, Any]]:
+        rows = real_limited(cypher, limit, **kwargs)
+        received.append(len(rows))  # Neo4j streams: it fetches `limit` rows and ends the transaction
+        return rows
+
     monkeypatch.setattr(store, "read", counting_read)
+    if type(store).read_limited is not GraphStore.read_limited:
+        monkeypatch.setattr(store, "read_limited", counting_limited)
     result = run_cypher(_context(store, embedder), "UNWIND range(1, 5000) AS x RETURN x ORDER BY x DESC", limit=200)
     assert result.truncated and len(result.rows) == 200
     assert result.rows[0] == {"x": 5000}, "the query's own order is kept"

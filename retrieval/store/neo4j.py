@@ -96,6 +96,34 @@ class Neo4jStore(GraphStore):
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Refused unless EXPLAIN says it only reads; then run in a READ transaction, at most query_timeout_ms."""
+        timeout = self._classify(cypher, params, timeout_ms)
+        return self._execute(cypher, params, RoutingControl.READ, timeout)
+
+    def read_limited(self, cypher: str, limit: int, *, timeout_ms: int | None = None) -> list[Row]:
+        """Streams the first `limit` rows, then ends the transaction (the server stops producing rows).
+
+        Why not the default's subquery: Neo4j refuses `CALL { ... RETURN n.name }` (unaliased items), so
+        wrapping would turn a valid query from a person into a syntax error.
+        """
+        timeout = self._classify(cypher, None, timeout_ms)
+        try:
+            with (
+                self._driver.session(
+                    database=self._database, default_access_mode=neo4j.READ_ACCESS, fetch_size=max(1, int(limit))
+                ) as session,
+                session.begin_transaction(timeout=timeout / 1000) as tx,
+            ):
+                result = tx.run(cypher)  # type: ignore[arg-type]
+                records = [record for _, record in zip(range(int(limit)), result, strict=False)]
+                tx.rollback()  # nothing to commit; stops the query and discards what it did not send
+        except (AuthError, *_UNREACHABLE) as exc:
+            raise connection_error(self.uri, self.settings, exc) from exc
+        except Neo4jError as exc:
+            raise query_error(exc, self.settings, timeout) from exc
+        return rows(records)
+
+    def _classify(self, cypher: str, params: Mapping[str, Any] | None, timeout_ms: int | None) -> int:
+        """Refuse anything EXPLAIN does not call a pure read; returns the timeout (ms) the read gets."""
         limit = self.settings.query_timeout_ms
         timeout = min(timeout_ms or limit, limit)
         if _LOAD_CSV.search(cypher):
@@ -107,7 +135,7 @@ class Neo4jStore(GraphStore):
             if len(self._read_only) >= READ_ONLY_CACHE:
                 self._read_only.clear()
             self._read_only.add(cypher)  # a query's type does not depend on its parameters
-        return self._execute(cypher, params, RoutingControl.READ, timeout)
+        return timeout
 
     def _execute(
         self, cypher: str, params: Mapping[str, Any] | None, routing: RoutingControl, timeout_ms: int | None
