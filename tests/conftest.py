@@ -150,13 +150,21 @@ SHARED_GRAPHS = ("carol_graph", "search_store", "module_store")
 
 @pytest.fixture(autouse=True)
 def _graph_in_place(request: pytest.FixtureRequest) -> None:
-    """On Neo4j, give each test the graph its shared fixtures built (another fixture may have reset it since)."""
+    """On Neo4j, give each test the graph its shared fixtures built (another fixture may have reset it since).
+
+    The one database holds one such graph at a time, so a test asking for two of them on Neo4j fails here, by
+    name, instead of reading one graph from a database that holds the other.
+    """
+    in_place: list[str] = []
     for name in (*SHARED_GRAPHS, *getattr(request.module, "SHARED_GRAPHS", ())):
         if name in request.fixturenames:
             value = request.getfixturevalue(name)
             for part in value if isinstance(value, tuple) else (value,):
                 if isinstance(part, GraphStore):
                     Occupant.ensure(part)
+                    in_place += [name] if part.backend == NEO4J else []
+    if len(in_place) > 1:
+        pytest.fail(f"{', '.join(in_place)}: Neo4j holds one shared graph at a time; split the test")
 
 
 # Re-exported so every test module can use the scripted OpenAI-compatible server fixture.
