@@ -111,6 +111,19 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: (for graphs built by other tools).
     retrieval_query: str | None = None
 
+    # --- vector store: where the chunk, entity and community vectors live ------------------
+    #: `graph`: on the graph nodes, searched by the graph store's own vector indexes; `qdrant`: in Qdrant
+    #: collections keyed by the graph node id (entry points there, traversal in the graph store).
+    vector_store: Literal["graph", "qdrant"] = "graph"
+    #: Qdrant server or Qdrant Cloud URL; unset: Qdrant's local mode in `qdrant_path` (no server, one process).
+    qdrant_url: str | None = Field(None, validation_alias=_alias("QDRANT_URL", "qdrant_url"))
+    #: Qdrant API key (a secret), for a server or Qdrant Cloud.
+    qdrant_api_key: SecretStr | None = Field(None, validation_alias=_alias("QDRANT_API_KEY", "qdrant_api_key"))
+    #: Folder of Qdrant's local mode; default `data_dir/qdrant`.
+    qdrant_path: Path | None = None
+    #: Collections are named `<prefix>_chunk`, `<prefix>_entity`, `<prefix>_community`.
+    qdrant_collection_prefix: str = Field("driftlens", pattern=r"^[A-Za-z0-9_-]+$")
+
     # --- vector index (HNSW) --------------------------------------------------------------
     #: HNSW graph degree of the embedded vector indexes (recall against memory).
     hnsw_m: int = Field(32, ge=4, le=128)
@@ -278,8 +291,8 @@ class Settings(BaseSettings, RetrievalKnobs):
     @model_validator(mode="after")
     def _register_secrets(self) -> Settings:
         """From here on, every configured secret is masked in errors and logs, wherever they come from."""
-        keys = (self.neo4j_password, self.openai_api_key, self.azure_openai_api_key)
-        urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint)
+        keys = (self.neo4j_password, self.openai_api_key, self.azure_openai_api_key, self.qdrant_api_key)
+        urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint, self.qdrant_url)
         register_secrets(
             [*(key.get_secret_value() for key in keys if key), *(urlsplit(url).password for url in urls if url)]
         )
@@ -294,6 +307,10 @@ class Settings(BaseSettings, RetrievalKnobs):
     @property
     def embedded_graph_path(self) -> Path:
         return self.graph_path or self.data_dir / "graph.db"
+
+    @property
+    def qdrant_local_path(self) -> Path:
+        return self.qdrant_path or self.data_dir / "qdrant"
 
     @property
     def allowed_index_roots(self) -> tuple[Path, ...]:

@@ -8,6 +8,7 @@ from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.llm import ChatModel
 from retrieval.store.base import GraphStore
+from retrieval.store.vectors import VectorStore
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,11 @@ class Context:
     embedder: Embedder
     llm: ChatModel | None
     project: str
+
+    @property
+    def vectors(self) -> VectorStore:
+        """Vector search goes here; properties and traversal go to `store`."""
+        return self.store.vectors
 
     @property
     def project_filter(self) -> dict[str, str]:

@@ -119,6 +119,7 @@ class _Run:
             raise EmbeddingMismatch(f"(another project, {stored_dim}-d)", stored_dim, name, dim)
         with self.stage("indexes"):
             self.store.ensure_schema(dim)
+            self.store.vectors.ensure(dim)
             if info is None:
                 self.graph.ensure_project(name, dim)
         return info
@@ -209,7 +210,7 @@ class _Run:
             wanted = entities.resolve(g.mentions())
             stored = g.entities()
             stale = sorted(set(stored) - set(wanted))
-            g.delete_nodes(g.lab.entity, stale)
+            g.delete_nodes(g.settings.entity_label, stale)
             todo = entities.changed(wanted, stored)
         vectors = self.embed([e.embedding_text() for e in todo], "entity embeddings")
         with self.stage("describe", len(todo)):
@@ -238,8 +239,10 @@ class _Run:
                 max_levels=s.community_levels,
             )
             existing = g.community_ids()
-            g.delete_nodes(g.lab.community, sorted(existing - {c.id for c in tree}))
-            new = [c for c in tree if c.id not in existing]
+            g.delete_nodes(g.settings.community_label, sorted(existing - {c.id for c in tree}))
+            # A community written by a run killed before its vector was stored is written again.
+            done = existing & g.vectors.ids(s.community_label, self.report.project)
+            new = [c for c in tree if c.id not in done]
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             for i, community in enumerate(new):
@@ -373,5 +376,6 @@ def _apply(run: _Run, info: dict[str, Any] | None, todo: list[SourceDocument], g
     if todo:
         run.write_documents(todo)
     run.reconcile()
+    run.count("vectors_dropped", g.sync_vectors())
     g.set_dirty(False)
     g.set_last_run({k: len(getattr(run.report, k)) for k in ("added", "updated", "unchanged", "deleted")})

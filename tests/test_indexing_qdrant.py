@@ -1,0 +1,142 @@
+"""Indexing with Qdrant (local mode) as the vector store: the graph and Qdrant never disagree on which chunks,
+entities and communities exist, through edits, deletes and a killed run; search works unchanged on top."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval.config import Settings
+from retrieval.context import Context
+from retrieval.indexing import IndexReport, StageProgress, remove_document, run_index
+from retrieval.models import QueryParams
+from retrieval.search.hybrid import search_chunks
+from retrieval.store import GraphStore, open_store
+from retrieval.store.qdrant import QdrantVectors
+from tests.test_indexing import KilledError, write_corpus
+
+PROJECT = "q"
+
+
+@pytest.fixture
+def qdrant_settings(settings: Settings, tmp_path: Path) -> Settings:
+    return settings.model_copy(
+        update={
+            "vector_store": "qdrant",
+            "qdrant_path": tmp_path / "qdrant",
+            "chunk_tokens": 48,
+            "max_community_size": 4,
+        }
+    )
+
+
+@pytest.fixture
+def qstore(qdrant_settings: Settings) -> Iterator[GraphStore]:
+    with open_store(qdrant_settings) as store:
+        yield store
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return write_corpus(tmp_path / "corpus")
+
+
+def assert_clean(report: IndexReport) -> None:
+    """A run that was not killed deletes every point itself: the safety net at its end finds nothing."""
+    assert report.written["vectors_dropped"] == 0
+
+
+def assert_agree(store: GraphStore) -> None:
+    """Same ids (hence the same count) per label in the graph and in Qdrant, and no vectors left in the graph."""
+    s, vectors = store.settings, store.vectors
+    assert isinstance(vectors, QdrantVectors)
+    for label in (s.chunk_label, s.entity_label, s.community_label):
+        graph_ids = {
+            r["id"] for r in store.read(f"MATCH (n:`{label}` {{projectId: $p}}) RETURN n.id AS id", {"p": PROJECT})
+        }
+        assert graph_ids, label
+        assert vectors.ids(label, PROJECT) == graph_ids, label
+        assert vectors.client.count(vectors.collection(label), exact=True).count == len(graph_ids), label
+    in_graph = store.read(
+        f"MATCH (n) WHERE n.{s.embedding_property} IS NOT NULL AND n.projectId = $p RETURN n.id AS id", {"p": PROJECT}
+    )
+    assert in_graph == []
+
+
+def test_graph_and_qdrant_agree_through_edits_and_deletes(qdrant_settings, qstore, corpus, embedder) -> None:
+    run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    assert_agree(qstore)
+    (corpus / "murati.txt").write_text(
+        "Mira Murati founded Thinking Machines Lab after leaving OpenAI.", encoding="utf-8"
+    )
+    report = run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    assert report.updated == ["corpus/murati.txt"]
+    assert_clean(report)
+    assert_agree(qstore)
+    (corpus / "su.txt").unlink()
+    report = run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    assert report.deleted == ["corpus/su.txt"]
+    assert_clean(report)
+    assert_agree(qstore)
+    assert_clean(remove_document(qdrant_settings, qstore, embedder, "corpus/murati.txt", project=PROJECT))
+    assert_agree(qstore)
+    chunks = qstore.vectors.ids(qdrant_settings.chunk_label, PROJECT)
+    assert chunks and all(c.startswith(_doc_id(qstore, "corpus/gates.txt")) for c in chunks)
+
+
+@pytest.mark.parametrize(("stage", "at"), [("write", 1), ("describe", 0), ("summaries", 1)])
+def test_graph_and_qdrant_agree_after_a_killed_run(qstore, corpus, embedder, stage, at) -> None:
+    qdrant_settings = qstore.settings
+
+    def kill(event: StageProgress) -> None:
+        if event.stage == stage and event.done == at:
+            raise KilledError(stage)
+
+    run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    (corpus / "murati.txt").write_text("Mira Murati founded Thinking Machines Lab in San Francisco.", encoding="utf-8")
+    (corpus / "su.txt").unlink()
+    write_corpus(corpus, {"huang.txt": "Jensen Huang co-founded Nvidia in Santa Clara. Nvidia makes GPUs."})
+    with pytest.raises(KilledError):
+        run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT, on_progress=kill)
+    run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    assert_agree(qstore)
+
+
+def test_orphan_points_of_a_run_killed_between_the_two_deletes_are_dropped(qdrant_settings, qstore, corpus, embedder):
+    """The graph delete happens first; a run killed before the Qdrant delete leaves points the next run drops."""
+    run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    s = qdrant_settings
+    qstore.query(f"MATCH (e:`{s.entity_label}` {{id: $id}}) DETACH DELETE e", {"id": f"{PROJECT}:amd"})
+    qstore.query(f"MATCH (p:`{s.project_label}` {{id: $p}}) SET p.communities_dirty = true", {"p": PROJECT})
+    assert f"{PROJECT}:amd" in qstore.vectors.ids(s.entity_label, PROJECT)
+    report = run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    assert report.written["vectors_dropped"] >= 1
+    assert_agree(qstore)
+
+
+def test_search_on_qdrant_matches_search_in_the_graph(qdrant_settings, qstore, corpus, embedder, tmp_path) -> None:
+    """Vector, filtered and hybrid search, and local mode's expansion, give the same results on either store."""
+    graph_settings = qdrant_settings.model_copy(
+        update={"vector_store": "graph", "graph_path": tmp_path / "g.db", "data_dir": tmp_path / "g"}
+    )
+    (tmp_path / "g").mkdir()
+    run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
+    with open_store(graph_settings) as gstore:
+        run_index(graph_settings, gstore, embedder, [corpus], project=PROJECT)
+        results = []
+        for settings, store in ((qdrant_settings, qstore), (graph_settings, gstore)):
+            ctx = Context(settings, store, embedder, None, PROJECT)
+            doc = _doc_id(store, "corpus/su.txt")
+            runs = []
+            for search_type, filters in (("vector", {}), ("hybrid", {}), ("vector", {"document_id": doc})):
+                params = QueryParams.from_settings(settings, search_type=search_type, top_k=3, filters=filters)
+                runs.append([h.id for h in search_chunks(ctx, "Who makes chips for AMD?", params)])
+            results.append(runs)
+        assert results[0] == results[1]
+        assert results[0][2] and all(i.startswith(doc) for i in results[0][2])
+
+
+def _doc_id(store: GraphStore, path: str) -> str:
+    return str(store.read("MATCH (d:__Document__ {path: $p}) RETURN d.id AS id", {"p": path})[0]["id"])
