@@ -37,6 +37,11 @@ def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
 
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]))
+
+
 class Settings(BaseSettings, RetrievalKnobs):
     """Every knob of DriftLens with its default; field names double as `DRIFTLENS_<NAME>` env vars."""
 
@@ -328,9 +333,15 @@ class Settings(BaseSettings, RetrievalKnobs):
     @property
     def backend_display(self) -> str:
         """Where the graph lives, safe to show (no credentials)."""
-        if self.neo4j_uri:
-            return f"Neo4j {self.neo4j_uri} (database {self.neo4j_database})"
-        return f"Embedded FalkorDB Lite {self.embedded_graph_path}"
+        graph = (
+            f"Neo4j {self.neo4j_uri} (database {self.neo4j_database})"
+            if self.neo4j_uri
+            else f"Embedded FalkorDB Lite {self.embedded_graph_path}"
+        )
+        if self.vector_store == "qdrant":
+            where = _without_credentials(self.qdrant_url) if self.qdrant_url else f"local {self.qdrant_local_path}"
+            return f"{graph}, vectors in Qdrant {where}"
+        return graph
 
 
 def load_settings(**overrides: object) -> Settings:

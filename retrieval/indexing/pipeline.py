@@ -114,7 +114,7 @@ class _Run:
         name, dim = self.embedder.name, self.embedder.dim
         if info and (info["embedder"] != name or info["dim"] != dim):
             raise EmbeddingMismatch(info["embedder"], int(info["dim"]), name, dim)
-        stored_dim = self.store.vector_dimension(self.settings.chunk_label)
+        stored_dim = self.store.vectors.dimension(self.settings.chunk_label)
         if stored_dim is not None and stored_dim != dim:
             raise EmbeddingMismatch(f"(another project, {stored_dim}-d)", stored_dim, name, dim)
         with self.stage("indexes"):

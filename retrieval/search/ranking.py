@@ -53,7 +53,7 @@ def missing_data(ctx: Context) -> str | None:
         f"MATCH (c:{ident(s.chunk_label)}) WHERE c.projectId = $project RETURN count(c) AS n", {"project": ctx.project}
     )
     if rows and int(rows[0]["n"]):
-        if ctx.store.vector_dimension(s.chunk_label) is None:
+        if ctx.vectors.dimension(s.chunk_label) is None:
             raise IndexMissing(s.chunk_vector_index)
         return None
     projects = ctx.store.read(f"MATCH (p:{ident(s.project_label)}) RETURN p.id AS id ORDER BY id")

@@ -41,6 +41,10 @@ class VectorStore(ABC):
         """Exact cosine top-k over the nodes `filters` selects (a small id set), best first."""
 
     @abstractmethod
+    def dimension(self, label: str) -> int | None:
+        """Dimension of the stored vectors of `label`, or None when there are none yet."""
+
+    @abstractmethod
     def upsert(self, label: str, rows: Sequence[Row]) -> None:
         """Store `row["embedding"]` for each row's `id`, with the payload fields of `row` used by filters."""
 
@@ -77,6 +81,9 @@ class GraphVectors(VectorStore):
 
     def ensure(self, dim: int) -> None:
         """Nothing to do: the graph's vector indexes come with its schema (`GraphStore.ensure_schema`)."""
+
+    def dimension(self, label: str) -> int | None:
+        return self.graph.vector_dimension(label)
 
     def upsert(self, label: str, rows: Sequence[Row]) -> None:
         """Nothing to do: the indexer's node write already set the vector property."""
