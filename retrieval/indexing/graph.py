@@ -104,8 +104,8 @@ class IndexGraph:
         """Mark the document unfinished (no content_hash) and drop its old chunks with their mentions."""
         lab = self.lab
         self._q(
-            f"MERGE (d:{lab.document} {{id: $id}}) "
-            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null, d.updated_at = $now "
+            f"MERGE (d:{lab.document} {{id: $id}}) ON CREATE SET d.ingested_at = $now "
+            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null "
             f"WITH d MATCH (p:{lab.project} {{id: $project}}) MERGE (d)-[:IN_PROJECT]->(p)",
             id=doc_id,
             title=title,
@@ -140,8 +140,19 @@ class IndexGraph:
         )
 
     def finish_document(self, doc_id: str, content_hash: str) -> None:
-        """Written last: a run killed before this line redoes the document."""
-        self._q(f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.content_hash = $hash", id=doc_id, hash=content_hash)
+        """Written last: a run killed before this line redoes the document.
+
+        `updated_at` moves only when the content did (`dated_hash` remembers which content it dates), so a
+        re-import of the same text, or a resumed run, leaves the recency of what the document supports alone.
+        """
+        self._q(
+            f"MATCH (d:{self.lab.document} {{id: $id}}) "
+            "SET d.updated_at = CASE WHEN d.dated_hash = $hash THEN d.updated_at ELSE $now END, "
+            "d.dated_hash = $hash, d.content_hash = $hash",
+            id=doc_id,
+            hash=content_hash,
+            now=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
 
     def delete_document(self, doc_id: str) -> None:
         lab = self.lab
@@ -158,9 +169,11 @@ class IndexGraph:
         )
 
     def chunk_relations(self) -> list[Row]:
+        """Each chunk's claimed relations with its document's timestamps (an edge is dated by its support)."""
         return self._q(
-            f"MATCH (c:{self.lab.chunk} {{projectId: $project}}) WHERE c.relations IS NOT NULL "
-            "RETURN c.id AS chunk, c.relations AS relations"
+            f"MATCH (d:{self.lab.document})-[:HAS_CHUNK]->(c:{self.lab.chunk} {{projectId: $project}}) "
+            "WHERE c.relations IS NOT NULL RETURN c.id AS chunk, c.relations AS relations, "
+            "d.updated_at AS updated_at, d.ingested_at AS ingested_at"
         )
 
     # --- entities --------------------------------------------------------------------------
@@ -211,7 +224,8 @@ class IndexGraph:
     def related(self) -> dict[tuple[str, str], Row]:
         rows = self._q(
             f"MATCH (a:{self.lab.entity} {{projectId: $project}})-[r:RELATED]->(b:{self.lab.entity}) "
-            "RETURN a.id AS source, b.id AS target, r.weight AS weight, r.description AS description"
+            "RETURN a.id AS source, b.id AS target, r.weight AS weight, r.description AS description, "
+            "r.directed AS directed, r.updated_at AS updated_at, r.ingested_at AS ingested_at"
         )
         return {(row["source"], row["target"]): row for row in rows}
 
@@ -219,7 +233,8 @@ class IndexGraph:
         ent = self.lab.entity
         self._batch(
             f"UNWIND $rows AS row MATCH (a:{ent} {{id: row.source}}), (b:{ent} {{id: row.target}}) "
-            "MERGE (a)-[r:RELATED]->(b) SET r.weight = row.weight, r.description = row.description",
+            "MERGE (a)-[r:RELATED]->(b) SET r.weight = row.weight, r.description = row.description, "
+            "r.directed = row.directed, r.updated_at = row.updated_at, r.ingested_at = row.ingested_at",
             rows,
         )
 
@@ -242,6 +257,22 @@ class IndexGraph:
         rows = self._q(
             f"MATCH (e:{ent} {{projectId: $project}}) WITH e, size([(e)-[:RELATED]-() | 1]) AS degree "
             "WHERE e.degree IS NULL OR e.degree <> degree SET e.degree = degree RETURN count(e) AS n"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    def sync_timestamps(self) -> int:
+        """Date each entity by the documents that mention it, where that changed; returns how many changed.
+
+        `updated_at` is the latest change of a supporting document, `ingested_at` the first time one was
+        indexed: what the recency boost of search expansion reads.
+        """
+        lab = self.lab
+        rows = self._q(
+            f"MATCH (e:{lab.entity} {{projectId: $project}})<-[:HAS_ENTITY]-(:{lab.chunk})"
+            f"<-[:HAS_CHUNK]-(d:{lab.document}) WITH e, max(d.updated_at) AS updated, min(d.ingested_at) AS ingested "
+            "WHERE coalesce(e.updated_at, '') <> coalesce(updated, '') "
+            "OR coalesce(e.ingested_at, '') <> coalesce(ingested, '') "
+            "SET e.updated_at = updated, e.ingested_at = ingested RETURN count(e) AS n"
         )
         return int(rows[0]["n"]) if rows else 0
 

@@ -169,7 +169,7 @@ class _Run:
         for chunk, vector, extraction in zip(chunks, vectors, found, strict=True):
             chunk_id = f"{doc_id}:{chunk.n}"
             claims = [
-                [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description]
+                [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description, r.directed]
                 for r in extraction.relations
             ]
             chunk_rows.append(
@@ -223,9 +223,11 @@ class _Run:
             g.write_related(write)
             g.delete_related(drop)
             degrees = g.sync_degrees()
+            dated = g.sync_timestamps()
         self.count("relationships", len(write))
         self.count("relationships_deleted", len(drop))
         self.count("degrees", degrees)
+        self.count("timestamps", dated)
         self.communities(wanted, edges)
 
     def communities(self, wanted: dict[str, entities.Entity], edges: dict[tuple[str, str], dict[str, Any]]) -> None:
