@@ -89,6 +89,7 @@ def draw(
             title=e.label,  # on hover: labels on every edge make a dense view unreadable
             color="#ced4da",
             dashes=e.label == "mentions",
+            arrows={"to": {"enabled": e.directed}},  # only a directed RELATED (an LLM's statement) has an arrow
         )
         for e in graph.edges
     ]
