@@ -7,8 +7,10 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from pydantic import SecretStr
 
-from retrieval.errors import EmbeddingMismatch
+from retrieval.errors import EmbeddingMismatch, VectorStoreUnavailable
+from retrieval.redact import register_secrets
 from retrieval.store import GraphStore
 from retrieval.store.vectors import VectorStore, open_vectors
 
@@ -129,3 +131,17 @@ def test_qdrant_refuses_vectors_of_another_dimension(vectors: VectorStore) -> No
         pytest.skip("the graph's own index dimension is checked by the indexer and the engine")
     with pytest.raises(EmbeddingMismatch):
         vectors.ensure(DIM * 2)
+
+
+def test_an_unreachable_qdrant_server_is_one_clear_error_without_the_key(module_store: GraphStore) -> None:
+    key = "qdrant-test-key-do-not-print"
+    settings = module_store.settings.model_copy(
+        update={"vector_store": "qdrant", "qdrant_url": "https://127.0.0.1:9", "qdrant_api_key": SecretStr(key)}
+    )
+    register_secrets([key])
+    store = open_vectors(module_store, settings)
+    for call in (lambda: store.ensure(DIM), lambda: store.search(settings.chunk_label, [0.1] * DIM, 3)):
+        with pytest.raises(VectorStoreUnavailable) as caught:
+            call()
+        assert "127.0.0.1:9" in str(caught.value) and "QDRANT_API_KEY" in str(caught.value)
+        assert key not in str(caught.value)

@@ -143,7 +143,11 @@ def _related_among(ctx: Context, ids: Sequence[str]) -> list[GraphEdge]:
     )
     return [
         GraphEdge(
-            r["source"], r["target"], _short(str(r["description"] or "")), float(r["weight"] or 1.0), bool(r["directed"])
+            r["source"],
+            r["target"],
+            _short(str(r["description"] or "")),
+            float(r["weight"] or 1.0),
+            bool(r["directed"]),
         )
         for r in rows
     ]

@@ -13,16 +13,18 @@ shared per folder here, and another process needs a Qdrant server (`QDRANT_URL`)
 from __future__ import annotations
 
 import atexit
+import functools
 import threading
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from retrieval.config import Settings
-from retrieval.errors import EmbeddingMismatch, StoreUnavailable
+from retrieval.errors import EmbeddingMismatch, VectorStoreUnavailable
 from retrieval.store.base import Filters, Row, StoreHit, filter_clause, ident
 from retrieval.store.vectors import VectorStore
 
@@ -37,6 +39,11 @@ NODE_ID = "node_id"
 POINT_NAMESPACE = uuid.UUID("6f1c3f8e-8d0b-4f7a-9a55-2b8e3f0d4c11")
 #: Points per upsert or scroll request.
 BATCH = 256
+
+#: What the client raises when the server cannot be reached (ResponseHandlingException wraps the transport's
+#: error) or refuses the request (UnexpectedResponse: a wrong API key, a server error).
+CLIENT_ERRORS = (ResponseHandlingException, UnexpectedResponse)
+SERVER_HINT = "Check QDRANT_URL and QDRANT_API_KEY, or unset QDRANT_URL to use Qdrant's local mode."
 
 _local_clients: dict[Path, QdrantClient] = {}
 _local_lock = threading.Lock()
@@ -55,10 +62,22 @@ def _local_client(path: Path) -> QdrantClient:
             try:
                 _local_clients[key] = QdrantClient(path=str(key), force_disable_check_same_thread=True)
             except RuntimeError as exc:  # the folder is locked by another process
-                raise StoreUnavailable(
-                    f"qdrant local {key}", "Another process uses it; point QDRANT_URL at a Qdrant server.", exc
-                ) from None
+                hint = "Another process uses this folder; point QDRANT_URL at a Qdrant server to share the vectors."
+                raise VectorStoreUnavailable(f"local {key}", hint, exc) from None
         return _local_clients[key]
+
+
+def _reported[F: Callable[..., Any]](method: F) -> F:
+    """One clear DriftLens error instead of the client's transport exception (the message is redacted)."""
+
+    @functools.wraps(method)
+    def call(self: QdrantVectors, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except CLIENT_ERRORS as exc:
+            raise VectorStoreUnavailable(self.where, SERVER_HINT, exc) from None
+
+    return cast(F, call)
 
 
 @atexit.register
@@ -102,7 +121,8 @@ class QdrantVectors(VectorStore):
             self.where = f"local {s.qdrant_local_path}"
         else:
             key = s.qdrant_api_key.get_secret_value() if s.qdrant_api_key else None
-            self.client = QdrantClient(url=s.qdrant_url, api_key=key)
+            # No version check at construction: it would be a request before the first real one, errors unreported.
+            self.client = QdrantClient(url=s.qdrant_url, api_key=key, check_compatibility=False)
             self.where = str(s.qdrant_url)
         self._kinds = {s.chunk_label: "chunk", s.entity_label: "entity", s.community_label: "community"}
 
@@ -110,6 +130,7 @@ class QdrantVectors(VectorStore):
         return f"{self.settings.qdrant_collection_prefix}_{self._kinds[label]}"
 
     # --- schema ---------------------------------------------------------------------------
+    @_reported
     def ensure(self, dim: int) -> None:
         for label in self._kinds:
             name = self.collection(label)
@@ -126,6 +147,7 @@ class QdrantVectors(VectorStore):
                     self.client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
                 self.client.create_payload_index(name, "level", models.PayloadSchemaType.INTEGER)
 
+    @_reported
     def dimension(self, label: str) -> int | None:
         name = self.collection(label)
         if not self.client.collection_exists(name):
@@ -137,6 +159,7 @@ class QdrantVectors(VectorStore):
         return self.client.collection_exists(self.collection(label))
 
     # --- writes ---------------------------------------------------------------------------
+    @_reported
     def upsert(self, label: str, rows: Sequence[Row]) -> None:
         points = [
             models.PointStruct(
@@ -149,11 +172,13 @@ class QdrantVectors(VectorStore):
         for start in range(0, len(points), BATCH):
             self.client.upsert(self.collection(label), points[start : start + BATCH], wait=True)
 
+    @_reported
     def delete(self, label: str, ids: Iterable[str]) -> None:
         points: list[models.ExtendedPointId] = [point_id(i) for i in ids]
         if points and self._exists(label):
             self.client.delete(self.collection(label), models.PointIdsList(points=points), wait=True)
 
+    @_reported
     def delete_document(self, doc_id: str) -> None:
         label = self.settings.chunk_label
         if self._exists(label):
@@ -161,6 +186,7 @@ class QdrantVectors(VectorStore):
             selector = models.FilterSelector(filter=models.Filter(must=[match]))
             self.client.delete(self.collection(label), selector, wait=True)
 
+    @_reported
     def ids(self, label: str, project: str) -> set[str]:
         if not self._exists(label):
             return set()
@@ -187,6 +213,7 @@ class QdrantVectors(VectorStore):
     def exact_search(self, label: str, vector: Sequence[float], k: int, *, filters: Filters) -> list[StoreHit]:
         return self._search(label, vector, k, filters, None, exact=True)
 
+    @_reported
     def _search(
         self, label: str, vector: Sequence[float], k: int, filters: Filters | None, fetch: int | None, *, exact: bool
     ) -> list[StoreHit]:
