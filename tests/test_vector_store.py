@@ -13,18 +13,11 @@ from retrieval.errors import EmbeddingMismatch, VectorStoreUnavailable
 from retrieval.redact import register_secrets
 from retrieval.store import GraphStore
 from retrieval.store.vectors import VectorStore, open_vectors
+from tests import test_store_contract as contract
 
-DIM = 16
-N = 300
-
-
-@pytest.fixture(scope="module")
-def corpus() -> np.ndarray:
-    """Clustered unit vectors: 10 clusters, so nearest neighbours are meaningful and filters bite."""
-    rng = np.random.default_rng(11)
-    centres = rng.normal(size=(10, DIM))
-    vectors = centres[np.arange(N) % 10] + 0.3 * rng.normal(size=(N, DIM))
-    return (vectors / np.linalg.norm(vectors, axis=1, keepdims=True)).astype(np.float32)
+DIM, N = contract.DIM, contract.N
+#: The store contract's clustered unit vectors (10 clusters, so nearest neighbours are meaningful and filters bite).
+corpus = contract.corpus
 
 
 @pytest.fixture(scope="module", params=["graph", "qdrant"])
