@@ -15,6 +15,7 @@ from retrieval.indexing import run_index
 from retrieval.models import QueryParams
 from retrieval.modes.local import answer
 from retrieval.search.expand import expand
+from retrieval.search.explore import neighbourhood
 from retrieval.store import GraphStore
 from tests.conftest import SEARCH_PROJECT
 
@@ -112,3 +113,6 @@ def test_expansion_follows_directed_edges_out_in_or_both(store: GraphStore, embe
     relations = expand(ctx, ["hub"], params(store.settings, max_hops=1)).relations
     edges = {(r["source"], r["target"], r["directed"]) for r in relations}
     assert edges == {("hub", "out", True), ("in", "hub", True), ("plain", "hub", False)}
+    # The explorer gets the same flag on its edges (it draws an arrow on directed ones only).
+    view = neighbourhood(ctx, ["hub"], params(store.settings, max_hops=1), cap=10)
+    assert {(e.source, e.target, e.directed) for e in view.edges} == edges
