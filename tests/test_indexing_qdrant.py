@@ -10,9 +10,11 @@ import pytest
 
 from retrieval.config import Settings
 from retrieval.context import Context
+from retrieval.errors import IndexMissing
 from retrieval.indexing import IndexReport, StageProgress, remove_document, run_index
 from retrieval.models import QueryParams
 from retrieval.search.hybrid import search_chunks
+from retrieval.search.ranking import missing_data
 from retrieval.store import GraphStore, open_store
 from retrieval.store.qdrant import QdrantVectors
 from tests.test_indexing import KilledError, write_corpus
@@ -136,6 +138,16 @@ def test_search_on_qdrant_matches_search_in_the_graph(qdrant_settings, qstore, c
             results.append(runs)
         assert results[0] == results[1]
         assert results[0][2] and all(i.startswith(doc) for i in results[0][2])
+
+
+def test_a_graph_indexed_with_its_vectors_in_the_graph_asks_for_a_reindex(settings, corpus, embedder, tmp_path) -> None:
+    """Switching DRIFTLENS_VECTOR_STORE on an existing graph: one clear message, not an empty answer."""
+    with open_store(settings) as store:
+        run_index(settings, store, embedder, [corpus], project=PROJECT)
+    qdrant = settings.model_copy(update={"vector_store": "qdrant", "qdrant_path": tmp_path / "fresh"})
+    reindex = "re-index the project with DRIFTLENS_VECTOR_STORE=qdrant"
+    with open_store(qdrant) as store, pytest.raises(IndexMissing, match=reindex):
+        missing_data(Context(qdrant, store, embedder, None, PROJECT))
 
 
 def _doc_id(store: GraphStore, path: str) -> str:

@@ -54,7 +54,13 @@ def missing_data(ctx: Context) -> str | None:
     )
     if rows and int(rows[0]["n"]):
         if ctx.vectors.dimension(s.chunk_label) is None:
-            raise IndexMissing(s.chunk_vector_index)
+            if ctx.vectors.in_graph:
+                raise IndexMissing(s.chunk_vector_index)
+            raise IndexMissing(
+                f"{s.qdrant_collection_prefix}_chunk (Qdrant)",
+                "The chunks are indexed but their vectors are not in Qdrant: re-index the project with "
+                "DRIFTLENS_VECTOR_STORE=qdrant, or unset it to search the vectors kept in the graph.",
+            )
         return None
     projects = ctx.store.read(f"MATCH (p:{ident(s.project_label)}) RETURN p.id AS id ORDER BY id")
     known = ", ".join(str(p["id"]) for p in projects) or "none yet"
