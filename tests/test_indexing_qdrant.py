@@ -3,11 +3,13 @@ entities and communities exist, through edits, deletes and a killed run; search 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from retrieval.cli import main
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.errors import IndexMissing
@@ -148,6 +150,32 @@ def test_a_graph_indexed_with_its_vectors_in_the_graph_asks_for_a_reindex(settin
     reindex = "re-index the project with DRIFTLENS_VECTOR_STORE=qdrant"
     with open_store(qdrant) as store, pytest.raises(IndexMissing, match=reindex):
         missing_data(Context(qdrant, store, embedder, None, PROJECT))
+
+
+def test_cli_indexes_and_answers_with_qdrant(corpus, tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)  # no .env from the repository
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "NEO4J_URI", "REDIS_URL", "QDRANT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("DRIFTLENS_VECTOR_STORE", "qdrant")
+    monkeypatch.setenv("DRIFTLENS_DATA_DIR", str(tmp_path / "state"))
+    where = ["--graph", str(tmp_path / "cli.db"), "--project", PROJECT]
+    assert main(["index", str(corpus), *where]) == 0
+    assert {p.name for p in (tmp_path / "state" / "qdrant" / "collection").iterdir()} == {
+        "driftlens_chunk",
+        "driftlens_entity",
+        "driftlens_community",
+    }
+    capsys.readouterr()
+    assert main(["search", "Who runs AMD?", "--json", "--top-k", "2", *where]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["document"] == "su"
+    # The expansion knobs are accepted (the budget itself is tested where a walk can spend it).
+    assert (
+        main(["ask", "Who runs AMD?", "--json", "--trace", "--drift-budget", "0.5", "--direction", "out", *where]) == 0
+    )
+    answer = json.loads(capsys.readouterr().out)
+    details = next(step for step in answer["trace"] if step["id"] == "search")["details"]
+    assert "Lisa Su" in details["seed_entities"] and details["budget_exhausted"] is False
+    assert any(fact["citations"] and "AMD" in fact["fact"] for fact in answer["key_facts"])
 
 
 def _doc_id(store: GraphStore, path: str) -> str:
