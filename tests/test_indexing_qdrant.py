@@ -15,8 +15,9 @@ from retrieval.context import Context
 from retrieval.errors import IndexMissing
 from retrieval.indexing import IndexReport, StageProgress, remove_document, run_index
 from retrieval.models import QueryParams
+from retrieval.search.communities import search_communities
 from retrieval.search.hybrid import search_chunks
-from retrieval.search.ranking import missing_data
+from retrieval.search.ranking import missing_data, retrieve
 from retrieval.store import GraphStore, open_store
 from retrieval.store.qdrant import QdrantVectors
 from tests.test_indexing import KilledError, write_corpus
@@ -121,7 +122,8 @@ def test_orphan_points_of_a_run_killed_between_the_two_deletes_are_dropped(qdran
 
 
 def test_search_on_qdrant_matches_search_in_the_graph(qdrant_settings, qstore, corpus, embedder, tmp_path) -> None:
-    """Vector, filtered and hybrid search, and local mode's expansion, give the same results on either store."""
+    """Vector, filtered and hybrid search, the bridge and expansion, and community search give the same results
+    on either store (Qdrant's local mode is exact; the graph's HNSW is exact at this size)."""
     graph_settings = qdrant_settings.model_copy(
         update={"vector_store": "graph", "graph_path": tmp_path / "g.db", "data_dir": tmp_path / "g"}
     )
@@ -137,9 +139,14 @@ def test_search_on_qdrant_matches_search_in_the_graph(qdrant_settings, qstore, c
             for search_type, filters in (("vector", {}), ("hybrid", {}), ("vector", {"document_id": doc})):
                 params = QueryParams.from_settings(settings, search_type=search_type, top_k=3, filters=filters)
                 runs.append([h.id for h in search_chunks(ctx, "Who makes chips for AMD?", params)])
+            found = retrieve(ctx, "Who makes chips for AMD?", QueryParams.from_settings(settings, top_k=3))
+            runs.append([h.id for h in found.chunks] + sorted(e.id for e in found.expansion.entities))
+            vector = embedder.embed_query("chip makers")
+            runs.append([h.id for h in search_communities(ctx, vector, 3)])
             results.append(runs)
         assert results[0] == results[1]
         assert results[0][2] and all(i.startswith(doc) for i in results[0][2])
+        assert len(results[0][3]) > 3 and results[0][4]
 
 
 def test_a_graph_indexed_with_its_vectors_in_the_graph_asks_for_a_reindex(settings, corpus, embedder, tmp_path) -> None:
