@@ -66,7 +66,7 @@ def found_by(hit: Hit | None) -> str:
 
 def citation(n: int, cite: Citation, chunk: Hit | None) -> None:
     score = f" · score {cite.score:.3f}" if cite.score is not None else ""
-    with st.expander(f"[{n}] {inert(cite.document_name or cite.chunk_id)}{score}"):
+    with st.expander(f"[{n}] {inert(cite.source)}{score}"):
         why = found_by(chunk)
         st.caption(f"{cite.kind} `{cite.chunk_id}`" + (f" — {why}" if why else ""))
         body = highlight(chunk.text, cite.span) if chunk else html.escape(cite.span)
