@@ -126,7 +126,7 @@ def main() -> None:
         rows = [run(n, args.queries, backend, neo4j, args.vectors) for n in sizes for backend in chosen]
     where = "in the graph" if args.vectors == "graph" else "in Qdrant local mode"
     print_table(
-        f"Store: 384-d clustered vectors {where}, top-10 latencies (ms); recall vs exact numpy cosine; load in chunks/s",
+        f"Store: 384-d clustered vectors {where}, top-10 latencies (ms); recall vs exact cosine; load in chunks/s",
         HEADER,
         rows,
     )
