@@ -123,30 +123,38 @@ def test_orphan_points_of_a_run_killed_between_the_two_deletes_are_dropped(qdran
 
 def test_search_on_qdrant_matches_search_in_the_graph(qdrant_settings, qstore, corpus, embedder, tmp_path) -> None:
     """Vector, filtered and hybrid search, the bridge and expansion, and community search give the same results
-    on either store (Qdrant's local mode is exact; the graph's HNSW is exact at this size)."""
+    on either store (Qdrant's local mode is exact; the graph's HNSW is exact at this size).
+
+    The in-graph copy is project `qg` (Neo4j has one database for both stores), so ids are compared by path."""
     graph_settings = qdrant_settings.model_copy(
         update={"vector_store": "graph", "graph_path": tmp_path / "g.db", "data_dir": tmp_path / "g"}
     )
     (tmp_path / "g").mkdir()
     run_index(qdrant_settings, qstore, embedder, [corpus], project=PROJECT)
     with open_store(graph_settings) as gstore:
-        run_index(graph_settings, gstore, embedder, [corpus], project=PROJECT)
+        run_index(graph_settings, gstore, embedder, [corpus], project="qg")
         results = []
-        for settings, store in ((qdrant_settings, qstore), (graph_settings, gstore)):
-            ctx = Context(settings, store, embedder, None, PROJECT)
-            doc = _doc_id(store, "corpus/su.txt")
+        for settings, store, project in ((qdrant_settings, qstore, PROJECT), (graph_settings, gstore, "qg")):
+            ctx = Context(settings, store, embedder, None, project)
+            doc = _doc_id(store, "corpus/su.txt", project)
+            paths = {_doc_id(store, f"corpus/{name}", project): name for name in ("su.txt", "gates.txt", "murati.txt")}
+
+            def same(node_id: str, paths: dict[str, str] = paths, project: str = project) -> str:
+                head, _, n = node_id.partition(":")
+                return f"{paths[head]}:{n}" if head in paths else node_id.removeprefix(f"{project}:")
+
             runs = []
             for search_type, filters in (("vector", {}), ("hybrid", {}), ("vector", {"document_id": doc})):
                 params = QueryParams.from_settings(settings, search_type=search_type, top_k=3, filters=filters)
-                runs.append([h.id for h in search_chunks(ctx, "Who makes chips for AMD?", params)])
+                runs.append([same(h.id) for h in search_chunks(ctx, "Who makes chips for AMD?", params)])
             found = retrieve(ctx, "Who makes chips for AMD?", QueryParams.from_settings(settings, top_k=3))
-            runs.append([h.id for h in found.chunks] + sorted(e.id for e in found.expansion.entities))
+            runs.append([same(h.id) for h in found.chunks] + sorted(same(e.id) for e in found.expansion.entities))
             vector = embedder.embed_query("chip makers")
-            # A community repeated at two levels (same members, same report) ties: order ties by id.
-            runs.append(sorted((-round(h.score, 4), h.id) for h in search_communities(ctx, vector, 3)))
+            # A community repeated at two levels (same members, same report) ties: order ties by title.
+            runs.append(sorted((-round(h.score, 4), h.metadata["title"]) for h in search_communities(ctx, vector, 3)))
             results.append(runs)
         assert results[0] == results[1]
-        assert results[0][2] and all(i.startswith(doc) for i in results[0][2])
+        assert results[0][2] and all(i.startswith("su.txt:") for i in results[0][2])
         assert len(results[0][3]) > 3 and results[0][4]
 
 
@@ -186,5 +194,8 @@ def test_cli_indexes_and_answers_with_qdrant(corpus, tmp_path, monkeypatch, caps
     assert any(fact["citations"] and "AMD" in fact["fact"] for fact in answer["key_facts"])
 
 
-def _doc_id(store: GraphStore, path: str) -> str:
-    return str(store.read("MATCH (d:__Document__ {path: $p}) RETURN d.id AS id", {"p": path})[0]["id"])
+def _doc_id(store: GraphStore, path: str, project: str = PROJECT) -> str:
+    rows = store.read(
+        "MATCH (d:__Document__ {path: $p, projectId: $project}) RETURN d.id AS id", {"p": path, "project": project}
+    )
+    return str(rows[0]["id"])
