@@ -15,7 +15,7 @@ from typing import Any
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.errors import DriftLensError, EmbeddingMismatch, StoreUnavailable
+from retrieval.errors import ConfigError, DriftLensError, EmbeddingMismatch, StoreUnavailable
 from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
@@ -50,6 +50,12 @@ class Engine:
     def check_embedder(self) -> None:
         """Refuse a graph indexed with another embedder: its vectors and ours are not comparable."""
         s = self.settings
+        declared = s.vector_index_dimensions  # known models were checked with the settings; this catches the rest
+        if declared is not None and declared != self.embedder.dim:
+            raise ConfigError(
+                f"VECTOR_INDEX_DIMENSIONS={declared} does not match the embedder {self.embedder.name} "
+                f"({self.embedder.dim}-d); set it to {self.embedder.dim} or unset it."
+            )
         rows = self.store.read(
             f"MATCH (p:`{s.project_label}`) WHERE p.embedder IS NOT NULL RETURN p.embedder AS name, p.dim AS dim"
         )
