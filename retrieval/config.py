@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from dotenv import dotenv_values
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from retrieval.errors import ConfigError
@@ -97,6 +97,15 @@ class Settings(BaseSettings, RetrievalKnobs):
     text_property: str = "text"
     #: Property holding a node's embedding vector (chunks, entities, communities, memories).
     embedding_property: str = "embedding"
+    #: Property holding an entity's name (neo4j-graphrag writes `name`).
+    entity_name_property: str = "title"
+    #: Relationship types walked between entities (graph expansion, the explorer); a JSON list.
+    entity_relationships: tuple[str, ...] = ("RELATED",)
+    #: Relationship tying a chunk to an entity it mentions (neo4j-graphrag: `FROM_CHUNK`).
+    mention_relationship: str = "HAS_ENTITY"
+    #: Whether that relationship points from the chunk to the entity; neo4j-graphrag's `FROM_CHUNK` points from
+    #: the entity to the chunk (false).
+    mention_from_chunk: bool = True
     #: Vector index over chunk embeddings.
     chunk_vector_index: str = Field(
         "chunk_embedding",

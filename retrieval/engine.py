@@ -22,6 +22,7 @@ from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
 from retrieval.redact import redact
 from retrieval.search.enrich import check_retrieval_query
+from retrieval.search.scope import whole_graph_scope
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
 
@@ -68,7 +69,11 @@ class Engine:
 
     # --- reads ------------------------------------------------------------------------------
     def context(self, project: str | None = None) -> Context:
-        return Context(self.settings, self.store, self.embedder, self.llm, clean_text(project or self.settings.project))
+        """Handles for one request. A graph with no projects, asked for none, is read whole (see search.scope);
+        decided per request, so a project indexed meanwhile confines the next read at once."""
+        name = clean_text(project or self.settings.project)
+        scoped = not whole_graph_scope(self.store, self.settings, name)
+        return Context(self.settings, self.store, self.embedder, self.llm, name, scoped)
 
     def params(self, **overrides: Any) -> QueryParams:
         return QueryParams.from_settings(self.settings, **overrides)
@@ -106,7 +111,7 @@ class Engine:
         ctx = self.context(project)
         params = params or self.params()
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
-        progress.emit("initializing", 0, f"{mode} search on project {ctx.project}")
+        progress.emit("initializing", 0, f"{mode} search on {ctx.scope_description}")
         answered_by: AnsweredBy = "llm" if self.llm else "extractive"
         question = clean_text(question).strip()
         if not question:
