@@ -107,13 +107,13 @@ def _entity_nodes(ctx: Context, ids: Sequence[str]) -> list[GraphNode]:
         return []
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (e:{lab.entity}) WHERE e.id IN $ids "
+        f"MATCH (e:{lab.entity}) WHERE e.id IN $ids AND {ctx.in_scope('e')} "
         f"OPTIONAL MATCH (e)-[:IN_COMMUNITY]->(k:{lab.community}) "
         "WITH e, min(k.id) AS community "
         f"OPTIONAL MATCH (e)-[r:{related(ctx.settings)}]-(:{lab.entity}) "
         f"RETURN e.id AS id, {entity_props(ctx.settings)}, "
         "community, count(r) AS degree",
-        {"ids": list(ids)},
+        _p(ctx, ids=list(ids)),
     )
     by_id = {
         r["id"]: GraphNode(
@@ -328,9 +328,9 @@ def chunks(ctx: Context, chunk_ids: Sequence[str]) -> dict[str, Hit]:
         return {}
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (c:{lab.chunk}) WHERE c.id IN $ids "
+        f"MATCH (c:{lab.chunk}) WHERE c.id IN $ids AND {ctx.in_scope('c')} "
         f"RETURN c.id AS id, c.{lab.text} AS text, c.document_name AS document, c.document_id AS document_id",
-        {"ids": list(chunk_ids)},
+        _p(ctx, ids=list(chunk_ids)),
     )
     return {
         r["id"]: Hit(id=r["id"], text=str(r["text"] or ""), document_name=r["document"], document_id=r["document_id"])
@@ -345,10 +345,11 @@ def evidence_graph(ctx: Context, chunk_ids: Sequence[str], max_entities: int = 6
         return Subgraph()
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH {mention(ctx.settings, f'(c:{lab.chunk})', f'(e:{lab.entity})', 'm')} WHERE c.id IN $ids "
+        f"MATCH {mention(ctx.settings, f'(c:{lab.chunk})', f'(e:{lab.entity})', 'm')} "
+        f"WHERE c.id IN $ids AND {ctx.in_scope('c')} "
         "RETURN c.id AS chunk, c.document_name AS document, c.n AS n, e.id AS entity, m.count AS count "
         "ORDER BY count DESC",
-        {"ids": ids},
+        _p(ctx, ids=ids),
     )
     chunk_nodes = {
         r["chunk"]: GraphNode(r["chunk"], f"{r['document']} #{r['n']}", kind="chunk", group="chunk") for r in rows
