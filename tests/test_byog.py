@@ -187,3 +187,33 @@ def workshop_backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
         pytest.skip(f"Neo4j unavailable: {exc}")
     with server:
         yield make_settings(tmp, neo4j_uri=server.uri, neo4j_password=server.password)
+
+
+def test_a_person_loads_reembeds_and_searches_from_the_command_line(
+    workshop_backend: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The recipe in README, step by step, through `python -m retrieval` (runs last: it empties the graph)."""
+    from dotenv import dotenv_values
+
+    from retrieval.cli import main
+
+    for key in ("NEO4J_URI", "NEO4J_PASSWORD", "DRIFTLENS_GRAPH_PATH", "DRIFTLENS_PROJECT"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in dotenv_values(WORKSHOP_ENV).items():
+        monkeypatch.setenv(key, value or "")
+    monkeypatch.setenv("DRIFTLENS_GRAPH_PATH", str(workshop_backend.embedded_graph_path))
+    monkeypatch.setenv("DRIFTLENS_DATA_DIR", str(workshop_backend.data_dir))
+    if workshop_backend.neo4j_uri and workshop_backend.neo4j_password:
+        monkeypatch.setenv("NEO4J_URI", workshop_backend.neo4j_uri)
+        monkeypatch.setenv("NEO4J_PASSWORD", workshop_backend.neo4j_password.get_secret_value())
+    with open_store(load_settings(_env_file=None)) as store:
+        store.clear()
+    verde = WORKSHOP / "0001096906-23-001489.json"
+    assert main(["import-kg", "--native", str(verde), "--json"]) == 0
+    loaded = json.loads(capsys.readouterr().out)
+    assert (loaded["nodes"]["Chunk"], loaded["vector_index"], loaded["dimension"]) == (5, WORKSHOP_VECTOR_INDEX, 1536)
+    assert main(["reembed", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["embedded"] == {"Chunk": 5, "__Entity__": 14}
+    assert main(["search", "oil and gas royalty interests", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and rows[0]["document"] == "data/form10k-sample/0001096906-23-001489.pdf"
