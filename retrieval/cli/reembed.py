@@ -5,26 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
-from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
-from retrieval.config import load_settings
+from retrieval.cli import settings_from_args
 from retrieval.embed import make_embedder
 from retrieval.indexing.reembed import reembed
 from retrieval.store import open_store
 
 
 def cmd_reembed(args: argparse.Namespace) -> int:
-    overrides: dict[str, Any] = {}
-    if args.graph:
-        overrides["graph_path"] = Path(args.graph)
-    if args.index:
-        overrides["chunk_vector_index"] = args.index
-    if args.property:
-        overrides["embedding_property"] = args.property
-    settings = load_settings(**overrides)
+    settings = settings_from_args(args, chunk_vector_index=args.index, embedding_property=args.property)
     console = Console(stderr=True)
 
     def progress(label: str, done: int) -> None:
