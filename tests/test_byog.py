@@ -189,23 +189,50 @@ def workshop_backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
         yield make_settings(tmp, neo4j_uri=server.uri, neo4j_password=server.password)
 
 
+def test_home_says_the_whole_graph_is_searched(
+    workshop: tuple[Settings, GraphStore, dict], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app on the workshop graph, configured by the example file: Home names the active scope."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    settings, _store, _ = workshop
+    _point_environment_at(settings, monkeypatch)
+    st.cache_resource.clear()
+    app = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    app.run()
+    try:
+        assert not app.exception and not app.error
+        captions = [str(c.value) for c in app.caption]
+        assert any("Searches read the whole graph" in c for c in captions), captions
+    finally:
+        st.cache_resource.clear()
+
+
+def _point_environment_at(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example file's settings in the environment, on `settings`' backend (as a person's .env would be)."""
+    from dotenv import dotenv_values
+
+    for key in ("NEO4J_URI", "NEO4J_PASSWORD", "DRIFTLENS_PROJECT", "OPENAI_API_KEY", "OPENAI_BASE_URL", "REDIS_URL"):
+        monkeypatch.delenv(key, raising=False)
+    for key in ("AZURE_OPENAI_ENDPOINT", "OAI_BASE_URL"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in dotenv_values(WORKSHOP_ENV).items():
+        monkeypatch.setenv(key, value or "")
+    monkeypatch.setenv("DRIFTLENS_GRAPH_PATH", str(settings.embedded_graph_path))
+    monkeypatch.setenv("DRIFTLENS_DATA_DIR", str(settings.data_dir))
+    if settings.neo4j_uri and settings.neo4j_password:
+        monkeypatch.setenv("NEO4J_URI", settings.neo4j_uri)
+        monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j_password.get_secret_value())
+
+
 def test_a_person_loads_reembeds_and_searches_from_the_command_line(
     workshop_backend: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The recipe in README, step by step, through `python -m retrieval` (runs last: it empties the graph)."""
-    from dotenv import dotenv_values
-
     from retrieval.cli import main
 
-    for key in ("NEO4J_URI", "NEO4J_PASSWORD", "DRIFTLENS_GRAPH_PATH", "DRIFTLENS_PROJECT"):
-        monkeypatch.delenv(key, raising=False)
-    for key, value in dotenv_values(WORKSHOP_ENV).items():
-        monkeypatch.setenv(key, value or "")
-    monkeypatch.setenv("DRIFTLENS_GRAPH_PATH", str(workshop_backend.embedded_graph_path))
-    monkeypatch.setenv("DRIFTLENS_DATA_DIR", str(workshop_backend.data_dir))
-    if workshop_backend.neo4j_uri and workshop_backend.neo4j_password:
-        monkeypatch.setenv("NEO4J_URI", workshop_backend.neo4j_uri)
-        monkeypatch.setenv("NEO4J_PASSWORD", workshop_backend.neo4j_password.get_secret_value())
+    _point_environment_at(workshop_backend, monkeypatch)
     with open_store(load_settings(_env_file=None)) as store:
         store.clear()
     verde = WORKSHOP / "0001096906-23-001489.json"
