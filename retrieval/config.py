@@ -278,9 +278,9 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")
 
-    # --- HTTP service ---------------------------------------------------------------------------
-    #: Port the HTTP API listens on.
-    api_port: int = Field(8000, ge=1, le=65535, validation_alias=_alias("DRIFTLENS_API_PORT", "API_PORT", "api_port"))
+    # --- HTTP service and MCP server (`python -m retrieval serve`) ------------------------------
+    #: Port of the HTTP service.
+    api_port: int = Field(8000, ge=1, le=65535, validation_alias=_alias("API_PORT", "api_port"))
 
     def __init__(self, **values: Any) -> None:
         if problem := _contradicting_names(values):

@@ -162,7 +162,7 @@ def test_api_port_defaults_to_8000() -> None:
         ),
         ({"EMBEDDING_PROVIDER": "cohere"}, "unknown embedding provider 'cohere'"),
         ({"VECTOR_INDEX_SIMILARITY": "euclidean"}, "VECTOR_INDEX_SIMILARITY=euclidean is not supported"),
-        ({"API_PORT": "70000"}, "API_PORT: Input should be less than or equal to 65535"),
+        ({"API_PORT": "70000"}, "Input should be less than or equal to 65535"),
     ],
 )
 def test_contradicting_names_fail_at_start_up_with_one_line(
