@@ -77,7 +77,8 @@ class Settings(BaseSettings, RetrievalKnobs):
     query_timeout_ms: int = Field(30_000, ge=100)
     #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
     graph_load_timeout_s: float = Field(600.0, gt=0)
-    #: Project used when a call names none; every node carries its project in `projectId`.
+    #: Project used when a call names none; every node carries its project in `projectId`. Left unset, a graph
+    #: that holds no project at all (built by another tool) is read whole.
     project: str = "demo"
 
     # --- graph model: labels, properties, index names (bring-your-own-graph) -------------
