@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import streamlit as st
 
-from components import export, graph_view, layout
+from components import export, graph_view, labels, layout
 from components.untrusted import inert
 from retrieval.context import Context
 from retrieval.models import Answer, Citation, Hit
@@ -99,6 +99,7 @@ def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) 
         evidence(ctx, cited, key=f"{key}-evidence")
     with st.expander("Usage"):
         usage(answer)
+    labels.panel(answer, texts, key)
     left, right = st.columns(2)
     left.download_button(
         "Export Markdown", export.to_markdown(answer), file_name="answer.md", mime="text/markdown", key=f"{key}-md"

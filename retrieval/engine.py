@@ -15,13 +15,22 @@ from typing import Any
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.errors import ConfigError, DriftLensError, EmbeddingMismatch, StoreUnavailable
+from retrieval.errors import (
+    ConfigError,
+    DriftLensError,
+    EmbeddingMismatch,
+    IndexMissing,
+    InvalidInput,
+    StoreUnavailable,
+)
 from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
 from retrieval.redact import redact
 from retrieval.search.enrich import check_retrieval_query
+from retrieval.search.graph_search import GraphSearch, graph_search
+from retrieval.search.ranking import missing_data
 from retrieval.search.scope import whole_graph_scope
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
@@ -42,7 +51,7 @@ class Engine:
         self.store = store or open_store(settings)
         self.embedder = embedder or make_embedder(settings)
         self.llm = llm if llm is not None else make_chat_model(settings)
-        self.bus = ProgressBus(settings)
+        self.bus = ProgressBus(settings, default_url=self.store.pubsub_url)
         self.check_embedder()
         check_retrieval_query(self.context())  # a bad enrichment query fails now, not on the first question
         self.embedder.embed_query("warm-up")  # loads the model now, so the first question is not the slow one
@@ -68,12 +77,15 @@ class Engine:
             raise EmbeddingMismatch(f"(index {s.chunk_vector_index})", dim, self.embedder.name, self.embedder.dim)
 
     # --- reads ------------------------------------------------------------------------------
-    def context(self, project: str | None = None) -> Context:
-        """Handles for one request. A graph with no projects, asked for none, is read whole (see search.scope);
-        decided per request, so a project indexed meanwhile confines the next read at once."""
+    def context(self, project: str | None = None, **settings_update: Any) -> Context:
+        """The per-call context; `settings_update` changes settings for this call only (e.g. a request's caps).
+
+        A graph with no projects, asked for none, is read whole (see search.scope); decided per call, so a project
+        indexed meanwhile confines the next read at once."""
+        settings = self.settings.model_copy(update=settings_update) if settings_update else self.settings
         name = clean_text(project or self.settings.project)
         scoped = not whole_graph_scope(self.store, self.settings, name)
-        return Context(self.settings, self.store, self.embedder, self.llm, name, scoped)
+        return Context(settings, self.store, self.embedder, self.llm, name, scoped)
 
     def params(self, **overrides: Any) -> QueryParams:
         return QueryParams.from_settings(self.settings, **overrides)
@@ -98,6 +110,34 @@ class Engine:
     def llm_description(self) -> str | None:
         return self.llm.describe() if self.llm else None
 
+    def search(
+        self,
+        query: str,
+        params: QueryParams | None = None,
+        *,
+        project: str | None = None,
+        query_vector: list[float] | None = None,
+        neighbour_limit: int | None = None,
+    ) -> GraphSearch:
+        """Ranked chunks and the graph around `query` as data (seeds, neighbours, per-arm scores, timings)."""
+        if query_vector is not None and len(query_vector) != self.embedder.dim:
+            raise InvalidInput(
+                f"The embedding has {len(query_vector)} dimensions; this graph's embedder "
+                f"{self.embedder.name} makes {self.embedder.dim}."
+            )
+        ctx = self.context(project)
+        found = _unless_empty(
+            ctx,
+            lambda: graph_search(
+                ctx,
+                clean_text(query).strip(),
+                params or self.params(),
+                query_vector=query_vector,
+                neighbour_limit=neighbour_limit,
+            ),
+        )
+        return found or GraphSearch(no_data=missing_data(ctx))
+
     def ask(
         self,
         question: str,
@@ -106,9 +146,12 @@ class Engine:
         *,
         project: str | None = None,
         on_progress: ProgressCallback | None = None,
+        max_communities: int | None = None,
     ) -> Answer:
-        """Answer in any mode; the modes fill in the middle phases, the engine frames start, end and errors."""
-        ctx = self.context(project)
+        """Answer in any mode; the modes fill in the middle phases, the engine frames start, end and errors.
+
+        `max_communities` caps the community reports global mode reads for this question only."""
+        ctx = self.context(project, **({"global_max_communities": max_communities} if max_communities else {}))
         params = params or self.params()
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
         progress.emit("initializing", 0, f"{mode} search on {ctx.scope_description}")
@@ -119,7 +162,8 @@ class Engine:
             return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
         started = time.perf_counter()
         try:
-            answer = mode_function(mode)(ctx, question, params, progress)
+            answer = _unless_empty(ctx, lambda: mode_function(mode)(ctx, question, params, progress))
+            answer = answer or Answer.empty(question, mode, answered_by, missing_data(ctx) or "No data found")
         except Exception as exc:  # every failed run ends with an event, or subscribers wait forever
             progress.emit("error", 100, _failure(exc))
             raise
@@ -131,6 +175,20 @@ class Engine:
     def close(self) -> None:
         self.bus.close()
         self.store.close()
+
+
+def _unless_empty[T](ctx: Context, run: Callable[[], T]) -> T | None:
+    """`run()`, or None when it failed for want of an index because the project has no data at all.
+
+    A graph nothing was indexed into has no indexes either; that is "no data found", not an error. When the
+    project does have chunks, the missing index is a real fault and `missing_data` raises it again.
+    """
+    try:
+        return run()
+    except IndexMissing:
+        if missing_data(ctx) is None:
+            raise
+        return None
 
 
 def _failure(exc: Exception) -> str:
