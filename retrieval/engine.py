@@ -27,6 +27,7 @@ from retrieval.events import ProgressBus, ProgressEvent, sources_details
 from retrieval.llm import ChatModel, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
+from retrieval.readable import nothing_to_search
 from retrieval.redact import redact
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.search.graph_search import GraphSearch, graph_search
@@ -160,6 +161,10 @@ class Engine:
         if not question:
             progress.emit("completed", 100, "empty question")
             return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
+        unsearchable = nothing_to_search(question) if mode != "agent" else None
+        if unsearchable:
+            progress.emit("completed", 100, "nothing to search for")
+            return Answer.empty(question, mode, answered_by, unsearchable)
         started = time.perf_counter()
         try:
             answer = _unless_empty(ctx, lambda: mode_function(mode)(ctx, question, params, progress))

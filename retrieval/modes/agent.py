@@ -224,6 +224,7 @@ class _AgentRun:
                 text=x.text,
                 score=x.score or 0.0,
                 document_name=x.document_name or None,
+                lines=x.lines,
             )
             for x in self.tools.seen.values()
         ]
@@ -255,7 +256,11 @@ def _needs_llm(ctx: Context, question: str, params: QueryParams) -> Answer:
             fact=hit.text.strip()[:300],
             citations=[
                 Citation(
-                    chunk_id=hit.id, span=hit.text.strip()[:300], document_name=hit.document_name or "", score=hit.score
+                    chunk_id=hit.id,
+                    span=hit.text.strip()[:300],
+                    document_name=hit.document_name or "",
+                    score=hit.score,
+                    lines=hit.lines,
                 )
             ],
         )

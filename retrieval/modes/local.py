@@ -17,9 +17,10 @@ from retrieval.events import RetrievalProgress, sources_details
 from retrieval.json_schema import STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes.steps import fallback_note
-from retrieval.search.evidence import extractive_facts, validate_citations
+from retrieval.readable import nothing_to_search
+from retrieval.search.boilerplate import project_boilerplate
+from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
-from retrieval.store.text_query import terms
 
 #: Longer questions are searched by their first characters (the embedder reads ~256 tokens anyway).
 MAX_QUESTION_CHARS = 2000
@@ -56,8 +57,9 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
     if len(question) > MAX_QUESTION_CHARS:
         question = question[:MAX_QUESTION_CHARS]
         notes.append(f"The question was longer than {MAX_QUESTION_CHARS} characters; only its start was searched.")
-    if not terms(question):
-        return Answer.empty(question, "local", answered_by, "The question has no words to search for.")
+    unsearchable = nothing_to_search(question)
+    if unsearchable:
+        return Answer.empty(question, "local", answered_by, unsearchable)
     missing = missing_data(ctx)
     if missing:
         return Answer.empty(question, "local", answered_by, missing)
@@ -94,12 +96,14 @@ def _relevant(hits: list[Hit]) -> bool:
 
 def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: list[str]) -> Answer:
     started = time.perf_counter()
-    facts = extractive_facts(question, found.query_vector, found.chunks, ctx.embedder, MAX_FACTS)
+    facts = extractive_facts(
+        question, found.query_vector, found.chunks, ctx.embedder, MAX_FACTS, skip=project_boilerplate(ctx)
+    )
     result = Answer(
         question=question,
         mode="local",
         answered_by="extractive",
-        final_answer="\n".join(f"- {f.fact}" for f in facts),
+        final_answer=answer_lead(facts),
         key_facts=facts,
         residual_uncertainty="Extractive answer: the best evidence sentences, not a written synthesis.",
         notes=notes,
@@ -111,7 +115,7 @@ def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: lis
 
 def _context_block(hits: list[Hit]) -> str:
     return "\n\n".join(
-        f"[{n}] (id: {h.id}; document: {h.document_name or h.document_id or 'unknown'})\n{h.text}"
+        f"[{n}] (id: {h.id}; document: {h.lines or h.document_name or h.document_id or 'unknown'})\n{h.text}"
         for n, h in enumerate(hits, start=1)
     )
 
