@@ -22,6 +22,7 @@ from retrieval.indexing.reembed import reembed
 from retrieval.search import explore
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.store import GraphStore, open_store
+from tests.backends import Occupant
 from tests.conftest import make_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,16 +55,27 @@ def _workshop_settings(base: Settings, **overrides: object) -> Settings:
 
 @pytest.fixture(scope="module")
 def workshop(
-    workshop_backend: Settings, embedder: Embedder
+    tmp_path_factory: pytest.TempPathFactory, backend: str, embedder: Embedder
 ) -> Iterator[tuple[Settings, GraphStore, dict[str, object]]]:
     """The workshop graph as SimpleKGPipeline writes it, re-embedded with the local model (once per backend)."""
-    settings = _workshop_settings(workshop_backend)
+    settings = _workshop_settings(make_settings(tmp_path_factory.mktemp("workshop"), backend))
+    built: dict[str, object] = {}
+
+    def build(store: GraphStore) -> None:
+        built["loaded"] = load_native(store, _exports())
+        built["reembedded"] = reembed(settings, store, embedder)
+
     with open_store(settings) as store:
-        store.clear()
-        loaded = load_native(store, _exports())
-        embedded = reembed(settings, store, embedder)
-        yield settings, store, {"loaded": loaded, "reembedded": embedded}
-        store.clear()
+        Occupant.own(store, build)
+        yield settings, store, built
+        Occupant.release(store)
+
+
+@pytest.fixture(autouse=True)
+def _workshop_in_place(request: pytest.FixtureRequest) -> None:
+    """On Neo4j, the one database may have been reset by another fixture since: rebuild the workshop graph then."""
+    if "workshop" in request.fixturenames:
+        Occupant.ensure(request.getfixturevalue("workshop")[1])
 
 
 def test_native_load_writes_what_simplekgpipeline_writes(workshop: tuple[Settings, GraphStore, dict]) -> None:
@@ -172,23 +184,6 @@ def test_once_a_project_exists_every_read_is_confined_again(workshop: tuple[Sett
     assert not engine.context().scoped
 
 
-@pytest.fixture(scope="module", params=["falkordb", "neo4j"])
-def workshop_backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    """Where the workshop graph goes: an embedded graph, and a real Neo4j started for this module."""
-    tmp = tmp_path_factory.mktemp(f"workshop-{request.param}")
-    if request.param == "falkordb":
-        yield make_settings(tmp)
-        return
-    from tools.neo4j.server import Neo4jUnavailable, start
-
-    try:
-        server = start()
-    except Neo4jUnavailable as exc:
-        pytest.skip(f"Neo4j unavailable: {exc}")
-    with server:
-        yield make_settings(tmp, neo4j_uri=server.uri, neo4j_password=server.password)
-
-
 def test_home_says_the_whole_graph_is_searched(
     workshop: tuple[Settings, GraphStore, dict], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -227,14 +222,12 @@ def _point_environment_at(settings: Settings, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_person_loads_reembeds_and_searches_from_the_command_line(
-    workshop_backend: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The recipe in README, step by step, through `python -m retrieval` (runs last: it empties the graph)."""
+    """The recipe in README, step by step, through `python -m retrieval`, on an empty graph."""
     from retrieval.cli import main
 
-    _point_environment_at(workshop_backend, monkeypatch)
-    with open_store(load_settings(_env_file=None)) as store:
-        store.clear()
+    _point_environment_at(settings, monkeypatch)
     verde = WORKSHOP / "0001096906-23-001489.json"
     assert main(["import-kg", "--native", str(verde), "--json"]) == 0
     loaded = json.loads(capsys.readouterr().out)
