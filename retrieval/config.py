@@ -39,6 +39,11 @@ def _alias(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
 
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]))
+
+
 class Settings(BaseSettings, RetrievalKnobs):
     """Every knob of DriftLens with its default; field names double as `DRIFTLENS_<NAME>` env vars."""
 
@@ -145,6 +150,19 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Enrichment Cypher run per hit: receives `node` and `score`, returns at least `text` and `score`
     #: (for graphs built by other tools).
     retrieval_query: str | None = None
+
+    # --- vector store: where the chunk, entity and community vectors live ------------------
+    #: `graph`: on the graph nodes, searched by the graph store's own vector indexes; `qdrant`: in Qdrant
+    #: collections keyed by the graph node id (entry points there, traversal in the graph store).
+    vector_store: Literal["graph", "qdrant"] = "graph"
+    #: Qdrant server or Qdrant Cloud URL; unset: Qdrant's local mode in `qdrant_path` (no server, one process).
+    qdrant_url: str | None = Field(None, validation_alias=_alias("QDRANT_URL", "qdrant_url"))
+    #: Qdrant API key (a secret), for a server or Qdrant Cloud.
+    qdrant_api_key: SecretStr | None = Field(None, validation_alias=_alias("QDRANT_API_KEY", "qdrant_api_key"))
+    #: Folder of Qdrant's local mode; default `data_dir/qdrant`.
+    qdrant_path: Path | None = None
+    #: Collections are named `<prefix>_chunk`, `<prefix>_entity`, `<prefix>_community`.
+    qdrant_collection_prefix: str = Field("driftlens", pattern=r"^[A-Za-z0-9_-]+$")
 
     # --- vector index (HNSW) --------------------------------------------------------------
     #: HNSW graph degree of the embedded vector indexes (recall against memory).
@@ -425,8 +443,9 @@ class Settings(BaseSettings, RetrievalKnobs):
             self.azure_openai_api_key,
             self.embedding_api_key,
             self.api_key,
+            self.qdrant_api_key,
         )
-        urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint)
+        urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint, self.qdrant_url)
         register_secrets(
             [*(key.get_secret_value() for key in keys if key), *(urlsplit(url).password for url in urls if url)]
         )
@@ -441,6 +460,10 @@ class Settings(BaseSettings, RetrievalKnobs):
     @property
     def embedded_graph_path(self) -> Path:
         return self.graph_path or self.data_dir / "graph.db"
+
+    @property
+    def qdrant_local_path(self) -> Path:
+        return self.qdrant_path or self.data_dir / "qdrant"
 
     @property
     def allowed_index_roots(self) -> tuple[Path, ...]:
@@ -458,9 +481,15 @@ class Settings(BaseSettings, RetrievalKnobs):
     @property
     def backend_display(self) -> str:
         """Where the graph lives, safe to show (no credentials)."""
-        if self.neo4j_uri:
-            return f"Neo4j {self.neo4j_uri} (database {self.neo4j_database})"
-        return f"Embedded FalkorDB Lite {self.embedded_graph_path}"
+        graph = (
+            f"Neo4j {self.neo4j_uri} (database {self.neo4j_database})"
+            if self.neo4j_uri
+            else f"Embedded FalkorDB Lite {self.embedded_graph_path}"
+        )
+        if self.vector_store == "qdrant":
+            where = _without_credentials(self.qdrant_url) if self.qdrant_url else f"local {self.qdrant_local_path}"
+            return f"{graph}, vectors in Qdrant {where}"
+        return graph
 
 
 def _contradicting_names(values: Mapping[str, Any]) -> str | None:

@@ -8,6 +8,7 @@ from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.llm import ChatModel
 from retrieval.store.base import GraphStore
+from retrieval.store.vectors import VectorStore
 
 
 @dataclass(frozen=True)
@@ -20,6 +21,11 @@ class Context:
     #: Whether reads are confined to `project`. False only for a graph that holds no project at all (built by
     #: another tool: no project node, no `projectId`) when no project was asked for; see `Engine.context`.
     scoped: bool = True
+
+    @property
+    def vectors(self) -> VectorStore:
+        """Vector search goes here; properties and traversal go to `store`."""
+        return self.store.vectors
 
     @property
     def project_filter(self) -> dict[str, str]:

@@ -73,7 +73,7 @@ class Engine:
         for row in rows:
             if row["name"] != self.embedder.name or int(row["dim"] or 0) != self.embedder.dim:
                 raise EmbeddingMismatch(str(row["name"]), int(row["dim"] or 0), self.embedder.name, self.embedder.dim)
-        dim = self.store.vector_dimension(s.chunk_label)
+        dim = self.store.vectors.dimension(s.chunk_label)
         if dim is not None and dim != self.embedder.dim:
             raise EmbeddingMismatch(f"(index {s.chunk_vector_index})", dim, self.embedder.name, self.embedder.dim)
 

@@ -33,6 +33,13 @@ class StoreUnavailable(DriftLensError):
         self.uri = redact(uri)
 
 
+class VectorStoreUnavailable(DriftLensError):
+    """The vector store (Qdrant) cannot be reached, refused the request, or its local folder is taken."""
+
+    def __init__(self, where: str, hint: str, cause: BaseException) -> None:
+        super().__init__(f"Qdrant ({where}) is unavailable ({type(cause).__name__}: {cause}). {hint}")
+
+
 class IndexMissing(DriftLensError):
     """A vector or fulltext index the query needs does not exist yet."""
 

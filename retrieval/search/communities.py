@@ -15,7 +15,7 @@ def search_communities(ctx: Context, query_vector: list[float], k: int, *, level
     filters: dict[str, object] = dict(ctx.project_filter)
     if level is not None:
         filters["level"] = level
-    found = ctx.store.vector_search(ctx.settings.community_label, query_vector, k, filters=filters)
+    found = ctx.vectors.search(ctx.settings.community_label, query_vector, k, filters=filters)
     return [
         Hit(
             id=hit.id,

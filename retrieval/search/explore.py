@@ -44,6 +44,8 @@ class GraphEdge:
     target: str
     label: str = ""
     weight: float = 1.0
+    #: The source says source -> target (an LLM's statement); False for co-occurrence and other links.
+    directed: bool = False
 
 
 @dataclass
@@ -135,11 +137,18 @@ def _related_among(ctx: Context, ids: Sequence[str]) -> list[GraphEdge]:
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
         f"MATCH (a:{lab.entity})-[r:{related(ctx.settings)}]->(b:{lab.entity}) WHERE a.id IN $ids AND b.id IN $ids "
-        "RETURN a.id AS source, b.id AS target, coalesce(r.description, type(r)) AS description, r.weight AS weight",
+        "RETURN a.id AS source, b.id AS target, coalesce(r.description, type(r)) AS description, r.weight AS weight, "
+        "r.directed AS directed",
         {"ids": list(ids)},
     )
     return [
-        GraphEdge(r["source"], r["target"], _short(str(r["description"] or "")), float(r["weight"] or 1.0))
+        GraphEdge(
+            r["source"],
+            r["target"],
+            _short(str(r["description"] or "")),
+            float(r["weight"] or 1.0),
+            bool(r["directed"]),
+        )
         for r in rows
     ]
 
