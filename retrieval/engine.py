@@ -118,7 +118,6 @@ class Engine:
         *,
         project: str | None = None,
         query_vector: list[float] | None = None,
-        neighbour_limit: int | None = None,
     ) -> GraphSearch:
         """Ranked chunks and the graph around `query` as data (seeds, neighbours, per-arm scores, timings)."""
         if query_vector is not None and len(query_vector) != self.embedder.dim:
@@ -134,7 +133,6 @@ class Engine:
                 clean_text(query).strip(),
                 params or self.params(),
                 query_vector=query_vector,
-                neighbour_limit=neighbour_limit,
             ),
         )
         return found or GraphSearch(no_data=missing_data(ctx))
