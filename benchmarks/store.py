@@ -1,6 +1,8 @@
 """Store benchmark: load, index build, vector/fulltext/filtered latency and HNSW recall, per graph backend.
 
 Usage: python benchmarks/store.py [--backend falkordb|neo4j|both] [--quick] [--sizes 10000 100000] [--queries 200]
+                                  [--vectors graph|qdrant]
+`--vectors qdrant` keeps the vectors in Qdrant's local mode (the graph holds the nodes, text and fulltext index).
 Targets (2 cores): recall@10 >= 0.98 at 100k on both backends; vector top-10 p95 <= 10 ms at 100k (embedded).
 """
 
@@ -43,8 +45,9 @@ def load(store: GraphStore, vectors: np.ndarray, rng: np.random.Generator, batch
     label = store.settings.chunk_label
     cypher = (
         f"UNWIND $rows AS row CREATE (c:`{label}` {{id: row.id, text: row.text, grp: row.grp, projectId: 'bench'}}) "
-        f"SET c.embedding = {store.vec('row.v')}"
+        + (f"SET c.embedding = {store.vec('row.v')}" if store.vectors.in_graph else "")
     )
+    store.vectors.ensure(DIM)
     started = time.perf_counter()
     for start in range(0, len(vectors), batch):
         rows = [
@@ -57,6 +60,7 @@ def load(store: GraphStore, vectors: np.ndarray, rng: np.random.Generator, batch
             for i in range(start, min(start + batch, len(vectors)))
         ]
         store.query(cypher, {"rows": rows})
+        store.vectors.upsert(label, [{"id": r["id"], "embedding": r["v"], "document_id": r["grp"]} for r in rows])
     return time.perf_counter() - started
 
 
@@ -69,11 +73,13 @@ def timed(fn, repeats: list) -> tuple[float, float, list]:  # type: ignore[no-un
     return float(np.percentile(times, 50)), float(np.percentile(times, 95)), results
 
 
-def run(n: int, queries: int, backend: str, neo4j: dict[str, object]) -> list[object]:
+def run(n: int, queries: int, backend: str, neo4j: dict[str, object], vector_store: str = "graph") -> list[object]:
     rng = np.random.default_rng(n)
     vectors = clustered(n, rng)
     with tempfile.TemporaryDirectory() as tmp:
-        settings = backends.settings_for(backend, Path(tmp), neo4j)
+        settings = backends.settings_for(backend, Path(tmp), neo4j).model_copy(
+            update={"vector_store": vector_store, "qdrant_path": Path(tmp) / "qdrant"}
+        )
         store = backends.open_empty(settings)
         label = settings.chunk_label
         load_s = load(store, vectors, rng)
@@ -84,8 +90,9 @@ def run(n: int, queries: int, backend: str, neo4j: dict[str, object]) -> list[ob
         picks = rng.integers(0, n, queries)
         qs = vectors[picks] + 0.05 * rng.normal(size=(queries, DIM)).astype(np.float32)
         qs = qs / np.linalg.norm(qs, axis=1, keepdims=True)
-        store.vector_search(label, qs[0].tolist(), 10)  # warm the projection cache
-        v50, v95, results = timed(lambda q: store.vector_search(label, q.tolist(), 10), list(qs))
+        search = store.vectors.search
+        search(label, qs[0].tolist(), 10)  # warm the projection cache
+        v50, v95, results = timed(lambda q: search(label, q.tolist(), 10), list(qs))
         exact = np.argsort(-(qs @ vectors.T), axis=1)[:, :10]
         recall = float(
             np.mean(
@@ -93,7 +100,10 @@ def run(n: int, queries: int, backend: str, neo4j: dict[str, object]) -> list[ob
             )
         )
         f50, f95, _ = timed(
-            lambda q: store.vector_search(label, q.tolist(), 10, filters={"grp": "g3"}), list(qs[: queries // 2])
+            lambda q: search(
+                label, q.tolist(), 10, filters={"document_id" if vector_store == "qdrant" else "grp": "g3"}
+            ),
+            list(qs[: queries // 2]),
         )
         texts = [words(rng, 4) for _ in range(queries)]
         t50, t95, _ = timed(lambda t: store.fulltext_search(label, t, 10), texts)
@@ -108,13 +118,15 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
     backends.add_argument(parser)
+    parser.add_argument("--vectors", choices=["graph", "qdrant"], default="graph", help="where the vectors live")
     args = parser.parse_args()
     sizes = [10_000] if args.quick else args.sizes
     chosen = backends.chosen(args)
     with backends.neo4j_env(chosen) as neo4j:
-        rows = [run(n, args.queries, backend, neo4j) for n in sizes for backend in chosen]
+        rows = [run(n, args.queries, backend, neo4j, args.vectors) for n in sizes for backend in chosen]
+    where = "in the graph" if args.vectors == "graph" else "in Qdrant local mode"
     print_table(
-        "Store: 384-d clustered vectors, top-10 latencies (ms); recall vs exact numpy cosine; load in chunks/s",
+        f"Store: 384-d clustered vectors {where}, top-10 latencies (ms); recall vs exact cosine; load in chunks/s",
         HEADER,
         rows,
     )

@@ -28,6 +28,11 @@ TUNING: dict[str, str] = {
     "tune_max_nodes": "max_nodes",
     "tune_drift_rounds": "drift_rounds",
     "tune_drift_followups": "drift_followups_per_round",
+    "tune_degree_penalty": "degree_penalty",
+    "tune_recency_weight": "recency_weight",
+    "tune_drift_budget": "drift_budget",
+    "tune_direction": "expansion_direction",
+    "tune_global_level": "global_level",
 }
 MODES: tuple[Mode, ...] = ("local", "global", "drift", "agent")
 
@@ -73,7 +78,9 @@ def params(**overrides: Any) -> QueryParams:
     """QueryParams from the sidebar's current values (plus page-level overrides)."""
     ensure_defaults()
     values = {field: st.session_state[key] for key, field in TUNING.items()}
-    return engine().params(**{**values, **overrides})
+    chosen = engine().params(**{**values, **overrides})
+    # `params` drops None overrides (unset means "the setting"), but a global level of None is a choice: "auto".
+    return chosen if "global_level" in overrides else chosen.model_copy(update={"global_level": values["global_level"]})
 
 
 def project() -> str:

@@ -54,4 +54,12 @@ def render(engine: Engine, health: Health) -> None:
         st.slider("Max nodes", 10, 500, step=10, key="tune_max_nodes")
         st.slider("DRIFT rounds", 0, 5, key="tune_drift_rounds")
         st.slider("Follow-ups per round", 1, 10, key="tune_drift_followups")
+        st.slider("Degree penalty", 0.0, 2.0, step=0.05, key="tune_degree_penalty", help="Hubs spread less")
+        st.slider("Recency weight", 0.0, 1.0, step=0.05, key="tune_recency_weight", help="Boost for newer entities")
+        st.slider("Drift budget", 0.0, 5.0, step=0.05, key="tune_drift_budget", help="Expansion stops here; 0: off")
+        st.selectbox("Edge direction", ["both", "out", "in"], key="tune_direction", help="Directed RELATED to follow")
+        levels = [None, *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1))]
+        st.selectbox(
+            "Global level", levels, key="tune_global_level", format_func=lambda v: "auto" if v is None else f"level {v}"
+        )
         st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")

@@ -33,6 +33,13 @@ class StoreUnavailable(DriftLensError):
         self.uri = redact(uri)
 
 
+class VectorStoreUnavailable(DriftLensError):
+    """The vector store (Qdrant) cannot be reached, refused the request, or its local folder is taken."""
+
+    def __init__(self, where: str, hint: str, cause: BaseException) -> None:
+        super().__init__(f"Qdrant ({where}) is unavailable ({type(cause).__name__}: {cause}). {hint}")
+
+
 class IndexMissing(DriftLensError):
     """A vector or fulltext index the query needs does not exist yet."""
 
@@ -50,7 +57,9 @@ class EmbeddingMismatch(DriftLensError):
         super().__init__(
             f"This graph was indexed with embedder '{graph_embedder}' ({graph_dim}-d) but the configured "
             f"embedder is '{embedder}' ({dim}-d). Either switch back to '{graph_embedder}' in the settings, "
-            f"or re-index the documents with '{embedder}' into a new graph (DRIFTLENS_GRAPH_PATH)."
+            f"or re-index the documents with '{embedder}' into a new graph (DRIFTLENS_GRAPH_PATH). A graph built by "
+            "another tool is re-embedded instead: set DRIFTLENS_EMBEDDING_PROPERTY to a new property and run "
+            "`python -m retrieval reembed`."
         )
         self.graph_embedder = graph_embedder
         self.graph_dim = graph_dim

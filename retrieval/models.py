@@ -160,6 +160,11 @@ class RetrievalKnobs(BaseModel):
     degree_penalty: float = Field(0.5, ge=0.0)
     #: Weight of an entity's recency in graph expansion.
     recency_weight: float = Field(0.1, ge=0.0, le=1.0)
+    #: Graph expansion stops once the drift scores of the entities it reached add up to this (0: no budget).
+    drift_budget: float = Field(0.0, ge=0.0)
+    #: Which RELATED edges expansion follows from an entity: `out` (source to target), `in`, or `both`;
+    #: an edge without a direction (co-occurrence) is followed either way.
+    expansion_direction: Literal["out", "in", "both"] = "both"
     #: DRIFT follow-up rounds after the primer.
     drift_rounds: int = Field(2, ge=0, le=5)
     #: DRIFT follow-up questions per round.

@@ -79,6 +79,7 @@ def test_home_shows_backend_counts_and_extractive_state(app: AppTest, graph: Pat
     assert not app.exception
     text = _text(app)
     assert str(graph) in text and "healthy" in text
+    assert "Searches read project 'demo'." in text  # a graph with projects is read one project at a time
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Chunk"].replace(",", "")) > 0 and int(metrics["Entity"].replace(",", "")) > 0
     assert int(metrics["Memory"]) == 3
@@ -142,6 +143,21 @@ def test_sliders_persist_across_pages_and_reset_to_defaults(app: AppTest) -> Non
     app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
     assert app.slider(key="tune_top_k").value == default_top_k
     assert app.selectbox(key="tune_fusion").value == "linear"
+
+
+def test_drift_knobs_in_the_sidebar_reach_the_answer(app: AppTest) -> None:
+    _go(app, "ask")
+    app.slider(key="tune_drift_budget").set_value(0.05).run()
+    app.slider(key="tune_degree_penalty").set_value(1.5).run()
+    app.selectbox(key="tune_direction").set_value("out").run()
+    app.selectbox(key="tune_global_level").set_value(0).run()
+    app.chat_input[0].set_value("Who was Marley?").run()
+    assert not app.exception
+    answer = app.session_state["chat"][-1]["answers"][0]
+    details = next(step.details for step in answer.trace if step.id == "search")
+    assert details["budget_exhausted"] is True and details["expansion_truncated"] is False
+    app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
+    assert app.slider(key="tune_drift_budget").value == 0.0 and app.selectbox(key="tune_global_level").value is None
 
 
 # --- Ask ------------------------------------------------------------------------------------

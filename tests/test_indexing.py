@@ -68,7 +68,7 @@ def graph(tmp_path: Path, backend: str) -> Iterator[tuple[Settings, GraphStore]]
 
 
 #: Properties that legitimately differ between two runs over the same input.
-VOLATILE = frozenset({"updated_at", "last_run"})
+VOLATILE = frozenset({"updated_at", "ingested_at", "last_run"})
 
 
 Dump = tuple[list[Any], list[Any], dict[str, np.ndarray]]
@@ -264,7 +264,8 @@ def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai,
                 {"name": "Microsoft", "type": "organization", "description": "Software company."},
             ],
             "relationships": [
-                {"source": "Bill Gates", "target": "Microsoft", "description": "Gates co-founded it.", "strength": 9}
+                {"source": "Bill Gates", "target": "Microsoft", "description": "Gates co-founded it.", "strength": 9},
+                {"source": "Paul Allen", "target": "Microsoft", "description": "Allen co-founded it.", "strength": 8},
             ],
         }
 
@@ -279,6 +280,12 @@ def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai,
             "RETURN r.weight AS w, r.description AS d"
         )
         assert edge and "Gates co-founded it." in edge[0]["d"] and edge[0]["w"] >= 9
+        # The model's direction is kept (p:paul-allen sorts after p:microsoft, so it is not the id order).
+        allen = store.query("MATCH (a:__Entity__)-[r:RELATED]->(b:__Entity__ {id: 'p:microsoft'}) RETURN a.id AS a")
+        assert {"a": "p:paul-allen"} in allen
+        assert store.query("MATCH (:__Entity__ {id: 'p:paul-allen'})-[r:RELATED]-() RETURN r.directed AS d") == [
+            {"d": True}
+        ]
         assert store.query("MATCH (e:__Entity__ {id: 'p:amd'}) RETURN e.type AS t")[0]["t"] == "ORG"
         titles = {r["t"] for r in store.query("MATCH (k:__Community__) RETURN k.title AS t")}
         assert titles == {"Founders"}

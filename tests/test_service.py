@@ -77,17 +77,22 @@ def test_search_returns_seeds_drift_scored_neighbours_and_documents(api: httpx.C
     meta = body["meta"]
     assert meta["projectId"] == SEARCH_PROJECT and meta["modes"] == ["local"] and not meta["noDataFound"]
     assert {"embed", "chunks", "entities", "bridge", "expand"} <= set(meta["timingsMs"])
-    assert set(meta["truncated"]) == {"expansion", "neighbours", "chunks"}
+    assert set(meta["truncated"]) == {"expansion", "budget", "chunks"}
     assert body["finalAnswer"] is None
 
 
-def test_drift_budget_caps_the_neighbours_and_says_so(api: httpx.Client) -> None:
-    body = api.post(
-        "/v1/retrieval/search",
-        json={"projectId": SEARCH_PROJECT, "query": "Marie Curie", "drift": {"maxHops": 2, "driftBudget": 1}},
-    ).json()
-    assert len(body["neighborEntities"]) == 1
-    assert body["meta"]["truncated"]["neighbours"] is True
+def test_drift_budget_stops_the_walk_early_and_says_so(api: httpx.Client) -> None:
+    """`driftBudget` is the drift_budget knob: the accumulated drift score at which the walk stops."""
+
+    def search(budget: float | None) -> dict:
+        drift = {"maxHops": 2, **({"driftBudget": budget} if budget is not None else {})}
+        return api.post(
+            "/v1/retrieval/search", json={"projectId": SEARCH_PROJECT, "query": "Marie Curie", "drift": drift}
+        ).json()
+
+    free, tight = search(None), search(0.1)  # each neighbour here scores about 0.03
+    assert not free["meta"]["truncated"]["budget"] and tight["meta"]["truncated"]["budget"]
+    assert len(tight["neighborEntities"]) < len(free["neighborEntities"])
 
 
 def test_search_with_global_merges_the_global_answer(carol_api: httpx.Client) -> None:

@@ -40,12 +40,20 @@ def _tuning_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fusion", choices=("linear", "rrf"), default=None)
     parser.add_argument("--search-type", choices=("vector", "fulltext", "hybrid"), default=None)
     parser.add_argument("--hops", type=int, default=None, help="graph expansion hops (0 = none)")
+    parser.add_argument("--drift-budget", type=float, default=None, help="expansion stops at this total score")
+    parser.add_argument("--direction", choices=("out", "in", "both"), default=None, help="directed edges to follow")
 
 
 def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
     try:
         return engine.params(
-            top_k=args.top_k, alpha=args.alpha, fusion=args.fusion, search_type=args.search_type, max_hops=args.hops
+            top_k=args.top_k,
+            alpha=args.alpha,
+            fusion=args.fusion,
+            search_type=args.search_type,
+            max_hops=args.hops,
+            drift_budget=args.drift_budget,
+            expansion_direction=args.direction,
         )
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())

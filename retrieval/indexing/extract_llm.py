@@ -46,7 +46,8 @@ def _parse(reply: dict[str, Any]) -> ChunkExtraction:
                 mentions[key] = Mention(key, " ".join(str(name).split()), "CONCEPT", 1, "")
         if source and target and source != target:
             strength = float(item.get("strength") or 1.0)
-            relations.append(Relation(source, target, strength, " ".join(str(item.get("description", "")).split())))
+            description = " ".join(str(item.get("description", "")).split())
+            relations.append(Relation(source, target, strength, description, directed=True))
     return ChunkExtraction(mentions=sorted(mentions.values(), key=lambda m: m.key), relations=relations)
 
 

@@ -47,8 +47,19 @@ class IndexGraph:
 
     def __init__(self, store: GraphStore, settings: Settings, project: str) -> None:
         self.store = store
+        self.settings = settings
         self.project = project
         self.lab = Labels.of(settings)
+        self.vectors = store.vectors
+
+    def _set_vector(self, var: str) -> str:
+        """`, var.embedding = <row.embedding>` when vectors live on the nodes; nothing when another store holds them."""
+        return f", {var}.{self.lab.embedding} = {self.store.vec('row.embedding')} " if self.vectors.in_graph else " "
+
+    def _upsert_vectors(self, label: str, rows: Sequence[Row]) -> None:
+        """After the node write: a run killed in between leaves the node without a vector, which it redoes."""
+        if rows and not self.vectors.in_graph:
+            self.vectors.upsert(label, [{**row, "projectId": self.project} for row in rows])
 
     def _q(self, cypher: str, **params: Any) -> list[Row]:
         return self.store.query(cypher, {"project": self.project, **params})
@@ -93,14 +104,15 @@ class IndexGraph:
         """Mark the document unfinished (no content_hash) and drop its old chunks with their mentions."""
         lab = self.lab
         self._q(
-            f"MERGE (d:{lab.document} {{id: $id}}) "
-            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null, d.updated_at = $now "
+            f"MERGE (d:{lab.document} {{id: $id}}) ON CREATE SET d.ingested_at = $now "
+            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null "
             f"WITH d MATCH (p:{lab.project} {{id: $project}}) MERGE (d)-[:IN_PROJECT]->(p)",
             id=doc_id,
             title=title,
             path=path,
             now=datetime.now(UTC).isoformat(timespec="seconds"),
         )
+        self.vectors.delete_document(doc_id)
         self._q(f"MATCH (:{lab.document} {{id: $id}})-[:HAS_CHUNK]->(c:{lab.chunk}) DETACH DELETE c", id=doc_id)
 
     def write_chunks(self, rows: Sequence[Row]) -> None:
@@ -110,11 +122,12 @@ class IndexGraph:
             f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
             "c.document_id = row.document_id, c.document_name = row.document_name, c.projectId = row.project, "
             "c.path = row.path, c.line_start = row.line_start, c.line_end = row.line_end, c.symbol = row.symbol, "
-            f"c.relations = row.relations, c.{lab.embedding} = {self.store.vec('row.embedding')} "
+            f"c.relations = row.relations{self._set_vector('c')}"
             f"WITH c, row MATCH (d:{lab.document} {{id: row.document_id}}) MERGE (d)-[:HAS_CHUNK]->(c)",
             rows,
             batch_size=100,
         )
+        self._upsert_vectors(self.settings.chunk_label, rows)
 
     def write_mentions(self, rows: Sequence[Row]) -> None:
         lab = self.lab
@@ -128,11 +141,23 @@ class IndexGraph:
         )
 
     def finish_document(self, doc_id: str, content_hash: str) -> None:
-        """Written last: a run killed before this line redoes the document."""
-        self._q(f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.content_hash = $hash", id=doc_id, hash=content_hash)
+        """Written last: a run killed before this line redoes the document.
+
+        `updated_at` moves only when the content did (`dated_hash` remembers which content it dates), so a
+        re-import of the same text, or a resumed run, leaves the recency of what the document supports alone.
+        """
+        self._q(
+            f"MATCH (d:{self.lab.document} {{id: $id}}) "
+            "SET d.updated_at = CASE WHEN d.dated_hash = $hash THEN d.updated_at ELSE $now END, "
+            "d.dated_hash = $hash, d.content_hash = $hash",
+            id=doc_id,
+            hash=content_hash,
+            now=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
 
     def delete_document(self, doc_id: str) -> None:
         lab = self.lab
+        self.vectors.delete_document(doc_id)
         self._q(f"MATCH (:{lab.document} {{id: $id}})-[:HAS_CHUNK]->(c:{lab.chunk}) DETACH DELETE c", id=doc_id)
         self._q(f"MATCH (d:{lab.document} {{id: $id}}) DETACH DELETE d", id=doc_id)
 
@@ -145,9 +170,11 @@ class IndexGraph:
         )
 
     def chunk_relations(self) -> list[Row]:
+        """Each chunk's claimed relations with its document's timestamps (an edge is dated by its support)."""
         return self._q(
-            f"MATCH (c:{self.lab.chunk} {{projectId: $project}}) WHERE c.relations IS NOT NULL "
-            "RETURN c.id AS chunk, c.relations AS relations"
+            f"MATCH (d:{self.lab.document})-[:HAS_CHUNK]->(c:{self.lab.chunk} {{projectId: $project}}) "
+            "WHERE c.relations IS NOT NULL RETURN c.id AS chunk, c.relations AS relations, "
+            "d.updated_at AS updated_at, d.ingested_at AS ingested_at"
         )
 
     # --- entities --------------------------------------------------------------------------
@@ -155,31 +182,51 @@ class IndexGraph:
         rows = self._q(
             f"MATCH (e:{self.lab.entity} {{projectId: $project}}) "
             "RETURN e.id AS id, e.title AS title, e.type AS type, e.description AS description, "
-            f"e.source_chunks AS source_chunks, e.mentions AS mentions, e.{self.lab.embedding} IS NOT NULL AS embedded"
+            "e.source_chunks AS source_chunks, e.mentions AS mentions"
         )
-        return {row["id"]: row for row in rows}
+        embedded = self.vectors.ids(self.settings.entity_label, self.project)
+        return {row["id"]: {**row, "embedded": row["id"] in embedded} for row in rows}
 
     def write_entities(self, rows: Sequence[Row]) -> None:
         lab = self.lab
         self._batch(
             f"UNWIND $rows AS row MATCH (e:{lab.entity} {{id: row.id}}) "
             "SET e.title = row.title, e.type = row.type, e.description = row.description, "
-            "e.source_chunks = row.source_chunks, e.mentions = row.mentions, "
-            f"e.{lab.embedding} = {self.store.vec('row.embedding')} "
+            f"e.source_chunks = row.source_chunks, e.mentions = row.mentions{self._set_vector('e')}"
             f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
             rows,
             batch_size=200,
         )
+        self._upsert_vectors(self.settings.entity_label, rows)
 
     def delete_nodes(self, label: str, ids: Iterable[str]) -> None:
+        """Delete nodes of `label` (as named in Settings) by id, with their vectors."""
         rows = [{"id": i} for i in ids]
-        self._batch(f"UNWIND $rows AS row MATCH (n:{label} {{id: row.id}}) DETACH DELETE n", rows)
+        self._batch(f"UNWIND $rows AS row MATCH (n:{ident(label)} {{id: row.id}}) DETACH DELETE n", rows)
+        self.vectors.delete(label, [row["id"] for row in rows])
+
+    def sync_vectors(self) -> int:
+        """Drop vectors whose node is gone (a run killed between the two deletes); returns how many.
+
+        Why only this direction: a node without its vector belongs to an unfinished document or entity,
+        which the resumed run rewrites anyway.
+        """
+        if self.vectors.in_graph:
+            return 0
+        dropped = 0
+        for label in (self.settings.chunk_label, self.settings.entity_label, self.settings.community_label):
+            rows = self._q(f"MATCH (n:{ident(label)} {{projectId: $project}}) RETURN n.id AS id")
+            orphans = self.vectors.ids(label, self.project) - {row["id"] for row in rows}
+            self.vectors.delete(label, orphans)
+            dropped += len(orphans)
+        return dropped
 
     # --- relationships between entities ------------------------------------------------------
     def related(self) -> dict[tuple[str, str], Row]:
         rows = self._q(
             f"MATCH (a:{self.lab.entity} {{projectId: $project}})-[r:RELATED]->(b:{self.lab.entity}) "
-            "RETURN a.id AS source, b.id AS target, r.weight AS weight, r.description AS description"
+            "RETURN a.id AS source, b.id AS target, r.weight AS weight, r.description AS description, "
+            "r.directed AS directed, r.updated_at AS updated_at, r.ingested_at AS ingested_at"
         )
         return {(row["source"], row["target"]): row for row in rows}
 
@@ -187,7 +234,8 @@ class IndexGraph:
         ent = self.lab.entity
         self._batch(
             f"UNWIND $rows AS row MATCH (a:{ent} {{id: row.source}}), (b:{ent} {{id: row.target}}) "
-            "MERGE (a)-[r:RELATED]->(b) SET r.weight = row.weight, r.description = row.description",
+            "MERGE (a)-[r:RELATED]->(b) SET r.weight = row.weight, r.description = row.description, "
+            "r.directed = row.directed, r.updated_at = row.updated_at, r.ingested_at = row.ingested_at",
             rows,
         )
 
@@ -213,6 +261,22 @@ class IndexGraph:
         )
         return int(rows[0]["n"]) if rows else 0
 
+    def sync_timestamps(self) -> int:
+        """Date each entity by the documents that mention it, where that changed; returns how many changed.
+
+        `updated_at` is the latest change of a supporting document, `ingested_at` the first time one was
+        indexed: what the recency boost of search expansion reads.
+        """
+        lab = self.lab
+        rows = self._q(
+            f"MATCH (e:{lab.entity} {{projectId: $project}})<-[:HAS_ENTITY]-(:{lab.chunk})"
+            f"<-[:HAS_CHUNK]-(d:{lab.document}) WITH e, max(d.updated_at) AS updated, min(d.ingested_at) AS ingested "
+            "WHERE coalesce(e.updated_at, '') <> coalesce(updated, '') "
+            "OR coalesce(e.ingested_at, '') <> coalesce(ingested, '') "
+            "SET e.updated_at = updated, e.ingested_at = ingested RETURN count(e) AS n"
+        )
+        return int(rows[0]["n"]) if rows else 0
+
     # --- communities ---------------------------------------------------------------------
     def community_ids(self) -> set[str]:
         rows = self._q(f"MATCH (k:{self.lab.community} {{projectId: $project}}) RETURN k.id AS id")
@@ -224,11 +288,12 @@ class IndexGraph:
             f"UNWIND $rows AS row MERGE (k:{lab.community} {{id: row.id}}) "
             "SET k.level = row.level, k.title = row.title, k.summary = row.summary, "
             "k.full_content = row.full_content, k.rank = row.rank, k.size = row.size, k.projectId = row.project, "
-            f"k.source_chunks = row.source_chunks, k.{lab.embedding} = {self.store.vec('row.embedding')} "
+            f"k.source_chunks = row.source_chunks{self._set_vector('k')}"
             f"WITH k, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (k)-[:IN_PROJECT]->(p)",
             rows,
             batch_size=100,
         )
+        self._upsert_vectors(self.settings.community_label, rows)
 
     def link_communities(self, member_label: str, rows: Sequence[Row]) -> None:
         """(member)-[:IN_COMMUNITY]->(community) for rows {member, community}; idempotent."""

@@ -37,6 +37,8 @@ class Relation:
     target: str
     weight: float
     description: str
+    #: True when the source says who did what to whom (an LLM's statement), False for co-occurrence.
+    directed: bool = False
 
 
 @dataclass

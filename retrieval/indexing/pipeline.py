@@ -125,11 +125,12 @@ class _Run:
         name, dim = self.embedder.name, self.embedder.dim
         if info and (info["embedder"] != name or info["dim"] != dim):
             raise EmbeddingMismatch(info["embedder"], int(info["dim"]), name, dim)
-        stored_dim = self.store.vector_dimension(self.settings.chunk_label)
+        stored_dim = self.store.vectors.dimension(self.settings.chunk_label)
         if stored_dim is not None and stored_dim != dim:
             raise EmbeddingMismatch(f"(another project, {stored_dim}-d)", stored_dim, name, dim)
         with self.stage("indexes"):
             self.store.ensure_schema(dim)
+            self.store.vectors.ensure(dim)
             self.graph.ensure_indexes()
             if info is None:
                 self.graph.ensure_project(name, dim)
@@ -193,7 +194,7 @@ class _Run:
         for chunk, vector, extraction in zip(chunks, vectors, found, strict=True):
             chunk_id = f"{doc_id}:{chunk.n}"
             claims = [
-                [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description]
+                [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description, r.directed]
                 for r in extraction.relations
             ]
             chunk_rows.append(
@@ -246,7 +247,7 @@ class _Run:
             wanted = entities.resolve(g.mentions())
             stored = g.entities()
             stale = sorted(set(stored) - set(wanted))
-            g.delete_nodes(g.lab.entity, stale)
+            g.delete_nodes(g.settings.entity_label, stale)
             todo = entities.changed(wanted, stored)
         vectors = self.embed([e.embedding_text() for e in todo], "entity embeddings")
         with self.stage("describe", len(todo)):
@@ -259,9 +260,11 @@ class _Run:
             g.write_related(write)
             g.delete_related(drop)
             degrees = g.sync_degrees()
+            dated = g.sync_timestamps()
         self.count("relationships", len(write))
         self.count("relationships_deleted", len(drop))
         self.count("degrees", degrees)
+        self.count("timestamps", dated)
         self.communities(wanted, edges)
 
     def communities(self, wanted: dict[str, entities.Entity], edges: dict[tuple[str, str], dict[str, Any]]) -> None:
@@ -275,8 +278,10 @@ class _Run:
                 max_levels=s.community_levels,
             )
             existing = g.community_ids()
-            g.delete_nodes(g.lab.community, sorted(existing - {c.id for c in tree}))
-            new = [c for c in tree if c.id not in existing]
+            g.delete_nodes(g.settings.community_label, sorted(existing - {c.id for c in tree}))
+            # A community written by a run killed before its vector was stored is written again.
+            done = existing & g.vectors.ids(s.community_label, self.report.project)
+            new = [c for c in tree if c.id not in done]
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             for i, community in enumerate(new):
@@ -410,5 +415,6 @@ def _apply(run: _Run, info: dict[str, Any] | None, todo: list[SourceDocument], g
     if todo:
         run.write_documents(todo)
     run.reconcile()
+    run.count("vectors_dropped", g.sync_vectors())
     g.set_dirty(False)
     g.set_last_run({k: len(getattr(run.report, k)) for k in ("added", "updated", "unchanged", "deleted")})

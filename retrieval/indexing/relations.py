@@ -2,6 +2,12 @@
 
 Chunks store their relations (co-occurrence pairs offline, extracted statements with an LLM) as
 JSON, so the edge set is a pure function of the chunks and is reconciled like the entities.
+
+Why one edge per pair, directed only where the claims agree: expansion scores a pair once, and a
+co-occurrence has no direction. An LLM's statement ("Su leads AMD") has one, so a pair whose directed
+claims point one way (by weight) is stored that way with `directed: true`; every other pair is stored
+from the lower id to the higher with `directed: false`. Each edge is dated by the documents of the
+chunks that claim it (latest `updated_at`, first `ingested_at`).
 """
 
 from __future__ import annotations
@@ -19,33 +25,61 @@ Pair = tuple[str, str]
 
 
 def aggregate(chunk_relations: list[Row], entities: dict[str, Entity]) -> dict[Pair, Row]:
-    """Wanted edges {(source, target): {source, target, weight, description}}; source < target."""
+    """Wanted edges {(source, target): {source, target, weight, description, directed, updated_at, ingested_at}}."""
     weights: dict[Pair, float] = defaultdict(float)
+    #: Weight of the directed claims lower id -> higher id minus that of the reverse ones, per pair.
+    leaning: dict[Pair, float] = {}
     texts: dict[Pair, list[tuple[str, str]]] = defaultdict(list)
+    dates: dict[Pair, list[Row]] = defaultdict(list)
     for row in chunk_relations:
-        for source, target, weight, description in json.loads(row["relations"]):
+        for source, target, weight, description, *flags in json.loads(row["relations"]):
             if source == target or source not in entities or target not in entities:
                 continue
             pair = (source, target) if source < target else (target, source)
             weights[pair] += float(weight)
+            if flags and flags[0]:
+                leaning[pair] = leaning.get(pair, 0.0) + (float(weight) if pair[0] == source else -float(weight))
             if description:
                 texts[pair].append((row["chunk"], description))
+            dates[pair].append(row)
     wanted = {}
     for pair, weight in weights.items():
         distinct = list(dict.fromkeys(text for _chunk, text in sorted(texts[pair])))[:DESCRIPTION_SENTENCES]
         a, b = entities[pair[0]].title, entities[pair[1]].title
         description = " ".join(distinct) or f"{a} and {b} appear in the same passage."
-        wanted[pair] = {"source": pair[0], "target": pair[1], "weight": round(weight, 4), "description": description}
+        lean = leaning.get(pair, 0.0)
+        source, target = pair if lean >= 0 else (pair[1], pair[0])
+        wanted[(source, target)] = {
+            "source": source,
+            "target": target,
+            "weight": round(weight, 4),
+            "description": description,
+            "directed": lean != 0,
+            **_dated(dates[pair]),
+        }
     return wanted
 
 
+def _dated(rows: list[Row]) -> Row:
+    updated = [str(r["updated_at"]) for r in rows if r.get("updated_at")]
+    ingested = [str(r["ingested_at"]) for r in rows if r.get("ingested_at")]
+    return {"updated_at": max(updated, default=None), "ingested_at": min(ingested, default=None)}
+
+
+#: Edge properties compared to decide whether a stored edge is rewritten.
+COMPARED = ("weight", "description", "directed", "updated_at", "ingested_at")
+
+
 def diff(wanted: dict[Pair, Row], stored: dict[Pair, Row]) -> tuple[list[Row], list[Pair]]:
-    """(edges to write, edges to delete)."""
+    """(edges to write, edges to delete); an edge whose direction flipped is one of each."""
     write = [
         row
         for pair, row in sorted(wanted.items())
-        if pair not in stored
-        or stored[pair]["weight"] != row["weight"]
-        or stored[pair]["description"] != row["description"]
+        if pair not in stored or any(_same(stored[pair].get(key)) != _same(row[key]) for key in COMPARED)
     ]
     return write, sorted(set(stored) - set(wanted))
+
+
+def _same(value: object) -> object:
+    """Stored `directed` is null on graphs written before edges had a direction."""
+    return False if value is None else value

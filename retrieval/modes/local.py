@@ -194,6 +194,7 @@ def _search_step(question: str, found: Retrieval, search_ms: float) -> TraceStep
             "seed_entities": [h.metadata.get("title", h.id) for h in found.seeds],
             "expanded_entities": len(found.expansion.entities),
             "expansion_truncated": found.expansion.truncated,
+            "budget_exhausted": found.expansion.budget_exhausted,
             "relations": len(found.expansion.relations),
         },
     )

@@ -5,8 +5,11 @@ and hubs connect everything to everything, so every step multiplies relevance by
 strength and divides it by a logarithmic degree penalty; a hub can be reached but spreads little.
 Recently updated nodes get a bounded boost (`recency_weight`). Each node is visited once
 (global uniqueness) and the walk stops at `max_nodes`, keeping the best-scoring candidates when
-a hop offers more than fit. Chunks mentioning the reached entities come back as evidence, scored
-by the entities they mention, each weighted by how specific it is (mentioned by few chunks).
+a hop offers more than fit, or once the scores it reached add up to `drift_budget`: a question
+whose seeds are strongly connected spends its budget close by and stops early. Directed edges
+(an LLM extraction says who did what to whom) are followed by `expansion_direction`. Chunks
+mentioning the reached entities come back as evidence, scored by the entities they mention, each
+weighted by how specific it is (mentioned by few chunks).
 
 Why the cost is bounded by the cap, not by hub size: degrees and mention counts are read from what
 the indexer stores on each entity, each frontier node contributes its strongest few edges out of a
@@ -22,8 +25,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.models import Hit, Lines, QueryParams
+from retrieval.search.patterns import entity_props, mention, related
 from retrieval.store.base import ident
 
 #: Relevance kept per hop before edge strength and degree penalty.
@@ -37,11 +42,15 @@ EDGES_SCANNED = 200
 CHUNKS_PER_ENTITY = 25
 #: Evidence comes from the best-scoring reached entities only (the tail adds cost, not evidence).
 EVIDENCE_ENTITIES = 30
-#: Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs).
-_PROPS = (
-    "e.title AS title, e.type AS type, e.description AS description, e.updated_at AS updated_at, "
-    "e.ingested_at AS ingested_at"
+#: Whether the walk follows edge `r` from node `a`: an undirected edge always, a directed one by `$direction`.
+_FOLLOWS = (
+    "($direction = 'both' OR r.directed IS NULL OR r.directed = false OR (startNode(r) = a) = ($direction = 'out'))"
 )
+
+
+def _props(s: Settings) -> str:
+    """Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs)."""
+    return f"{entity_props(s)}, e.updated_at AS updated_at, e.ingested_at AS ingested_at"
 
 
 @dataclass
@@ -50,6 +59,7 @@ class Expansion:
     relations: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[Hit] = field(default_factory=list)
     truncated: bool = False
+    budget_exhausted: bool = False
 
 
 @dataclass
@@ -89,7 +99,7 @@ def expand(
         chunk_limit if chunk_limit is not None else params.top_k,
     )
     entities = [_entity_hit(n) for n in nodes]
-    return Expansion(entities, walk.relations(), chunks, walk.truncated)
+    return Expansion(entities, walk.relations(), chunks, walk.truncated, walk.budget_exhausted)
 
 
 class _Walk:
@@ -99,16 +109,20 @@ class _Walk:
         self.ctx = ctx
         self.params = params
         self.label = ident(ctx.settings.entity_label)
+        self.related = related(ctx.settings)
         self.nodes: dict[str, _Node] = {}
         self.frontier: list[str] = []
         self.edges: dict[tuple[str, str], dict[str, Any]] = {}
         self.truncated = False
+        #: Drift score gathered by the hops so far, against `params.drift_budget`.
+        self.spent = 0.0
+        self.budget_exhausted = False
 
     def start(self, seeds: Sequence[str], scores: Mapping[str, float]) -> None:
         """Seeds of the project only (the walk stays in it), with their properties."""
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE e.projectId = $project "
-            f"RETURN id, e.degree AS degree, {_PROPS}",
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE {self.ctx.in_scope('e')} "
+            f"RETURN id, e.degree AS degree, {_props(self.ctx.settings)}",
             {"ids": list(seeds)[: self.params.max_nodes], "project": self.ctx.project},
         )
         degrees = self._degrees(rows)
@@ -118,9 +132,9 @@ class _Walk:
         self.frontier = list(self.nodes)
 
     def step(self, hop: int) -> bool:
-        """One hop outward in one query; False when nothing new was reached or the cap is hit."""
+        """One hop outward in one query; False when nothing new was reached, or the cap or the budget is hit."""
         room = self.params.max_nodes - len(self.nodes)
-        if not self.frontier or room <= 0:
+        if self.budget_exhausted or not self.frontier or room <= 0:
             self.truncated = self.truncated or bool(self.frontier and room <= 0 and self._has_new_neighbours())
             return False
         rows = [row for row in self._neighbours(self.frontier) if row["id"] not in self.nodes]
@@ -136,43 +150,66 @@ class _Walk:
             best = candidates.get(row["id"])
             if best is None or score > best.score:
                 candidates[row["id"]] = _Node(row["id"], score, hop, {}, degree)
+                forward = row["forward"]
                 via[row["id"]] = {
-                    "source": row["source"],
-                    "target": row["id"],
+                    "source": row["source"] if forward else row["id"],
+                    "target": row["id"] if forward else row["source"],
                     "description": row["rel_description"] or "",
                     "weight": weight,
+                    "directed": bool(row["directed"]),
                 }
         if not candidates:
             return False
-        kept = sorted(candidates.values(), key=lambda n: -n.score)[:room]
-        self.truncated = self.truncated or len(candidates) > len(kept)
+        kept = self._within_budget(sorted(candidates.values(), key=lambda n: -n.score)[:room])
+        self.truncated = self.truncated or len(candidates) > room
         for node in kept:
             self.nodes[node.id] = node
-            self.edges[(via[node.id]["source"], node.id)] = via[node.id]
+            self.edges[(via[node.id]["source"], via[node.id]["target"])] = via[node.id]
         self.frontier = [n.id for n in kept]
-        return True
+        return bool(kept) and not self.budget_exhausted
+
+    def _within_budget(self, ranked: list[_Node]) -> list[_Node]:
+        """The best candidates while the budget lasts; the one whose score crosses it still comes."""
+        budget = self.params.drift_budget
+        if budget <= 0:
+            return ranked
+        kept = []
+        for node in ranked:
+            if self.spent >= budget:
+                break
+            kept.append(node)
+            self.spent += node.score
+        self.budget_exhausted = self.spent >= budget
+        return kept
 
     def _has_new_neighbours(self) -> bool:
         """Whether the cap cut the walk short: one unvisited neighbour of the frontier is enough."""
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS fid MATCH (:{self.label} {{id: fid}})-[:RELATED]-(b) "
-            "WHERE NOT b.id IN $seen RETURN b.id AS id LIMIT 1",
-            {"ids": self.frontier, "seen": list(self.nodes)},
+            f"UNWIND $ids AS fid MATCH (a:{self.label} {{id: fid}})-[r:{self.related}]-(b) "
+            f"WHERE NOT b.id IN $seen AND {_FOLLOWS} RETURN b.id AS id LIMIT 1",
+            {"ids": self.frontier, "seen": list(self.nodes), "direction": self.params.expansion_direction},
         )
         return bool(rows)
 
     def _neighbours(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Strongest of the first EDGES_SCANNED edges per node, NEIGHBOURS_PER_NODE at most; scalars only.
+        """Strongest of the first EDGES_SCANNED edges per node that `expansion_direction` follows,
+        NEIGHBOURS_PER_NODE at most; scalars only, with whether the edge points away from the frontier node.
 
         The far node carries no label: anchored on the id index, the walk then follows the node's own
         adjacency (a label there makes the planner scan the label instead).
         """
         return self.ctx.store.read(
-            f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (:{self.label} {{id: fid}})-[r:RELATED]-(b) "
-            "WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight, "
-            "r.description AS rel_description ORDER BY weight DESC LIMIT $per } "
-            "RETURN fid AS source, id, degree, weight, rel_description",
-            {"ids": list(ids), "scan": EDGES_SCANNED, "per": NEIGHBOURS_PER_NODE},
+            f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (a:{self.label} {{id: fid}})-[r:{self.related}]-(b) "
+            f"WHERE {_FOLLOWS} WITH a, b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight, "
+            "r.description AS rel_description, startNode(r) = a AS forward, r.directed AS directed "
+            "ORDER BY weight DESC LIMIT $per } "
+            "RETURN fid AS source, id, degree, weight, rel_description, forward, directed",
+            {
+                "ids": list(ids),
+                "scan": EDGES_SCANNED,
+                "per": NEIGHBOURS_PER_NODE,
+                "direction": self.params.expansion_direction,
+            },
         )
 
     def _degrees(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
@@ -182,7 +219,7 @@ class _Walk:
         if missing:
             counted = self.ctx.store.read(
                 f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) "
-                "RETURN id, size([(e)-[:RELATED]-() | 1]) AS degree",
+                f"RETURN id, size([(e)-[:{self.related}]-() | 1]) AS degree",
                 {"ids": missing},
             )
             degrees.update({row["id"]: row["degree"] for row in counted})
@@ -194,7 +231,7 @@ class _Walk:
         if not ids:
             return
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) RETURN id, {_PROPS}", {"ids": ids}
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) RETURN id, {_props(self.ctx.settings)}", {"ids": ids}
         )
         for row in rows:
             self.nodes[row["id"]].props = row
@@ -240,10 +277,10 @@ def _evidence(ctx: Context, nodes: Sequence[_Node], limit: int) -> list[Hit]:
     if not nodes or limit < 1:
         return []
     s = ctx.settings
-    # The chunk end carries no label (HAS_ENTITY implies it), so the LIMIT stops the walk of a hub's mentions.
+    # The chunk end carries no label (the mention implies it), so the LIMIT stops the walk of a hub's mentions.
     rows = ctx.store.read(
         f"UNWIND $ids AS eid MATCH (e:{ident(s.entity_label)} {{id: eid}}) "
-        "CALL { WITH e MATCH (e)<-[:HAS_ENTITY]-(c) RETURN c.id AS chunk LIMIT $per } "
+        f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)')} RETURN c.id AS chunk LIMIT $per }} "
         "RETURN eid, e.mentions AS n, collect(chunk) AS chunks",
         {"ids": [n.id for n in nodes], "per": CHUNKS_PER_ENTITY},
     )

@@ -27,7 +27,7 @@ class GraphSearch:
     relations: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[Hit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    #: `expansion`: the walk hit `max_nodes`; `neighbours`: `neighbour_limit` dropped some; `chunks`: top_k was full.
+    #: `expansion`: the walk hit `max_nodes`; `budget`: it stopped at `drift_budget`; `chunks`: top_k was full.
     truncated: dict[str, bool] = field(default_factory=dict)
     #: Why nothing was found (no words, unknown or empty project), or None.
     no_data: str | None = None
@@ -39,7 +39,6 @@ def graph_search(
     params: QueryParams,
     *,
     query_vector: list[float] | None = None,
-    neighbour_limit: int | None = None,
 ) -> GraphSearch:
     """Hybrid search + bridge re-ranking + the drift-scored expansion, for `query` in `ctx.project`."""
     if query_vector is None and not terms(query):
@@ -47,8 +46,7 @@ def graph_search(
     found = retrieve(ctx, query, params, query_vector=query_vector)
     entities = found.expansion.entities
     seeds = [e for e in entities if not e.metadata.get("hop")] or found.seeds
-    reached = [e for e in entities if e.metadata.get("hop")]
-    neighbours = reached[:neighbour_limit] if neighbour_limit is not None else reached
+    neighbours = [e for e in entities if e.metadata.get("hop")]
     no_data = None if found.chunks else missing_data(ctx) or "No matching chunks."
     return GraphSearch(
         seeds=seeds,
@@ -58,7 +56,7 @@ def graph_search(
         timings_ms=found.timings_ms,
         truncated={
             "expansion": found.expansion.truncated,
-            "neighbours": len(neighbours) < len(reached),
+            "budget": found.expansion.budget_exhausted,
             "chunks": len(found.chunks) >= params.top_k,
         },
         no_data=no_data,

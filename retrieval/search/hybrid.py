@@ -168,18 +168,18 @@ def _vector_arm(ctx: Context, label: str, vector: Sequence[float], k: int, where
     ids = where.get("id")
     if isinstance(ids, list) and len(ids) <= EXACT_RESTRICT_LIMIT:
         return _exact(ctx, label, vector, k, where)
-    return ctx.store.vector_search(label, vector, k, filters=where)
+    return ctx.vectors.search(label, vector, k, filters=where)
 
 
 def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
     """Exact cosine over a small id set: an approximate index search filtered afterwards could miss them all."""
-    return ctx.store.exact_vector_search(label, vector, k, filters=where)
+    return ctx.vectors.exact_search(label, vector, k, filters=where)
 
 
 def _hit(ctx: Context, kind: Kind, fused: fusion.Fused, props: dict[str, Any]) -> Hit:
     s = ctx.settings
     if kind == "entity":
-        title = str(props.get("title") or fused.id)
+        title = str(props.get(s.entity_name_property) or fused.id)
         description = str(props.get("description") or "")
         text = f"{title}: {description}" if description else title
         metadata = {"title": title, "type": props.get("type")}

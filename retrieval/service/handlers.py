@@ -69,14 +69,9 @@ def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResp
         max_hops=request.drift.max_hops,
         max_nodes=request.drift.max_nodes,
         global_level=request.global_.level,
+        drift_budget=request.drift.drift_budget,
     )
-    found = engine.search(
-        request.query,
-        params,
-        project=project,
-        query_vector=request.embedding,
-        neighbour_limit=request.drift.drift_budget,
-    )
+    found = engine.search(request.query, params, project=project, query_vector=request.embedding)
     metrics.observe_search(found.timings_ms)
     modes, notes, final = ["local"], [], None
     timings = dict(found.timings_ms)

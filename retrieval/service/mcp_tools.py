@@ -49,7 +49,7 @@ def build_mcp(get_service: Callable[[], Service]) -> MCPServer:
         k: int = 10,
         max_hops: int = 2,
         max_nodes: int = 100,
-        drift_budget: int | None = None,
+        drift_budget: float | None = None,
     ) -> dict[str, Any]:
         """Entities matching the query, their neighbours with drift scores and hop, and the evidence documents."""
         try:

@@ -53,11 +53,11 @@ class LocalOptions(Camel):
 class DriftOptions(Camel):
     max_hops: int = Field(default=2, ge=0, le=5, description="Hops of the drift-scored walk around the seed entities.")
     max_nodes: int = Field(default=100, ge=1, le=5000, description="Most entities the walk visits.")
-    drift_budget: int | None = Field(
+    drift_budget: float | None = Field(
         default=None,
         ge=0,
-        le=5000,
-        description="Most neighbour entities returned, best drift score first (default: all).",
+        description="Accumulated drift score at which the walk stops early (0: no budget; default: the setting). "
+        "`meta.truncated.budget` says when it did.",
     )
 
 

@@ -11,12 +11,15 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from retrieval.config import Settings
 from retrieval.store.cypher_limits import bounded
+
+if TYPE_CHECKING:
+    from retrieval.store.vectors import VectorStore
 
 Row = dict[str, Any]
 Filters = Mapping[str, Any]
@@ -109,6 +112,16 @@ class GraphStore(ABC):
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._vectors: VectorStore | None = None
+
+    @property
+    def vectors(self) -> VectorStore:
+        """Where this graph's chunk, entity and community vectors live (`settings.vector_store`); opened once."""
+        if self._vectors is None:
+            from retrieval.store.vectors import open_vectors
+
+            self._vectors = open_vectors(self, self.settings)
+        return self._vectors
 
     # --- identity ---------------------------------------------------------------------------
     @property
@@ -258,7 +271,7 @@ class GraphStore(ABC):
         if s.chunk_fulltext_index:
             self.ensure_fulltext_index(s.chunk_fulltext_index, s.chunk_label, [s.text_property])
         if s.entity_fulltext_index:
-            self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, ["title", "description"])
+            self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, [s.entity_name_property, "description"])
 
     def vector_dimension(self, label: str, prop: str | None = None) -> int | None:
         """Dimension of the vector index on `label.prop`, or None when there is none."""
