@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -145,7 +146,7 @@ def module_store(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iter
 
 
 #: Fixtures that keep a graph across tests; a test module names its own in `SHARED_GRAPHS`.
-SHARED_GRAPHS = ("carol_graph", "search_store", "module_store")
+SHARED_GRAPHS = ("carol_graph", "search_store", "module_store", "demo")
 
 
 @pytest.fixture(autouse=True)
@@ -304,3 +305,32 @@ def carol_graph(
         Occupant.own(graph, lambda g: run_index(settings, g, embedder, [docs], project=CAROL_PROJECT))
         yield settings, graph, embedder
         Occupant.release(graph)
+
+
+# --- the app's demo graph (AppTest and the browser tests) -----------------------------------------
+class DemoGraph(NamedTuple):
+    """The demo graph on one backend, as an app process sees it (a tuple: `_graph_in_place` finds its store)."""
+
+    env: dict[str, str]  # environment of an app on it
+    where: str  # where the Home page says the graph lives: the embedded file or the Neo4j URI
+    data_dir: Path  # the app's data folder (one of its index roots)
+    store: GraphStore | None  # on Neo4j, kept open to say when the one database must be rebuilt for it
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[DemoGraph]:
+    """A Christmas Carol excerpt indexed offline, plus memories: the embedded file the browser tests share, or
+    the same graph built in the session's Neo4j."""
+    from tests.e2e.graph import app_env, build_demo, demo_graph
+
+    if backend != NEO4J:
+        path = demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
+        yield DemoGraph(app_env(path), str(path), path.parent, None)
+        return
+    root = tmp_path_factory.mktemp("demo-neo4j")
+    settings = make_settings(root, backend)
+    with open_store(settings) as store:
+        Occupant.own(store, lambda graph: build_demo(settings, graph, root))
+        env = {**app_env(settings.embedded_graph_path), **backend_env(settings)}
+        yield DemoGraph(env, settings.neo4j_uri or "", root, store)
+        Occupant.release(store)

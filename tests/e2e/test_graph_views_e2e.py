@@ -1,5 +1,6 @@
 """The graph views in a real browser at 1440x900: legend, fullscreen, clicking nodes in the explorer, the DRIFT
-tree, the evidence graph and the community network — and never a request that leaves 127.0.0.1."""
+tree, the evidence graph and the community network — and never a request that leaves 127.0.0.1. On both backends:
+the views read the graph through the store, and on Neo4j through its own Cypher."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ CAPTION = re.compile(r"^\d+ nodes, \d+ relations")
 
 
 @pytest.fixture
-def wide(session: Session) -> Session:
-    session.page.set_viewport_size({"width": 1440, "height": 900})
-    return session
+def wide(backend_session: Session) -> Session:
+    backend_session.page.set_viewport_size({"width": 1440, "height": 900})
+    return backend_session
 
 
 def _done(session: Session, screenshot: str) -> None:
