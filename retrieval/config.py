@@ -219,6 +219,8 @@ class Settings(BaseSettings, RetrievalKnobs):
     memory_enabled: bool = True
     #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")
+    #: Who the app's conversations belong to (their memory scope's user); the app has no login.
+    user: str = Field("analyst", min_length=1)
 
     @field_validator("llm_prices", mode="before")
     @classmethod

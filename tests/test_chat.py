@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -18,7 +19,7 @@ from retrieval.llm import ChatModel
 from retrieval.store import open_store
 from tests import tiny_graph
 from tests.conftest import make_settings
-from tests.scripted_openai import ScriptedOpenAI, tool_calls
+from tests.scripted_openai import ScriptedOpenAI, json_reply, tool_calls
 
 
 def test_chat_answers_with_numbered_citations_and_shows_the_trace(
@@ -64,3 +65,32 @@ def test_chat_answers_with_numbered_citations_and_shows_the_trace(
 def test_chat_command_is_registered() -> None:
     args = build_parser().parse_args(["chat", "--mode", "agent", "--project", "p"])
     assert args.mode == "agent" and args.project == "p" and args.func.__module__ == "retrieval.cli.chat"
+
+
+def test_chat_citation_markers_match_the_listed_references_when_one_chunk_has_two_spans(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI
+) -> None:
+    settings = make_settings(tmp_path, project=tiny_graph.PROJECT, openai_base_url=scripted_openai.base_url)
+    facts = [
+        {
+            "fact": "The budget is 420 million euros.",
+            "chunk_ids": ["c3", "c3"],
+            "spans": ["420 million euros", "approved by the ESA council"],
+        },
+        {"fact": "ESA funds Orion.", "chunk_ids": ["c1"], "spans": ["funded by the European Space Agency"]},
+    ]
+    scripted_openai.script(json_reply({"answer": "About 420 million euros.", "confidence": 0.8, "key_facts": facts}))
+    out = io.StringIO()
+    with open_store(settings) as store:
+        embedder = make_embedder(settings)
+        tiny_graph.build(store, embedder)
+        engine = Engine(settings, store=store, embedder=embedder, llm=ChatModel(settings))
+        app = ChatApp(engine, mode="local", console=Console(file=out, width=200, color_system=None))
+        app.handle("What is the mission budget and who funds it?")
+    text = out.getvalue()
+    assert "• The budget is 420 million euros. [1][2]" in text  # was [2][2]: the chunk's last number
+    assert "• ESA funds Orion. [3]" in text
+    assert "[1] budget.md: “420 million euros”" in text
+    assert "[2] budget.md: “approved by the ESA council”" in text
+    assert "[3] launch.md: “funded by the European Space Agency”" in text
+    assert re.search(r"^confidence \d+%", text, re.M)
