@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import session
+from components import knob_scope, session
 from retrieval.engine import Engine
 from retrieval.store import Health
 
@@ -43,15 +43,22 @@ def render(engine: Engine, health: Health) -> None:
         format_func=lambda m: "DRIFT" if m == "drift" else m.capitalize(),
         help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items()),
     )
+    knob_scope.needs_model(engine)
+    sb.toggle("Show confidence breakdown", key="show_confidence", help="The parts each answer's confidence is made of")
     session.ensure_defaults()
     with sb.expander("Tuning", expanded=False):
         st.selectbox(
-            "Fusion", ["linear", "rrf"], key="tune_fusion", help="Linear: weighted, per-arm normalised; RRF: ranks"
+            "Fusion",
+            ["linear", "rrf"],
+            key="tune_fusion",
+            **knob_scope.knob("fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
         )
-        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, key="tune_alpha")
-        st.slider("Top-k", 1, 50, key="tune_top_k")
-        st.slider("Max hops", 0, 5, key="tune_max_hops")
-        st.slider("Max nodes", 10, 500, step=10, key="tune_max_nodes")
-        st.slider("DRIFT rounds", 0, 5, key="tune_drift_rounds")
-        st.slider("Follow-ups per round", 1, 10, key="tune_drift_followups")
+        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, key="tune_alpha", **knob_scope.knob("alpha"))
+        st.slider("Top-k", 1, 50, key="tune_top_k", **knob_scope.knob("top_k"))
+        st.slider("Max hops", 0, 5, key="tune_max_hops", **knob_scope.knob("max_hops"))
+        st.slider("Max nodes", 10, 500, step=10, key="tune_max_nodes", **knob_scope.knob("max_nodes"))
+        st.slider("DRIFT rounds", 0, 5, key="tune_drift_rounds", **knob_scope.knob("drift_rounds"))
+        st.slider(
+            "Follow-ups per round", 1, 10, key="tune_drift_followups", **knob_scope.knob("drift_followups_per_round")
+        )
         st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")
