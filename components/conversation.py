@@ -110,6 +110,10 @@ def answers(turn: Turn, answers_: Sequence[Answer], *, latest: bool, previous: M
                 shared=shared.get(result.mode, {}),
                 previous=previous.get(result.mode),
             )
+            if result.mode == "drift" and turn.timestamp:  # stored: the trace page can reopen it by URL
+                st.page_link(
+                    "views/drift_trace.py", label="Open this run in DRIFT trace", query_params={"run": turn.id}
+                )
 
 
 def show(turns: Sequence[Turn]) -> dict[Mode, Answer]:

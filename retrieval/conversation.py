@@ -313,13 +313,13 @@ def threads(engine: Engine, user: str | None = None, limit: int = 20) -> list[Th
     summaries = []
     for summary in found:
         scope = Scope(application_id=APPLICATION, user_id=user, thread_id=summary.thread_id)
-        questions = memory.page(scope, limit=_TURN_LIMIT, role="user")
-        first = questions.items[-1].text if questions.items else "(empty)"
+        count = memory.page(scope, limit=1, role="user").total  # newest first: the oldest is the last one
+        first = memory.page(scope, offset=max(count - 1, 0), limit=1, role="user").items
         summaries.append(
             ThreadSummary(
                 thread_id=summary.thread_id,
-                title=first,
-                turns=questions.total,
+                title=first[0].text if first else "(empty)",
+                turns=count,
                 last_timestamp=summary.last_timestamp,
             )
         )

@@ -194,6 +194,7 @@ def test_a_thread_and_a_drift_run_reopen_by_url_in_a_new_session(
     _ask(app, "How does Scrooge treat his clerk?")
     chat = app.session_state["conversation"]
     run_id = chat.turns()[0].id
+    assert any(f"run={run_id}" in str(p.proto) for p in app.get("page_link"))
 
     fresh = _start(monkeypatch, app_env(graph))  # a reload: a new session, nothing in session state
     fresh.query_params["thread"] = chat.thread_id
