@@ -85,7 +85,13 @@ if question:
             with column:
                 result = ask(chat, turn, mode)
                 if result is not None:
-                    answer_view.render(result, session.context(), key=f"t{turn.id}-{mode}", previous=previous.get(mode))
+                    answer_view.render(
+                        result,
+                        session.context(),
+                        key=f"t{turn.id}-{mode}",
+                        show_graph=True,
+                        previous=previous.get(mode),
+                    )
     try:
         chat.finish(turn)
     except DriftLensError as exc:

@@ -37,7 +37,7 @@ if conversations:
         for thread in conversations:
             st.page_link(
                 "views/ask.py",
-                label=f"{plain(thread.title)} · {thread.turns} turns · {thread.last_timestamp[:16]}",
+                label=f"{plain(thread.title)} · turns: {thread.turns} · {thread.last_timestamp[:16]}",
                 query_params={"thread": thread.thread_id},
             )
         st.caption(
