@@ -11,12 +11,15 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from retrieval.conversation import REWRITE_PROMPT
 from tests.e2e.graph import app_env, demo_graph
+from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 120
@@ -286,6 +289,29 @@ def test_compare_marks_the_citations_the_modes_share(app: AppTest) -> None:
     shared = [e.label for e in app.expander if "also cited by" in e.label]
     assert any(label.endswith("also cited by DRIFT") for label in shared)
     assert any(label.endswith("also cited by Local") for label in shared)
+
+
+def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
+    graph: Path, monkeypatch: pytest.MonkeyPatch, scripted_openai: ScriptedOpenAI
+) -> None:
+    def route(request: dict[str, Any]) -> Step:
+        system = request["messages"][0]["content"]
+        if system == REWRITE_PROMPT:
+            return reply("What did Marley wear?")
+        return json_reply({"answer": "Marley was Scrooge's partner.", "confidence": 0.9, "key_facts": []})
+
+    scripted_openai.script(router=route)
+    llm = {"OPENAI_BASE_URL": scripted_openai.base_url, "OPENAI_API_KEY": "sk-apptest", "RETRY_MAX_ATTEMPTS": "1"}
+    app = _start(monkeypatch, {**app_env(graph), **llm, "DRIFTLENS_USER": "model-user"})
+    _go(app, "ask")
+    assert "Agent" in app.toggle(key="ask_compare").label
+    _ask(app, "Who was Marley?")
+    _ask(app, "What did he wear?")
+    assert any(c.value == "Rewritten by the model as: What did Marley wear\\?" for c in app.caption)
+    rewrites = [r for r in scripted_openai.chat_requests() if r.json["messages"][0]["content"] == REWRITE_PROMPT]
+    assert len(rewrites) == 1 and rewrites[0].json["messages"][-1]["content"] == "What did he wear?"
+    assert app.session_state["conversation"].user == "model-user"
+    st.cache_resource.clear()
 
 
 # --- DRIFT trace ----------------------------------------------------------------------------
