@@ -377,6 +377,27 @@ def test_memory_page_lists_the_conversations(app: AppTest) -> None:
     assert any(f"thread={thread}" in link and "Who was Marley" in link for link in links), links
 
 
+def test_invalidating_a_turn_on_the_memory_page_changes_the_next_follow_up(app: AppTest) -> None:
+    _go(app, "ask")
+    _ask(app, "Who was Marley?")
+    thread = app.session_state["conversation"].thread_id
+    _go(app, "memory")
+    app.selectbox(key="mem_thread_id").set_value(thread).run()
+    question = next(i for i, role in enumerate(app.dataframe[0].value["role"]) if role == "user")
+    app.session_state["mem_table"] = {"selection": {"rows": [question], "columns": [], "cells": []}}
+    app.run()
+    app.text_input(key="mem_reason").set_value("wrong character")
+    app.button(key="mem_invalidate").click().run()
+    assert not app.exception
+
+    _go(app, "ask")
+    assert any(c.value.startswith("Invalidated on the Memory page") for c in app.caption)
+    _ask(app, "What did he wear?")
+    turn = app.session_state["conversation"].turns()[-1]
+    assert turn.meta.context_terms == [] and turn.meta.searched_as == "What did he wear?"
+    assert not any(c.value.startswith("Searched with words from earlier turns") for c in app.caption)
+
+
 def test_memory_page_lists_scoped_memories(app: AppTest) -> None:
     _go(app, "memory")
     app.selectbox(key="mem_application_id").set_value("driftlens-tests").run()
