@@ -45,6 +45,7 @@ _REFERS_BACK = re.compile(
     r"|^\s*(and|but|also|so|what about|how about)\b",
     re.IGNORECASE,
 )
+#: Memories read back per thread, newest first (a thread longer than this shows its latest turns).
 _TURN_LIMIT = 500
 REWRITE_PROMPT = (
     "Rewrite the user's last question as one standalone question that can be searched without the "

@@ -50,8 +50,12 @@ engine = session.engine()
 if engine.llm is None:
     st.caption("No LLM configured: answers are extractive (ranked evidence sentences with citations).")
 chat = conversation.current()
-conversation.sidebar(chat)
-turns = chat.turns()
+try:
+    conversation.sidebar(chat)
+    turns = chat.turns()
+except DriftLensError as exc:  # the thread cannot be read: say so, and still let a question be asked
+    session.show_error(exc)
+    turns = []
 if turns:
     st.query_params["thread"] = chat.thread_id
 compare_modes = (*COMPARE, "agent") if engine.llm is not None else COMPARE
@@ -79,11 +83,13 @@ if question:
         session.show_error(exc)
         st.stop()
     conversation.question(turn, scroll=True)
+    failed = False
     with st.chat_message("assistant"):
         columns = st.columns(len(modes)) if len(modes) > 1 else [st.container()]
         for column, mode in zip(columns, modes, strict=True):
             with column:
                 result = ask(chat, turn, mode)
+                failed = failed or result is None
                 if result is not None:
                     answer_view.render(
                         result,
@@ -98,4 +104,5 @@ if question:
         session.show_error(exc)
     else:
         st.query_params["thread"] = chat.thread_id
-        st.rerun()  # redraw the thread from the store: shared citations marked, the new turn in the list
+        if not failed:  # a failed mode's message stays on screen until the next question
+            st.rerun()  # redraw the thread from the store: shared citations marked, the new turn in the list
