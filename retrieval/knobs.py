@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from retrieval.models import Answer, Mode
+from retrieval.modes import MODES
 
 #: QueryParams field -> the modes whose answers it can change (read from the code paths that use it; the agent
 #: picks its own search sizes, so with a model no knob reaches it).
@@ -31,15 +32,17 @@ KNOB_MODES: dict[str, tuple[Mode, ...]] = {
 }
 
 
+_NAMES: dict[Mode, str] = {"local": "Local", "global": "Global", "drift": "DRIFT", "agent": "Agent"}
+
+
 def affects(knob: str, mode: Mode) -> bool:
     """Whether `knob` can change an answer in `mode` (knobs not listed affect every mode)."""
     return mode in KNOB_MODES.get(knob, (mode,))
 
 
 def modes_text(knob: str) -> str:
-    """'Affects: Local, DRIFT, Agent' for a knob's help text."""
-    names = {"local": "Local", "global": "Global", "drift": "DRIFT", "agent": "Agent"}
-    return "Affects: " + ", ".join(names[m] for m in KNOB_MODES.get(knob, tuple(names)))  # type: ignore[index]
+    """'Affects: Local, DRIFT' for a knob's help text."""
+    return "Affects: " + ", ".join(_NAMES[m] for m in KNOB_MODES.get(knob, MODES))
 
 
 class Effects(BaseModel):
