@@ -274,6 +274,10 @@ def test_agent_mode_without_a_model_says_so_when_chosen_and_offers_the_modes_tha
     app.selectbox(key="mode").set_value("agent").run()
     assert any("Agent mode needs a language model" in w.value for w in app.sidebar.warning)
     assert {"use_local", "use_global", "use_drift"} <= {b.key for b in app.sidebar.button}
+    _go(app, "ask")
+    _ask(app, "Who was Marley?")
+    facts = app.session_state["conversation"].turns()[0].answers[0].key_facts
+    assert facts and all(f.fact.rstrip("\"'").endswith((".", "!", "?")) for f in facts), facts  # no text cut mid-word
     app.button(key="use_local").click().run()
     assert app.selectbox(key="mode").value == "local"
     assert not any("Agent mode needs" in w.value for w in app.sidebar.warning)
