@@ -214,6 +214,14 @@ def test_a_thread_and_a_drift_run_reopen_by_url_in_a_new_session(
     assert any("primer" in s for s in reloaded.selectbox(key="drift_step_0").options)
 
 
+def test_an_unknown_run_in_the_url_is_one_message(app: AppTest) -> None:
+    app.query_params["run"] = "![x](http://203.0.113.9/a.png)"
+    _go(app, "drift_trace")
+    warning = next(w.value for w in app.warning if "No DRIFT run" in w.value)
+    assert "!\\[x\\]" in warning  # shown as typed, never as an image
+    assert "No DRIFT run yet" in _text(app)
+
+
 def test_every_answer_shows_its_confidence_and_the_toggle_shows_its_parts(app: AppTest) -> None:
     _go(app, "ask")
     _ask(app, "Who was Marley?")

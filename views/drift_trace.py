@@ -7,7 +7,7 @@ import streamlit as st
 
 from components import answer as answer_view
 from components import charts, conversation, live, session, status, trace_tree
-from components.untrusted import inert
+from components.untrusted import inert, plain
 from retrieval.conversation import find_run
 from retrieval.errors import DriftLensError
 from retrieval.events import ProgressEvent
@@ -60,7 +60,7 @@ if wanted and all(r.get("run_id") != wanted for r in runs):  # a run kept with a
         session.show_error(exc)
         found = None
     if found is None:
-        st.warning(f"No DRIFT run {wanted!r} is kept for user {session.settings().user}.")
+        st.warning(f"No DRIFT run “{plain(wanted)}” is kept for user {plain(session.settings().user)}.")
     else:
         runs.append({"answer": found[1], "events": [], "run_id": wanted, "thread_id": found[0]})
 if not runs:
