@@ -18,9 +18,22 @@ from retrieval.engine import Engine
 OFFLINE_MODES = ("local", "global", "drift")
 
 
-def knob(field: str, what: str = "") -> dict[str, Any]:
-    """Widget keyword arguments for a tuning knob: help naming the modes it affects; disabled for the others."""
+def knob(key: str, what: str = "") -> dict[str, Any]:
+    """Widget keyword arguments for the tuning knob `key`: its session value, help naming the modes it affects,
+    disabled for the others.
+
+    Why the value is passed although the session holds it: a widget's proto carries a `default` (its `value`
+    argument, else the slider's minimum), and a browser that draws the collapsed Tuning panel without its state
+    reported that default, so every answer ran with top-k 1, hops 0 and alpha 0 (the sliders' minimums).
+    """
+    return {**scope(key, what), "value": st.session_state[key]}
+
+
+def scope(key: str, what: str = "") -> dict[str, Any]:
+    """Key, help naming the modes the knob affects, and disabled for the other modes (any widget kind)."""
+    field = session.TUNING[key]
     return {
+        "key": key,
         "help": f"{what} {knobs.modes_text(field)}.".strip(),
         "disabled": not knobs.affects(field, session.mode()),
     }

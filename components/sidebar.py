@@ -47,18 +47,17 @@ def render(engine: Engine, health: Health) -> None:
     sb.toggle("Show confidence breakdown", key="show_confidence", help="The parts each answer's confidence is made of")
     session.ensure_defaults()
     with sb.expander("Tuning", expanded=False):
+        fusions = ["linear", "rrf"]
         st.selectbox(
             "Fusion",
-            ["linear", "rrf"],
-            key="tune_fusion",
-            **knob_scope.knob("fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
+            fusions,
+            index=fusions.index(st.session_state["tune_fusion"]),
+            **knob_scope.scope("tune_fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
         )
-        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, key="tune_alpha", **knob_scope.knob("alpha"))
-        st.slider("Top-k", 1, 50, key="tune_top_k", **knob_scope.knob("top_k"))
-        st.slider("Max hops", 0, 5, key="tune_max_hops", **knob_scope.knob("max_hops"))
-        st.slider("Max nodes", 10, 500, step=10, key="tune_max_nodes", **knob_scope.knob("max_nodes"))
-        st.slider("DRIFT rounds", 0, 5, key="tune_drift_rounds", **knob_scope.knob("drift_rounds"))
-        st.slider(
-            "Follow-ups per round", 1, 10, key="tune_drift_followups", **knob_scope.knob("drift_followups_per_round")
-        )
+        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, **knob_scope.knob("tune_alpha"))
+        st.slider("Top-k", 1, 50, **knob_scope.knob("tune_top_k"))
+        st.slider("Max hops", 0, 5, **knob_scope.knob("tune_max_hops"))
+        st.slider("Max nodes", 10, 500, step=10, **knob_scope.knob("tune_max_nodes"))
+        st.slider("DRIFT rounds", 0, 5, **knob_scope.knob("tune_drift_rounds"))
+        st.slider("Follow-ups per round", 1, 10, **knob_scope.knob("tune_drift_followups"))
         st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")
