@@ -47,6 +47,7 @@ _REFERS_BACK = re.compile(
 )
 #: Memories read back per thread, newest first (a thread longer than this shows its latest turns).
 _TURN_LIMIT = 500
+_WORD = re.compile(r"\w+")
 REWRITE_PROMPT = (
     "Rewrite the user's last question as one standalone question that can be searched without the "
     "conversation: replace pronouns and references with the names they stand for. Reply with the question only."
@@ -246,7 +247,7 @@ class Conversation:
                 search = next((s for s in answer.trace if s.kind == "search"), None)
                 seeds = [str(t) for t in (search.details.get("seed_entities", []) if search else [])]
                 found += [t for t in seeds if asked & set(content_terms(t))]
-            found += content_terms(turn.meta.searched_as or turn.question)
+            found += _as_written(turn.meta.searched_as or turn.question)
         chosen: list[str] = []
         for term in found:
             words = set(content_terms(term))
@@ -352,6 +353,12 @@ def turns_of(records: Sequence[MemoryRecord]) -> list[Turn]:
         elif record.payload and key in turns:
             turns[key].answers.append(Answer.model_validate_json(record.payload))
     return list(turns.values())
+
+
+def _as_written(text: str) -> list[str]:
+    """The text's content words as they were typed ("Marley", not "marley")."""
+    written = {word.lower(): word for word in reversed(_WORD.findall(text))}
+    return [written.get(term, term) for term in content_terms(text)]
 
 
 def _history(turns: Sequence[Turn]) -> list[Message]:
