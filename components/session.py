@@ -17,6 +17,7 @@ from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
 from retrieval.models import Mode, QueryParams
 from retrieval.redact import redact
+from retrieval.store import project_knobs
 
 #: Sidebar tuning knobs: session key -> QueryParams field. Their defaults come from Settings.
 TUNING: dict[str, str] = {
@@ -49,7 +50,12 @@ def engine() -> Engine:
 
 
 def defaults() -> dict[str, Any]:
-    base = QueryParams.from_settings(settings())
+    """Settings' knobs, overridden by the ones the project saved from the Tuning page (read once per session)."""
+    saved: dict[str, dict[str, Any]] = st.session_state.setdefault("project_knobs", {})
+    if project() not in saved:
+        engine_ = engine()
+        saved[project()] = project_knobs.load(engine_.store, engine_.settings, project())
+    base = QueryParams.from_settings(settings(), **saved[project()])
     return {key: getattr(base, field) for key, field in TUNING.items()}
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from retrieval.errors import ConfigError
 from retrieval.models import RetrievalKnobs
@@ -219,13 +219,46 @@ class Settings(BaseSettings, RetrievalKnobs):
     memory_enabled: bool = True
     #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")
-    #: Who the app's conversations belong to (their memory scope's user); the app has no login.
+    #: Who the analyst is: conversations and question sets are kept per user.
     user: str = Field("analyst", min_length=1)
+
+    # --- HTTP service and MCP server (`python -m retrieval serve`) ------------------------------
+    #: Port of the HTTP service.
+    api_port: int = Field(8000, ge=1, le=65535, validation_alias=_alias("API_PORT", "api_port"))
+    #: API key of the HTTP service (a secret); set, every route but `/health` needs `Authorization: Bearer <key>`.
+    api_key: SecretStr | None = None
+    #: Answers (search, retrieve, ask, MCP tools) computed at once; on 2 cores more only queue behind each other.
+    api_max_concurrent: int = Field(4, ge=1, le=256)
+    #: How long a request waits for a free answer slot before it gets 503 with `Retry-After`.
+    api_queue_wait_s: float = Field(2.0, ge=0.0)
+    #: Longest one answer may take before the request gets 504 (the work finishes in the background).
+    api_request_timeout_s: float = Field(120.0, gt=0)
+    #: Largest request body accepted, in bytes; larger ones get 413 before they are read.
+    api_max_body_bytes: int = Field(1024 * 1024, ge=1024)
+    #: Seconds an idle keep-alive connection stays open. Longer than common load balancers' idle timeout (60 s);
+    #: at uvicorn's default 5 s the load benchmark saw connections reset under 50 clients on a busy machine.
+    api_keep_alive_s: int = Field(75, ge=1, le=3600)
+    #: Browser origins allowed by CORS, comma-separated or a JSON list; empty (the default) sends no CORS headers.
+    api_cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
+    #: Most rows `read_cypher` (MCP) returns.
+    api_cypher_max_rows: int = Field(200, ge=1, le=10_000)
+    #: Server-side time limit of one `read_cypher` call, in ms.
+    api_cypher_timeout_ms: int = Field(10_000, ge=100)
+    #: Log level of the service and the app (DEBUG, INFO, WARNING, ERROR).
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     @field_validator("llm_prices", mode="before")
     @classmethod
     def _prices_from_json(cls, value: object) -> object:
         return json.loads(value) if isinstance(value, str) else value
+
+    @field_validator("api_cors_origins", mode="before")
+    @classmethod
+    def _origins_from_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            return json.loads(text) if text.startswith("[") else tuple(p.strip() for p in text.split(",") if p.strip())
+        return value
 
     @field_validator("index_roots", mode="before")
     @classmethod
@@ -280,7 +313,7 @@ class Settings(BaseSettings, RetrievalKnobs):
     @model_validator(mode="after")
     def _register_secrets(self) -> Settings:
         """From here on, every configured secret is masked in errors and logs, wherever they come from."""
-        keys = (self.neo4j_password, self.openai_api_key, self.azure_openai_api_key)
+        keys = (self.neo4j_password, self.openai_api_key, self.azure_openai_api_key, self.api_key)
         urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint)
         register_secrets(
             [*(key.get_secret_value() for key in keys if key), *(urlsplit(url).password for url in urls if url)]

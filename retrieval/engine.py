@@ -16,14 +16,16 @@ from retrieval.confidence import assess, match_citations
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.errors import DriftLensError, EmbeddingMismatch, StoreUnavailable
-from retrieval.events import ProgressBus, ProgressEvent, sources_details
+from retrieval.errors import DriftLensError, EmbeddingMismatch, IndexMissing, InvalidInput, StoreUnavailable
+from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, sources_details
 from retrieval.llm import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
 from retrieval.redact import redact
 from retrieval.search import explore
 from retrieval.search.enrich import check_retrieval_query
+from retrieval.search.graph_search import GraphSearch, graph_search
+from retrieval.search.ranking import missing_data
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
 
@@ -43,7 +45,7 @@ class Engine:
         self.store = store or open_store(settings)
         self.embedder = embedder or make_embedder(settings)
         self.llm = llm if llm is not None else make_chat_model(settings)
-        self.bus = ProgressBus(settings)
+        self.bus = ProgressBus(settings, default_url=self.store.pubsub_url)
         self.check_embedder()
         check_retrieval_query(self.context())  # a bad enrichment query fails now, not on the first question
         self.embedder.embed_query("warm-up")  # loads the model now, so the first question is not the slow one
@@ -63,8 +65,10 @@ class Engine:
             raise EmbeddingMismatch(f"(index {s.chunk_vector_index})", dim, self.embedder.name, self.embedder.dim)
 
     # --- reads ------------------------------------------------------------------------------
-    def context(self, project: str | None = None) -> Context:
-        return Context(self.settings, self.store, self.embedder, self.llm, clean_text(project or self.settings.project))
+    def context(self, project: str | None = None, **settings_update: Any) -> Context:
+        """The per-call context; `settings_update` changes settings for this call only (e.g. a request's caps)."""
+        settings = self.settings.model_copy(update=settings_update) if settings_update else self.settings
+        return Context(settings, self.store, self.embedder, self.llm, clean_text(project or self.settings.project))
 
     def params(self, **overrides: Any) -> QueryParams:
         return QueryParams.from_settings(self.settings, **overrides)
@@ -89,6 +93,34 @@ class Engine:
     def llm_description(self) -> str | None:
         return self.llm.describe() if self.llm else None
 
+    def search(
+        self,
+        query: str,
+        params: QueryParams | None = None,
+        *,
+        project: str | None = None,
+        query_vector: list[float] | None = None,
+        neighbour_limit: int | None = None,
+    ) -> GraphSearch:
+        """Ranked chunks and the graph around `query` as data (seeds, neighbours, per-arm scores, timings)."""
+        if query_vector is not None and len(query_vector) != self.embedder.dim:
+            raise InvalidInput(
+                f"The embedding has {len(query_vector)} dimensions; this graph's embedder "
+                f"{self.embedder.name} makes {self.embedder.dim}."
+            )
+        ctx = self.context(project)
+        found = _unless_empty(
+            ctx,
+            lambda: graph_search(
+                ctx,
+                clean_text(query).strip(),
+                params or self.params(),
+                query_vector=query_vector,
+                neighbour_limit=neighbour_limit,
+            ),
+        )
+        return found or GraphSearch(no_data=missing_data(ctx))
+
     def ask(
         self,
         question: str,
@@ -97,14 +129,16 @@ class Engine:
         *,
         project: str | None = None,
         on_progress: ProgressCallback | None = None,
+        max_communities: int | None = None,
         history: list[Message] | None = None,
     ) -> Answer:
         """Answer in any mode; the modes fill in the middle phases, the engine frames start, end and errors.
 
-        `history` (earlier questions and answers of a conversation) reaches agent mode, the one mode that reads
-        a conversation itself; the others get a follow-up already resolved (`retrieval.conversation`).
+        `max_communities` caps the community reports global mode reads for this question only. `history` (earlier
+        questions and answers of a conversation) reaches agent mode, the one mode that reads a conversation
+        itself; the others get a follow-up already resolved (`retrieval.conversation`).
         """
-        ctx = self.context(project)
+        ctx = self.context(project, **({"global_max_communities": max_communities} if max_communities else {}))
         params = params or self.params()
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
         progress.emit("initializing", 0, f"{mode} search on project {ctx.project}")
@@ -115,12 +149,8 @@ class Engine:
             return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
         started = time.perf_counter()
         try:
-            if mode == "agent" and history:
-                from retrieval.modes.agent import run_agent
-
-                answer = run_agent(ctx, question, params, progress, history=history)[0]
-            else:
-                answer = mode_function(mode)(ctx, question, params, progress)
+            answer = _unless_empty(ctx, lambda: self._run(ctx, mode, question, params, progress, history=history))
+            answer = answer or Answer.empty(question, mode, answered_by, missing_data(ctx) or "No data found")
         except Exception as exc:  # every failed run ends with an event, or subscribers wait forever
             progress.emit("error", 100, _failure(exc))
             raise
@@ -130,6 +160,23 @@ class Engine:
         summary = "no data found" if answer.no_data_found else "answer ready"
         progress.emit("completed", 100, summary, sources_details(answer.citations()))
         return answer
+
+    @staticmethod
+    def _run(
+        ctx: Context,
+        mode: Mode,
+        question: str,
+        params: QueryParams,
+        progress: RetrievalProgress,
+        *,
+        history: list[Message] | None,
+    ) -> Answer:
+        """The mode's answer; agent mode with a conversation's history gets the earlier turns too."""
+        if mode == "agent" and history:
+            from retrieval.modes.agent import run_agent
+
+            return run_agent(ctx, question, params, progress, history=history)[0]
+        return mode_function(mode)(ctx, question, params, progress)
 
     def judge(self, answer: Answer, ctx: Context) -> None:
         """Check each citation's span against its source and rate the answer's confidence (every face's answers)."""
@@ -142,6 +189,20 @@ class Engine:
     def close(self) -> None:
         self.bus.close()
         self.store.close()
+
+
+def _unless_empty[T](ctx: Context, run: Callable[[], T]) -> T | None:
+    """`run()`, or None when it failed for want of an index because the project has no data at all.
+
+    A graph nothing was indexed into has no indexes either; that is "no data found", not an error. When the
+    project does have chunks, the missing index is a real fault and `missing_data` raises it again.
+    """
+    try:
+        return run()
+    except IndexMissing:
+        if missing_data(ctx) is None:
+            raise
+        return None
 
 
 def _failure(exc: Exception) -> str:

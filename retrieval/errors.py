@@ -56,6 +56,10 @@ class EmbeddingMismatch(DriftLensError):
         self.graph_dim = graph_dim
 
 
+class InvalidInput(DriftLensError):
+    """A caller's value cannot be used (an embedding of the wrong size, a project the graph does not have)."""
+
+
 class ReadOnlyViolation(DriftLensError):
     """A query sent through the read-only path tried to write."""
 

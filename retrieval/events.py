@@ -74,11 +74,13 @@ def followup_pct(done: int, total: int) -> int:
 
 
 class ProgressBus:
-    """App-wide delivery: shared callbacks plus the Redis channel when `settings.redis_url` is set."""
+    """App-wide delivery: shared callbacks plus the Redis channel of `settings.redis_url`, else of `default_url`
+    (the engine passes the embedded graph server's own socket, so progress can be subscribed to with no setup)."""
 
-    def __init__(self, settings: Settings, callbacks: Iterable[Callback] = ()) -> None:
+    def __init__(self, settings: Settings, callbacks: Iterable[Callback] = (), default_url: str | None = None) -> None:
         self._callbacks = list(callbacks)
-        self._redis = redis.Redis.from_url(settings.redis_url) if settings.redis_url else None
+        url = settings.redis_url or default_url
+        self._redis = redis.Redis.from_url(url) if url else None
 
     def retrieval(
         self, project_id: str, retrieval_id: str | None = None, callbacks: Iterable[Callback] = ()

@@ -438,3 +438,32 @@ def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, graph: Pat
     assert not app.exception
     assert any("1 added" in s.value for s in app.success)
     assert "notes" in app.selectbox(key="project").options
+
+
+def test_labels_from_an_answer_feed_the_tuning_grid_and_its_best_setting_applies(app: AppTest) -> None:
+    _go(app, "ask")
+    app.chat_input[0].set_value("Who was Marley?").run()
+    assert not app.exception, app.exception
+    thumbs = [f for f in app.feedback if f.key and "-thumb-" in f.key]
+    assert len(thumbs) >= 2
+    thumbs[0].set_value(1)
+    thumbs[1].set_value(0)
+    app.text_input(key=thumbs[0].key.split("-thumb-")[0] + "-set").set_value("carol-labels")
+    app.button(key=thumbs[0].key.split("-thumb-")[0] + "-save").click().run()
+    assert "Saved 2 labels (1 relevant) to 'carol-labels'" in _text(app)
+    _go(app, "tuning")
+    assert app.selectbox(key="tune_set").value == "carol-labels"
+    app.multiselect(key="tune_grid_alpha").set_value([0.2, 0.8])
+    app.multiselect(key="tune_grid_max_hops").set_value([0, 1])
+    app.multiselect(key="tune_grid_top_k").set_value([5])
+    app.button(key="tune_run").click().run()
+    assert not app.exception, app.exception
+    text = _text(app)
+    assert "Best on the train part" in text and not app.error
+    table = app.dataframe[0].value  # the settings table (the per-question one follows)
+    assert len(table) == 5 and set(table["recall"]) <= {0.0, 1.0}  # 4 settings + current; one question
+    best = table[table["best"]].iloc[0]
+    app.button(key="tune_apply").click().run()
+    assert app.slider(key="tune_alpha").value == best["alpha"]
+    assert app.slider(key="tune_max_hops").value == best["max_hops"]
+    assert app.slider(key="tune_top_k").value == best["top_k"]

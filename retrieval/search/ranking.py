@@ -8,6 +8,7 @@ show. With `max_hops` 0 it is plain hybrid search.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from retrieval.context import Context
@@ -28,22 +29,49 @@ class Retrieval:
     seeds: list[Hit] = field(default_factory=list)
     expansion: Expansion = field(default_factory=Expansion)
     query_vector: list[float] | None = None
+    #: Wall time of each phase (embed, chunks, entities, bridge, expand), for the service's `meta.timings`.
+    timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def retrieve(ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None) -> Retrieval:
-    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question."""
+def retrieve(
+    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, walk: bool = True
+) -> Retrieval:
+    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question.
+
+    `walk=False` skips the RELATED walk, which does not change the chunk ranking: for callers that only rank
+    (the Tuning lab's grid), it is work nobody reads."""
+    clock = _Clock()
     if query_vector is None and params.search_type != "fulltext":
         query_vector = ctx.embedder.embed_query(query)
+        clock.lap("embed")
     hits = search_chunks(ctx, query, params, query_vector=query_vector)
+    clock.lap("chunks")
     if params.max_hops < 1:
-        return Retrieval(hits, [], Expansion(), query_vector)
+        return Retrieval(hits, [], Expansion(), query_vector, clock.laps)
     entity_hits = search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
+    clock.lap("entities")
     bridged = bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, entity_hits=entity_hits)
+    clock.lap("bridge")
     seeds = {**bridged.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
-    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if seeds else Expansion()
-    return Retrieval(bridged.chunks, entity_hits, expansion, query_vector)
+    walked = walk and seeds
+    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
+    clock.lap("expand")
+    return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, clock.laps)
+
+
+class _Clock:
+    """Milliseconds per named phase, each measured from the end of the previous one."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round((now - self._last) * 1000, 3)
+        self._last = now
 
 
 def missing_data(ctx: Context) -> str | None:

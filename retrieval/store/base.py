@@ -108,6 +108,11 @@ class GraphStore(ABC):
     def uri(self) -> str:
         """Where the data lives, safe to display (never contains credentials)."""
 
+    @property
+    def pubsub_url(self) -> str | None:
+        """A Redis URL on the database's own server for progress pub/sub, when it is a Redis (else None)."""
+        return None
+
     # --- dialect ----------------------------------------------------------------------------
     def vec(self, expr: str) -> str:
         """Cypher storing a list of floats as a vector: `vec("q")` for param $q, `vec("row.v")` for an expression."""

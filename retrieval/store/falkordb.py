@@ -113,6 +113,11 @@ class FalkorDBStore(GraphStore):
         """The embedded server's unix socket (it is a real Redis: pub/sub works on it)."""
         return str(self.server.layout.socket)
 
+    @property
+    def pubsub_url(self) -> str:
+        """Progress events go to the embedded server itself when no REDIS_URL is set: subscribing needs no setup."""
+        return f"unix://{self.socket_path}"
+
     def reconnect(self) -> None:
         """Start the server again if its process died (another process may have done so already), then reconnect."""
         self._reconnect(self._writer, force=True)

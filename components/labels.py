@@ -1,0 +1,56 @@
+"""Relevance labels on an answer's evidence: thumbs per chunk, saved into a named question set for the Tuning page."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import session
+from components.untrusted import inert
+from retrieval.errors import DriftLensError
+from retrieval.models import Answer, Hit
+from retrieval.store.question_sets import Owner, QuestionSetStore
+from retrieval.tuning.question_sets import Passage
+
+DEFAULT_SET = "my-questions"
+
+
+def labelled_chunks(answer: Answer, texts: dict[str, Hit]) -> list[Hit]:
+    """The cited chunks first, then the rest of the evidence: what an analyst can judge, each once."""
+    cited = [texts[c.chunk_id] for c in answer.citations() if c.kind == "chunk" and c.chunk_id in texts]
+    rest = [h for h in answer.evidence if h.kind == "chunk"]
+    return list({h.id: h for h in [*cited, *rest] if h.text}.values())
+
+
+def panel(answer: Answer, texts: dict[str, Hit], key: str) -> None:
+    chunks = labelled_chunks(answer, texts)
+    if not chunks or not answer.question:
+        return
+    with st.expander("Label evidence for tuning"):
+        st.caption("Thumbs up: this chunk answers the question. Saved sets are measured on the Tuning page.")
+        for hit in chunks:
+            left, right = st.columns([5, 1])
+            left.markdown(f"**{inert(hit.document_name or hit.id)}** — {inert(' '.join(hit.text.split())[:220])}")
+            with right:
+                st.feedback("thumbs", key=f"{key}-thumb-{hit.id}")
+        name = st.text_input("Question set", value=DEFAULT_SET, key=f"{key}-set")
+        if st.button("Save labels to the set", key=f"{key}-save"):
+            save(answer.question, name, chunks, key)
+
+
+def save(question: str, name: str, chunks: list[Hit], key: str) -> None:
+    labels = [
+        (Passage(hit.document_name or hit.document_id or hit.id, hit.text), bool(thumb))
+        for hit in chunks
+        if (thumb := st.session_state.get(f"{key}-thumb-{hit.id}")) is not None
+    ]
+    if not labels:
+        st.warning("Mark at least one chunk with a thumb first.")
+        return
+    engine = session.engine()
+    try:
+        QuestionSetStore(engine.store).label(Owner(session.project(), engine.settings.user), name, question, labels)
+    except DriftLensError as exc:
+        session.show_error(exc)
+        return
+    relevant = sum(1 for _p, up in labels if up)
+    st.success(f"Saved {len(labels)} labels ({relevant} relevant) to {name!r}.")

@@ -1,0 +1,228 @@
+"""What each endpoint and MCP tool does, as plain blocking functions over one `Engine`.
+
+Why one module for both faces: the HTTP routes and the MCP tools call these same functions (in a worker
+thread), so an agent and a service get the same JSON for the same question. No Cypher here: reads go through
+`Engine` and the search layer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from retrieval.engine import Engine
+from retrieval.errors import InvalidInput, StoreUnavailable
+from retrieval.events import ProgressEvent
+from retrieval.models import Answer, Hit
+from retrieval.search import explore
+from retrieval.search.expand import expand
+from retrieval.service import metrics, schemas
+from retrieval.store import Health
+
+#: Longest chunk text returned by the search endpoint (the full text is one `read_cypher` away).
+CHUNK_TEXT_CHARS = 2000
+
+
+def health(engine: Engine) -> schemas.HealthResponse:
+    """The graph's counts and indexes; `healthy` is False (and the route answers 503) when it does not answer."""
+    graph = graph_health(engine.health)
+    return schemas.HealthResponse(
+        healthy=graph.reachable,
+        backend=engine.settings.backend,
+        graph=graph,
+        embedder=f"{engine.embedder.name} ({engine.embedder.dim}-d)",
+        llm=engine.llm_description,
+    )
+
+
+def graph_health(check: Callable[[], Health]) -> schemas.GraphHealth:
+    """`check()` as the health body's `graph` part; an unreachable graph is a state here, not an error."""
+    try:
+        state = check()
+    except StoreUnavailable as exc:
+        return schemas.GraphHealth(reachable=False, message=str(exc))
+    return schemas.GraphHealth(
+        reachable=state.ok,
+        uri=state.uri,
+        counts=state.counts,
+        indexes=[dataclasses.asdict(i) for i in state.indexes],
+        message=state.message,
+    )
+
+
+def checked_project(engine: Engine, project_id: str | None) -> str | None:
+    """`project_id` if the graph has it. An empty graph has no projects: any project then finds no data."""
+    if project_id is None:
+        return None
+    known = engine.projects()
+    if known and project_id not in known:
+        raise InvalidInput(f"Unknown projectId '{project_id}'; projects in this graph: {', '.join(known)}.")
+    return project_id
+
+
+def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResponse:
+    project = checked_project(engine, request.project_id)
+    params = engine.params(
+        top_k=request.local.k,
+        alpha=request.local.weights.alpha,
+        max_hops=request.drift.max_hops,
+        max_nodes=request.drift.max_nodes,
+        global_level=request.global_.level,
+    )
+    found = engine.search(
+        request.query,
+        params,
+        project=project,
+        query_vector=request.embedding,
+        neighbour_limit=request.drift.drift_budget,
+    )
+    metrics.observe_search(found.timings_ms)
+    modes, notes, final = ["local"], [], None
+    timings = dict(found.timings_ms)
+    if request.global_.enabled:
+        answer = engine.ask(
+            request.query,
+            "global",
+            params,
+            project=project,
+            max_communities=request.global_.limit_communities,
+        )
+        metrics.observe_answer(answer)
+        modes.append("global")
+        notes.extend(answer.notes)
+        final = None if answer.no_data_found else answer.final_answer
+        timings["global"] = round(answer.usage.wall_ms, 3)
+    return schemas.SearchResponse(
+        entities=[_entity(e) for e in found.seeds],
+        neighbor_entities=[_entity(e) for e in found.neighbours],
+        documents=_documents(found.chunks),
+        final_answer=final,
+        meta=schemas.SearchMeta(
+            project_id=engine.context(project).project,
+            modes=modes,
+            timings_ms=timings,
+            truncated=found.truncated,
+            no_data_found=found.no_data is not None,
+            reason=found.no_data,
+            notes=notes,
+        ),
+    )
+
+
+def _entity(hit: Hit) -> schemas.EntityOut:
+    meta = hit.metadata
+    title = str(meta.get("title") or hit.id)
+    description = hit.text.removeprefix(f"{title}: ") if hit.text != title else ""
+    return schemas.EntityOut(
+        id=hit.id,
+        title=title,
+        type=meta.get("type"),
+        description=description,
+        score=round(hit.score, 6),
+        hop=int(meta.get("hop") or 0),
+        degree=int(meta.get("degree") or 0),
+    )
+
+
+def _documents(chunks: list[Hit]) -> list[schemas.DocumentOut]:
+    """Chunks grouped by document, documents in the order of their best chunk."""
+    grouped: dict[str, schemas.DocumentOut] = {}
+    for hit in chunks:
+        key = hit.document_id or hit.document_name or hit.id
+        doc = grouped.setdefault(
+            key,
+            schemas.DocumentOut(
+                document_id=hit.document_id, document_name=hit.document_name, score=round(hit.score, 6), chunks=[]
+            ),
+        )
+        doc.chunks.append(
+            schemas.ChunkOut(
+                chunk_id=hit.id,
+                text=hit.text[:CHUNK_TEXT_CHARS],
+                score=round(hit.score, 6),
+                scores={k: round(v, 6) for k, v in hit.sources.items()},
+            )
+        )
+    return list(grouped.values())
+
+
+def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.RetrieveResponse:
+    """An answer in the seed's shape; progress goes to `ui:retrieval_progress` (see ProgressBus)."""
+    project = checked_project(engine, request.project_id)
+    ids: list[str] = []
+    answer = engine.ask(
+        request.query,
+        request.mode,
+        engine.params(top_k=request.top_k),
+        project=project,
+        on_progress=_first_id(ids),
+    )
+    metrics.observe_answer(answer)
+    return schemas.RetrieveResponse(
+        final_answer="" if answer.no_data_found else answer.final_answer,
+        key_facts=[
+            schemas.KeyFactOut(
+                fact=f.fact,
+                citations=[
+                    schemas.CitationOut(chunk_id=c.chunk_id, span=c.span, document_name=c.document_name)
+                    for c in f.citations
+                ],
+            )
+            for f in answer.key_facts
+        ],
+        residual_uncertainty=answer.residual_uncertainty,
+        no_data_found=answer.no_data_found,
+        retrieval_id=ids[0] if ids else "",
+    )
+
+
+def _first_id(ids: list[str]) -> Callable[[ProgressEvent], None]:
+    def remember(event: ProgressEvent) -> None:
+        if not ids:
+            ids.append(event.retrieval_id)
+
+    return remember
+
+
+def ask(engine: Engine, request: schemas.AskRequest) -> Answer:
+    project = checked_project(engine, request.project_id)
+    params = engine.params(top_k=request.top_k, max_hops=request.max_hops)
+    answer = engine.ask(request.query, request.mode, params, project=project)
+    metrics.observe_answer(answer)
+    return answer
+
+
+# --- MCP-only reads --------------------------------------------------------------------------------------------
+def expand_entity(
+    engine: Engine, entity_id: str, *, project_id: str | None = None, max_hops: int = 1, max_nodes: int = 50
+) -> dict[str, Any]:
+    """The entity's neighbourhood as the search endpoint shows it: entities with drift score and hop, relations."""
+    ctx = engine.context(checked_project(engine, project_id))
+    found = expand(ctx, [entity_id], engine.params(max_hops=max_hops, max_nodes=max_nodes), chunk_limit=0)
+    if not found.entities:
+        raise InvalidInput(f"No entity with id '{entity_id}' in project '{ctx.project}'.")
+    return {
+        "entity": _entity(found.entities[0]).model_dump(by_alias=True),
+        "neighborEntities": [_entity(e).model_dump(by_alias=True) for e in found.entities[1:]],
+        "relations": found.relations,
+        "truncated": found.truncated,
+    }
+
+
+def read_cypher(
+    engine: Engine, cypher: str, *, max_rows: int, timeout_ms: int, project_id: str | None = None
+) -> dict[str, Any]:
+    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after `timeout_ms`."""
+    ctx = engine.context(checked_project(engine, project_id))
+    result = explore.run_cypher(ctx, cypher, limit=max_rows, timeout_ms=timeout_ms)
+    return {"rows": result.rows, "truncated": result.truncated, "maxRows": max_rows}
+
+
+def list_communities(engine: Engine, *, project_id: str | None = None, level: int | None = None) -> dict[str, Any]:
+    ctx = engine.context(checked_project(engine, project_id))
+    tree = explore.community_tree(ctx)
+    return {
+        "projectId": ctx.project,
+        "communities": [dataclasses.asdict(c) for c in tree if level is None or c.level == level],
+    }
