@@ -32,6 +32,9 @@ def test_a_follow_up_uses_the_first_turn_and_the_thread_survives_a_reload(sessio
     _answers(page, 1)
     expect(page.get_by_text(re.compile(r"confidence \d+%")).first).to_be_visible()
 
+    # the turn is stored and the page redrawn from the thread once the conversation can be exported
+    expect(page.get_by_text("Export conversation (Markdown)")).to_be_visible(timeout=WAIT_MS)
+    page.wait_for_timeout(500)
     heading = page.get_by_role("heading", name="Ask").first
     heading.scroll_into_view_if_needed()  # the reader scrolls back up to the top
     expect(heading).to_be_in_viewport()
