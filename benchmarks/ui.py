@@ -31,7 +31,7 @@ from retrieval.store import open_store  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
 
 CACHE = ROOT / "benchmarks" / ".cache" / "ui-graph"
-AGRAPH = 'iframe[title="streamlit_agraph.agraph"]'
+GRAPH = ".st-key-ex_graph .js-plotly-plot"
 QUESTIONS = (
     "What did Bill Gates say about vaccines?",
     "How did Fei-Fei Li build ImageNet?",
@@ -39,7 +39,7 @@ QUESTIONS = (
     "What did Mae Jemison do at NASA?",
     "What is Reid Hoffman's view on AI?",
 )
-STILL_MS = 250  # a canvas unchanged for this long counts as "still"
+STILL_MS = 250  # a graph unchanged for this long counts as "still"
 
 
 def graph_path(explicit: Path | None) -> Path:
@@ -57,13 +57,13 @@ def graph_path(explicit: Path | None) -> Path:
     return path
 
 
-def wait_still(canvas: Locator, timeout_s: float = 30.0) -> float:
+def wait_still(graph: Locator, timeout_s: float = 30.0) -> float:
     """Seconds until two screenshots STILL_MS apart are identical (the layout has stopped moving)."""
     started = time.perf_counter()
-    previous = canvas.screenshot()
+    previous = graph.screenshot()
     while time.perf_counter() - started < timeout_s:
         time.sleep(STILL_MS / 1000)
-        current = canvas.screenshot()
+        current = graph.screenshot()
         if current == previous:
             return time.perf_counter() - started - STILL_MS / 1000
         previous = current
@@ -112,9 +112,9 @@ def explorer_times(page: Page, url: str, query: str) -> tuple[int, float, int, f
     page.get_by_role("heading", name="DriftLens").wait_for()
     started = time.perf_counter()
     page.get_by_role("link", name="Graph explorer", exact=True).click()
-    canvas = page.frame_locator(AGRAPH).first.locator("canvas").first
-    canvas.wait_for(timeout=60_000)
-    wait_still(canvas)
+    graph = page.locator(GRAPH).first
+    graph.locator("g.scatterlayer").first.wait_for(timeout=60_000)
+    wait_still(graph)
     drawn = time.perf_counter() - started
     nodes = int(caption(page).inner_text().split()[0])
     slider = page.get_by_test_id("stSlider").filter(has_text="Node cap").get_by_role("slider")
@@ -122,8 +122,7 @@ def explorer_times(page: Page, url: str, query: str) -> tuple[int, float, int, f
     started = time.perf_counter()
     slider.press("Home")
     caption(page).filter(has_text=re.compile(r"^10 nodes")).wait_for(timeout=60_000)
-    canvas = page.frame_locator(AGRAPH).first.locator("canvas").first
-    wait_still(canvas)
+    wait_still(page.locator(GRAPH).first)
     return nodes, drawn, 10, time.perf_counter() - started
 
 

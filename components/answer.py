@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from components import export, graph_view, labels, layout
+from components import export, graph_view, labels
 from components.untrusted import inert
 from retrieval import knobs
 from retrieval.confidence import THRESHOLD
@@ -96,7 +96,7 @@ def citation(n: int, cite: Citation, chunk: Hit | None, shared: str = "") -> Non
     score = f" · score {cite.score:.3f}" if cite.score is not None else ""
     match = f" · span match {cite.match:.0%}" if cite.match is not None else ""
     also = f" · also cited by {shared}" if shared else ""
-    with st.expander(f"[{n}] {inert(cite.document_name or cite.chunk_id)}{score}{match}{also}"):
+    with st.expander(f"[{n}] {inert(cite.source)}{score}{match}{also}"):
         why = found_by(chunk)
         st.caption(f"{cite.kind} `{cite.chunk_id}`" + (f" — {why}" if why else ""))
         body = highlight(chunk.text, cite.span) if chunk else html.escape(cite.span)
@@ -161,10 +161,9 @@ def render(
 def evidence(ctx: Context, chunk_ids: list[str], key: str) -> None:
     """The cited chunks' graph; keyed per answer, since two answers citing the same chunks draw the same graph."""
     graph = explore.evidence_graph(ctx, chunk_ids)
-    positions = layout.radial([n.id for n in graph.nodes], [(e.source, e.target) for e in graph.edges], chunk_ids)
     if graph.cut:
         st.caption(f"{graph.cut} less-mentioned entities not shown")
-    graph_view.draw(graph, positions, height=420, highlight=frozenset(chunk_ids), key=key)
+    graph_view.evidence(ctx, graph, chunk_ids, key=key)
 
 
 def usage(answer: Answer) -> None:

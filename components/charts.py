@@ -1,6 +1,8 @@
-"""plotly figures: the community hierarchy, phase timelines, usage per phase, community sizes.
+"""plotly figures: the community hierarchy (sunburst/treemap and network), phase timelines, usage per phase,
+community sizes.
 
-plotly ships inside Streamlit's frontend, so these render offline.
+plotly ships inside Streamlit's frontend, so these render offline. Community titles come from the documents:
+they pass through `network.text`, so plotly draws them as text, never as markup or links.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from typing import Literal
 
 import plotly.graph_objects as go
 
+from components import layout, network
+from components.layout import Canvas
 from retrieval.events import ProgressEvent
 from retrieval.search.explore import CommunityNode
 
@@ -31,12 +35,12 @@ def community_hierarchy(
     known = {c.id for c in shown}
     ids = [ROOT, *(c.id for c in shown)]
     parents = ["", *(c.parent if c.parent in known else ROOT for c in shown)]
-    labels = ["all communities", *(_short(c.title) for c in shown)]
+    labels = ["all communities", *(network.text(network.short(c.title, 32)) for c in shown)]
     has_children = {c.parent for c in shown}
     # "remainder": a parent's area is the sum of its children's, so only leaves carry their size
     values = [0, *(0 if c.id in has_children else max(c.size, 1) for c in shown)]
     colours = ["#f8f9fa", *(TOUCHED if c.id in touched else UNTOUCHED for c in shown)]
-    hover = ["", *(f"{c.title}<br>level {c.level} · {c.size} members · rank {c.rank:.1f}" for c in shown)]
+    hover = ["", *(f"{network.text(c.title)}<br>level {c.level} · {c.size} members · rank {c.rank:.1f}" for c in shown)]
     trace_type = {"sunburst": go.Sunburst, "treemap": go.Treemap, "icicle": go.Icicle}[kind]
     figure = go.Figure(
         trace_type(
@@ -55,8 +59,40 @@ def community_hierarchy(
     return figure
 
 
-def _short(text: str, limit: int = 32) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+#: From the top level down: a hue per level, so a ring of the radial tree reads as one level.
+LEVEL_COLOURS = ("#364fc7", "#1098ad", "#74b816", "#ae3ec9", "#868e96")
+
+
+def community_network(
+    tree: Sequence[CommunityNode],
+    canvas: Canvas,
+    *,
+    touched: Collection[str] = (),
+    selected: str | None = None,
+    min_level: int = 0,
+) -> network.Drawing:
+    """The community hierarchy as a network: each community (levels >= `min_level`) linked to its parent, the top
+    level at the centre (a radial tree), size by members, colour by level; `touched` ones in orange."""
+    shown = [c for c in tree if c.level >= min_level]
+    known = {c.id for c in shown}
+    pairs = [(c.id, c.parent if c.parent in known else None) for c in shown]
+    positions = layout.hierarchy(pairs, canvas)
+    top = max((c.level for c in shown), default=0)
+    dots = [
+        network.Dot(
+            id=c.id,
+            label=network.short(c.title, 24),
+            hover=(c.title, f"level {c.level} · {c.size} members · rank {c.rank:.1f}"),
+            group="touched" if c.id in touched else f"level {c.level}" + (" (top)" if c.level == top else ""),
+            colour=TOUCHED if c.id in touched else LEVEL_COLOURS[min(top - c.level, len(LEVEL_COLOURS) - 1)],
+            size=8 + min(2.2 * c.size**0.5, 26),
+            selected=c.id == selected,
+        )
+        for c in sorted(shown, key=lambda c: (-c.level, c.id))
+    ]
+    lines = [network.Line((positions[p], positions[c])) for c, p in pairs if p is not None]
+    by_size = [c.id for c in sorted(shown, key=lambda c: (-c.level, -c.size, c.id))]
+    return network.figure(dots, positions, canvas, lines, priority=by_size, max_labels=24)
 
 
 def phase_timeline(events: Sequence[ProgressEvent]) -> go.Figure:

@@ -66,7 +66,7 @@ def to_markdown(answer: Answer, heading: str = "#") -> str:
             refs = []
             for citation in fact.citations:
                 numbered.append(
-                    f"{len(numbered) + 1}. {citation.document_name or citation.chunk_id} "
+                    f"{len(numbered) + 1}. {citation.source} "
                     f"(`{citation.chunk_id}`"
                     + (f", score {citation.score:.3f}" if citation.score is not None else "")
                     + (f", span match {citation.match:.0%}" if citation.match is not None else "")

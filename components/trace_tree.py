@@ -1,68 +1,86 @@
-"""The DRIFT reasoning tree as a pyvis network: JavaScript inlined, no CDN tags, positions from Python.
+"""The DRIFT reasoning tree as an outline figure: one row per step, indented by depth, every label at full size.
 
-Why pyvis here (agraph elsewhere): this view never needs a click back into Python (a selectbox picks
-the node to inspect), and a self-contained HTML document can be redrawn into a placeholder after
-every finished step while the search runs.
+Why an outline: a top-down tree with a dozen follow-ups had to shrink to fit its frame until the boxes could
+not be read (and a pyvis page could not report a click). Here each step owns a row, the figure grows in height
+with the steps, and clicking anywhere on a step's row selects it (`hovermode="y"`: the row, not the marker,
+is the target). The aggregation step has no parent in the trace; it is drawn last, joined to the primer by a
+dotted line, since it gathers every answer above it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from pyvis.network import Network
-
-from components import layout
+from components import label_placement, layout, network
+from components.layout import Canvas
 from retrieval.models import TraceStep
 
-_CDN_TAG = re.compile(
-    r"<link\b[^>]*cdn\.jsdelivr\.net[^>]*>|<script\b[^>]*cdn\.jsdelivr\.net[^>]*>\s*</script>", re.IGNORECASE
-)
 KIND_COLOURS = {"primer": "#4263eb", "hyde": "#9c36b5", "followup": "#2f9e44", "aggregate": "#e8590c"}
-
-
-def strip_cdn(page: str) -> str:
-    """Drop pyvis's bootstrap tags: offline they never load, and the graph does not need them."""
-    return _CDN_TAG.sub("", page)
+KIND_NAMES = {"primer": "primer", "followup": "follow-up", "aggregate": "aggregation", "hyde": "HyDE"}
+ROW = 34.0
+INDENT = 26.0
+#: The tree column's width at design size (a 1440 px window); longer questions are cut to fit it.
+WIDTH = 620.0
 
 
 def step_label(step: TraceStep, limit: int = 38) -> str:
-    text = " ".join((step.question or step.kind).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return network.short(step.question or step.kind, limit)
 
 
-def tooltip(text: str) -> str:
-    """Hover text as it is: vis-network shows a string title as text (innerText), so escaping showed `&amp;`.
-
-    pyvis swaps in its own innerHTML popup when any title contains "href"; a word joiner (invisible) keeps
-    a question that mentions href from turning the tooltips into HTML.
-    """
-    return text.replace("href", "h\u2060ref")
+def shown_steps(steps: Sequence[TraceStep]) -> list[TraceStep]:
+    """The steps worth a row: those with a question or an answer (DRIFT pre-registers empty follow-ups)."""
+    return [s for s in steps if s.question or s.answer or s.kind != "step"]
 
 
-def html_tree(steps: Sequence[TraceStep], selected: str | None = None, height: int = 520) -> str:
-    """Self-contained HTML of the tree (top-down, physics off)."""
-    shown = [s for s in steps if s.question or s.answer or s.kind != "step"]
-    positions = layout.tree([(s.id, s.parent_id) for s in shown], level_gap=130, slot=250)
-    net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line")
-    for step in shown:
-        x, y = positions.get(step.id, (0.0, 0.0))
-        confidence = "" if step.confidence is None else f" · confidence {step.confidence:.2f}"
-        net.add_node(
-            step.id,
-            label=f"{step.kind} r{step.round}\n{step_label(step)}",
-            title=tooltip(f"{step.question}{confidence}"),
-            x=x,
-            y=y,
-            physics=False,
-            shape="box",
-            color=KIND_COLOURS.get(step.kind, "#868e96") if step.id != selected else "#e03131",
-            font={"color": "#ffffff", "size": 13},
-            borderWidth=3 if step.id == selected else 1,
-        )
+def drawing(steps: Sequence[TraceStep], selected: str | None = None, width: float = WIDTH) -> network.Drawing:
+    """The outline of `steps`; `selected` is ringed and bold."""
+    shown = shown_steps(steps)
     ids = {s.id for s in shown}
-    for step in shown:
-        if step.parent_id in ids:
-            net.add_edge(step.parent_id, step.id)
-    net.toggle_physics(False)
-    return strip_cdn(net.generate_html())
+    positions = layout.outline([(s.id, s.parent_id) for s in shown], indent=INDENT, row=ROW)
+    canvas = Canvas(width, max(ROW * len(shown), ROW), margin=0)
+    dots = [
+        network.Dot(
+            id=s.id,
+            label=_row_text(s, width - positions[s.id][0]),
+            hover=_hover(s),
+            group=KIND_NAMES.get(s.kind, s.kind),
+            colour=KIND_COLOURS.get(s.kind, "#868e96"),
+            size=14,
+            symbol="diamond" if s.kind == "aggregate" else "circle",
+            selected=s.id == selected,
+        )
+        for s in shown
+    ]
+    lines = [_elbow(positions[s.parent_id], positions[s.id]) for s in shown if s.parent_id in ids]
+    roots = [s for s in shown if s.parent_id not in ids]
+    lines += [_elbow(positions[roots[0].id], positions[r.id], dashed=True) for r in roots[1:]]
+    return network.figure(
+        dots,
+        positions,
+        canvas,
+        lines,
+        priority=[s.id for s in shown],
+        sides=("middle right",),
+        max_labels=len(shown),
+        hovermode="y",
+    )
+
+
+def _row_text(step: TraceStep, room: float) -> str:
+    confidence = "" if step.confidence is None else f" ({step.confidence:.2f})"
+    tag = f"r{step.round} " if step.kind == "followup" else f"{KIND_NAMES.get(step.kind, step.kind)}: "
+    fits = int((room - 14) / (label_placement.FONT_PX * label_placement.CHAR_WIDTH)) - len(tag) - len(confidence)
+    return f"{tag}{step_label(step, max(fits, 12))}{confidence}"
+
+
+def _hover(step: TraceStep) -> tuple[str, ...]:
+    confidence = "no confidence reported" if step.confidence is None else f"confidence {step.confidence:.2f}"
+    return (
+        network.short(step.question, 110),
+        f"{KIND_NAMES.get(step.kind, step.kind)} · round {step.round} · {confidence}",
+        f"{len(step.chunk_ids)} evidence chunks · {step.duration_ms:.0f} ms · click for the details",
+    )
+
+
+def _elbow(parent: layout.Point, child: layout.Point, dashed: bool = False) -> network.Line:
+    return network.Line((parent, (parent[0], child[1]), child), dashed=dashed)

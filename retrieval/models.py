@@ -6,12 +6,30 @@ which mode made them, and comparing modes side by side is a loop, not four code 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 Mode = Literal["local", "global", "drift", "agent"]
 AnsweredBy = Literal["llm", "extractive"]
+
+
+class Lines(BaseModel):
+    """Where a chunk of a repository file (code, Markdown, configuration) sits: path and 1-based line range."""
+
+    path: str
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.start}" if self.start == self.end else f"{self.path}:{self.start}-{self.end}"
+
+    @classmethod
+    def of(cls, chunk: Mapping[str, Any]) -> Lines | None:
+        """From a chunk's stored `path`, `line_start` and `line_end` (0 or absent: a prose chunk, no lines)."""
+        start, end = chunk.get("line_start") or 0, chunk.get("line_end") or 0
+        return cls(path=str(chunk["path"]), start=int(start), end=int(end)) if start and chunk.get("path") else None
 
 
 class Citation(BaseModel):
@@ -22,8 +40,15 @@ class Citation(BaseModel):
     document_name: str = ""
     score: float | None = None
     kind: Literal["chunk", "community", "node"] = "chunk"
+    lines: Lines | None = None
     #: Share (0-1) of the span's words found in one run in the cited text; None when that text was not at hand.
     match: float | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def source(self) -> str:
+        """How a reader finds it: `path:start-end` for a repository file, else the document's name (or the id)."""
+        return str(self.lines) if self.lines else self.document_name or self.chunk_id
 
 
 class KeyFact(BaseModel):
@@ -40,6 +65,7 @@ class Hit(BaseModel):
     score: float = 0.0
     document_id: str | None = None
     document_name: str | None = None
+    lines: Lines | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     sources: dict[str, float] = Field(default_factory=dict)  # per-arm scores: vector, fulltext, graph
 

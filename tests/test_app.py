@@ -1,7 +1,7 @@
 """AppTest checks of the app's pages and shell against a small real graph (fast: no browser).
 
-Custom components (agraph, st.iframe) appear only as unknown elements here; the browser tests in
-tests/e2e cover them. Each test starts a fresh AppTest session on a fresh Engine cache.
+Graphs are plotly charts: their figures can be read here, but a click on a node needs a browser
+(tests/e2e). Each test starts a fresh AppTest session on a fresh Engine cache.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from components.network import SELECTED_RING
 from retrieval.conversation import REWRITE_PROMPT
 from tests.e2e.graph import app_env, demo_graph
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
@@ -51,6 +52,22 @@ def _text(app: AppTest) -> str:
         e.value for kind in ("markdown", "caption", "info", "warning", "error", "success") for e in getattr(app, kind)
     ]
     return "\n".join(str(p) for p in parts)
+
+
+def _figure(app: AppTest, key: str) -> dict:
+    """The plotly figure drawn by the chart with widget key `key` (its element id ends with the key)."""
+    charts = [c for c in app.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    assert len(charts) == 1, [c.proto.id for c in app.get("plotly_chart")]
+    return dict(json.loads(charts[0].proto.spec))
+
+
+def _nodes(figure: dict) -> dict[str, dict]:
+    """Node id -> its drawn text and ring colour, from the traces that carry node ids."""
+    out = {}
+    for trace in figure["data"]:
+        for i, node_id in enumerate(trace.get("customdata") or []):
+            out[node_id] = {"text": trace["text"][i], "ring": trace["marker"]["line"]["color"][i]}
+    return out
 
 
 def _go(app: AppTest, page: str) -> AppTest:
@@ -336,7 +353,15 @@ def test_drift_trace_runs_and_lists_steps(app: AppTest) -> None:
     steps = app.selectbox(key="drift_step_0").options
     assert any("primer" in s for s in steps) and any("followup" in s for s in steps)
     assert "Target communities" in _text(app)
-    assert len(app.get("plotly_chart")) == 2  # community hierarchy + phase timeline
+    tree = _nodes(_figure(app, "drift_tree_0"))
+    assert set(tree) == {s.id for s in app.session_state["drift_runs"][0]["answer"].trace if s.question}
+    assert tree["primer"]["ring"] == SELECTED_RING and all(n["text"] for n in tree.values())
+    followup = next(i for i in tree if i.startswith("f"))
+    app.selectbox(key="drift_step_0").set_value(followup).run()
+    assert _nodes(_figure(app, "drift_tree_0"))[followup]["ring"] == SELECTED_RING
+    communities = _figure(app, "drift_communities_0")
+    assert "touched" in [t.get("name") for t in communities["data"]]
+    assert len(app.get("plotly_chart")) == 4  # tree, sunburst, community network, phase timeline
 
 
 # --- Graph explorer -------------------------------------------------------------------------
@@ -348,7 +373,37 @@ def test_explorer_neighbourhood_respects_the_cap(app: AppTest) -> None:
     app.slider(key="ex_cap").set_value(10).run()
     caption = next(c.value for c in app.caption if "relations" in c.value)
     assert caption.startswith("10 nodes") and "cap 10 reached" in caption
-    assert app.subheader[0].value  # the side panel shows the picked entity
+    assert len(_nodes(_figure(app, "ex_graph"))) == 10
+    assert any("Scrooge" in m.value for m in app.markdown)  # the side panel shows the picked entity
+
+
+def test_explorer_graph_has_a_legend_and_find_in_graph_selects_a_node(app: AppTest) -> None:
+    _go(app, "graph_explorer")
+    app.text_input(key="ex_query").set_value("Scrooge").run()
+    figure = _figure(app, "ex_graph")
+    legend = [t["name"] for t in figure["data"] if t.get("showlegend") is not False and t.get("name")]
+    assert "person" in legend and len(legend) == len(set(legend)) >= 2
+    nodes = _nodes(figure)
+    seed = app.session_state["ex_seeds"][0]
+    assert nodes[seed]["ring"] == SELECTED_RING and nodes[seed]["text"]
+    labelled = sum(1 for n in nodes.values() if n["text"])
+    assert f"Names shown for {labelled} of {len(nodes)} nodes" in _text(app)
+
+    target = next(i for i in nodes if i != seed)
+    app.selectbox(key="ex_find").set_value(target).run()
+    assert not app.exception
+    assert app.session_state["ex_selected"] == target and app.selectbox(key="ex_find").value is None
+    found = _nodes(_figure(app, "ex_graph"))
+    assert found[target]["ring"] == SELECTED_RING and found[target]["text"], "the found node is ringed and named"
+    assert app.session_state["ex_seeds"] == [seed], "finding selects without expanding"
+
+
+def test_explorer_community_network_beside_the_hierarchy(app: AppTest) -> None:
+    _go(app, "graph_explorer")
+    communities = _nodes(_figure(app, "ex_communities"))
+    listed = app.selectbox(key="ex_community").options
+    assert len(communities) == len(listed) > 0
+    assert sum(1 for n in communities.values() if n["ring"] == SELECTED_RING) == 1
 
 
 def test_explorer_cypher_box_is_read_only(app: AppTest) -> None:

@@ -1,32 +1,28 @@
-"""The DRIFT tree's HTML: tooltips carry the step's text unescaped (vis-network shows titles as text)."""
+"""The DRIFT tree's figure: a step's question is drawn and hovered as the text it is, never as markup or a link."""
 
 from __future__ import annotations
 
 import json
-import re
 
-from components.trace_tree import html_tree
+from components import network
+from components.trace_tree import drawing
 from retrieval.models import TraceStep
 
-QUESTION = "Why did Scrooge's & Marley's firm <b>refuse</b> the href=\"http://203.0.113.9\" charity?"
+QUESTION = "Why did Scrooge's & Marley's firm <b>refuse</b> the <a href=\"http://203.0.113.9\">charity</a>?"
 
 
-def _nodes(page: str) -> list[dict[str, object]]:
-    match = re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page, flags=re.S)
-    assert match, "no node data in the page"
-    return list(json.loads(match.group(1)))
-
-
-def test_tooltips_are_the_plain_text_and_never_html() -> None:
+def test_questions_are_drawn_and_hovered_as_text() -> None:
     steps = [
         TraceStep(id="p", kind="primer", question=QUESTION, confidence=0.8),
-        TraceStep(id="f", parent_id="p", kind="followup", question="Tom & Jerry's 'ledger'"),
+        TraceStep(id="f", parent_id="p", kind="followup", round=1, question="Tom & Jerry's 'ledger'"),
     ]
 
-    page = html_tree(steps)
+    spec = json.loads(drawing(steps).figure.to_json())
 
-    titles = [str(node["title"]) for node in _nodes(page)]
-    assert titles[1] == "Tom & Jerry's 'ledger'"
-    assert titles[0].replace("\u2060", "") == f"{QUESTION} · confidence 0.80"
-    assert not any("&amp;" in t or "&#x27;" in t or "&lt;" in t for t in titles)
-    assert "popup.innerHTML" not in page  # pyvis's HTML tooltip stays off even when a question says href
+    nodes = [t for t in spec["data"] if t.get("customdata")]
+    shown = {i: (t["text"][k], t["hovertext"][k]) for t in nodes for k, i in enumerate(t["customdata"])}
+    assert shown["f"][0] == "r1 Tom &amp; Jerry's 'ledger'"  # plotly decodes the entity: it shows "&"
+    assert shown["p"][1].startswith(network.text(network.short(QUESTION, 110)))
+    everything = json.dumps(spec["data"])
+    assert "<a " not in everything and "<b>" not in everything
+    assert "confidence 0.80" in shown["p"][1]

@@ -3,10 +3,13 @@ the communities it touched in the hierarchy, and a timeline of its phases."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from components import answer as answer_view
-from components import charts, conversation, live, session, status, trace_tree
+from components import charts, conversation, graph_view, live, session, status, trace_tree
+from components.layout import Canvas
 from components.untrusted import inert, plain
 from retrieval.conversation import find_run
 from retrieval.errors import DriftLensError
@@ -14,7 +17,7 @@ from retrieval.events import ProgressEvent
 from retrieval.models import TraceStep
 from retrieval.search import explore
 
-TREE_HEIGHT = 520
+COMMUNITY_CANVAS = Canvas(560, 440)
 ctx = session.context()
 st.title("DRIFT trace")
 if status.empty_graph(st.session_state["health"]):
@@ -32,7 +35,7 @@ if submitted and question.strip():
         """Redraw the tree each time a step finishes."""
         if event.step:
             steps.append(TraceStep(**event.step))
-            live_tree.iframe(trace_tree.html_tree(steps), height=TREE_HEIGHT)
+            live_tree.plotly_chart(trace_tree.drawing(steps).figure, width="stretch")
 
     params, project = session.params(), session.project()
     chat = conversation.current()  # a run here is a turn of the open conversation, so `?run=` reopens it
@@ -81,14 +84,22 @@ run = runs[pick]
 if run.get("run_id"):
     st.query_params["run"] = run["run_id"]
 answer = run["answer"]
-trace = [s for s in answer.trace if s.question or s.answer]
+trace = trace_tree.shown_steps(answer.trace)
+step_key = f"drift_step_{pick}"
+
+
+def _set(state_key: str, value: str) -> None:
+    """A click on the tree (or the hierarchy) picks what the widget beside it shows."""
+    st.session_state[state_key] = value
+
+
 tree_col, step_col = st.columns([3, 2])
 with step_col:
     chosen = st.selectbox(
         "Step",
         [s.id for s in trace],
         format_func=lambda i: next(f"{s.kind} r{s.round}: {trace_tree.step_label(s, 60)}" for s in trace if s.id == i),
-        key=f"drift_step_{pick}",
+        key=step_key,
     )
     step = next((s for s in trace if s.id == chosen), None)
     if step is not None:
@@ -107,22 +118,40 @@ with step_col:
             with st.expander(f"{inert(hit.document_name or '') if hit else ''} · {chunk_id.rsplit(':', 1)[-1]}"):
                 st.markdown(inert(hit.text if hit else chunk_id))
 with tree_col:
-    st.iframe(trace_tree.html_tree(trace, selected=chosen), height=TREE_HEIGHT)
+    st.caption("Click a step to read it · hover for its question in full")
+    graph_view.show(
+        trace_tree.drawing(trace, selected=chosen), key=f"drift_tree_{pick}", on_pick=partial(_set, step_key)
+    )
 
 with st.expander("Final answer", expanded=False):
     answer_view.render(answer, ctx, key=f"drift-{pick}")
 
-hier_col, time_col = st.columns(2)
-with hier_col:
-    st.subheader("Communities touched")
-    tree = explore.community_tree(ctx)
-    touched = {c for s in answer.trace for c in s.communities}
-    st.caption(f"{len(touched)} of {len(tree)} communities (orange)")
-    if tree:
-        st.plotly_chart(charts.community_hierarchy(tree, touched=touched, kind="sunburst"), width="stretch")
-with time_col:
-    st.subheader("Phases")
-    if run["events"]:
-        st.plotly_chart(charts.phase_timeline(run["events"]), width="stretch")
-    else:
-        st.plotly_chart(charts.phase_durations({k: v.wall_ms for k, v in answer.usage.phases.items()}), width="stretch")
+st.subheader("Communities touched")
+tree = explore.community_tree(ctx)
+touched = {c for s in answer.trace for c in s.communities}
+st.caption(f"{len(touched)} of {len(tree)} communities (orange)")
+if tree:
+    sunburst_col, network_col = st.columns(2)
+    sunburst_col.plotly_chart(charts.community_hierarchy(tree, touched=touched, kind="sunburst"), width="stretch")
+    community_key = f"drift_community_{pick}"
+    with network_col:
+        picked = st.session_state.get(community_key)
+        graph_view.show(
+            charts.community_network(tree, COMMUNITY_CANVAS, touched=touched, selected=picked),
+            key=f"drift_communities_{pick}",
+            on_pick=partial(_set, community_key),
+        )
+        community = next((c for c in tree if c.id == picked), None)
+        if community is None:
+            st.caption("Click a community to see which steps targeted it.")
+        else:
+            targeted = [s for s in trace if community.id in s.communities]
+            st.markdown(f"**{inert(community.title)}** · level {community.level} · {community.size} members")
+            st.caption(
+                "targeted by: " + ", ".join(f"{s.kind} r{s.round}" for s in targeted) if targeted else "not targeted"
+            )
+st.subheader("Phases")
+if run["events"]:
+    st.plotly_chart(charts.phase_timeline(run["events"]), width="stretch")
+else:
+    st.plotly_chart(charts.phase_durations({k: v.wall_ms for k, v in answer.usage.phases.items()}), width="stretch")

@@ -10,6 +10,7 @@ import streamlit as st
 
 from components import charts, graph_view, layout, session, status
 from components.graph_view import ColourBy
+from components.layout import Canvas
 from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.search import explore
@@ -18,6 +19,10 @@ from retrieval.search.hybrid import search_entities
 MAX_CAP = 300
 #: Relations drawn per node of the cap: the strongest ones; the rest are counted, not drawn.
 EDGES_PER_NODE = 2
+#: The neighbourhood's drawing area at design size: the graph column of a 1440 px wide window.
+CANVAS = Canvas(640, 520)
+COMMUNITY_CANVAS = Canvas(560, 460)
+CYPHER_CANVAS = Canvas(900, 420)
 ctx = session.context()
 if status.empty_graph(st.session_state["health"]):
     st.stop()
@@ -27,18 +32,30 @@ state = st.session_state
 state.setdefault("ex_seeds", [])
 state.setdefault("ex_pos", {})
 state.setdefault("ex_selected", None)
-state.setdefault("ex_last_click", None)
 
 
 def _start(entity_id: str | None) -> None:
-    """A new pick starts a new picture: one seed, nothing placed, nothing selected."""
+    """A new pick starts a new picture: one seed, nothing placed, the seed selected."""
     state.ex_seeds = [entity_id] if entity_id else []
     state.ex_pos = {}
     state.ex_selected = entity_id
-    state.ex_last_click = None
 
 
-search_col, opts_col = st.columns([3, 2])
+def _picked(node_id: str) -> None:
+    """A click selects the node and expands its neighbourhood into the picture."""
+    state.ex_selected = node_id
+    if node_id not in state.ex_seeds:
+        state.ex_seeds = [*state.ex_seeds, node_id]
+
+
+def _found() -> None:
+    """Find-in-graph selects the node it found, then empties itself for the next search."""
+    if state.get("ex_find"):
+        state.ex_selected = state.ex_find
+    state.ex_find = None
+
+
+search_col, pick_col, hops_col, cap_col, colour_col = st.columns([3, 3, 2, 2, 2], vertical_alignment="bottom")
 query = search_col.text_input("Search entities", key="ex_query", placeholder="e.g. Scrooge, Marley, Christmas")
 if state.get("ex_hits_for") != (ctx.project, query):  # search once per query: reruns keep the same options
     try:
@@ -53,17 +70,19 @@ if query.strip() and not hits:
     search_col.caption("No entity matches that search.")
 if state.get("ex_pick") not in labels:  # a new search picks its best hit
     state.ex_pick = next(iter(labels), None)
-pick = search_col.selectbox("Entity", list(labels), format_func=lambda i: labels[i], key="ex_pick")
+pick = pick_col.selectbox("Entity", list(labels), format_func=lambda i: labels[i], key="ex_pick")
 if pick and (not state.ex_seeds or state.ex_seeds[0] != pick):
     _start(pick)
 
 state.setdefault("ex_hops", min(max(state.get("tune_max_hops", 2), 1), 3))
 state.setdefault("ex_cap", min(state.get("tune_max_nodes", 100), MAX_CAP))
-hops = opts_col.slider("Hops", 1, 3, key="ex_hops")
-cap = opts_col.slider("Node cap", 10, MAX_CAP, step=10, key="ex_cap")
-colour_by: ColourBy = opts_col.radio("Colour by", ["type", "community"], horizontal=True, key="ex_colour")
+hops = hops_col.slider("Hops", 1, 3, key="ex_hops")
+cap = cap_col.slider("Node cap", 10, MAX_CAP, step=10, key="ex_cap")
+colour_by: ColourBy = colour_col.radio("Colour by", ["type", "community"], horizontal=True, key="ex_colour")
+tree = explore.community_tree(ctx)
+titles = {c.id: c.title for c in tree}
 
-graph_col, side_col = st.columns([3, 2])
+graph_col, side_col = st.columns([2, 1])
 if state.ex_seeds:
     try:
         first = explore.neighbourhood(ctx, state.ex_seeds[:1], session.params(max_hops=hops), cap)
@@ -72,9 +91,12 @@ if state.ex_seeds:
     except DriftLensError as exc:
         session.show_error(exc)
         st.stop()
-    state.ex_pos = layout.radial(
-        [n.id for n in view.nodes], [(e.source, e.target) for e in view.edges], state.ex_seeds, state.ex_pos
+    if state.get("ex_pos_for") != (state.ex_seeds[0], hops, cap):  # other sliders: a fresh picture
+        state.ex_pos, state.ex_pos_for = {}, (state.ex_seeds[0], hops, cap)
+    state.ex_pos = layout.force(
+        [n.id for n in view.nodes], [(e.source, e.target) for e in view.edges], CANVAS, state.ex_pos
     )
+    names = {n.id: n.label for n in view.nodes}
     with graph_col:
         cut = f"{view.cut} known nodes" if view.cut else "more nodes"
         st.caption(
@@ -82,65 +104,82 @@ if state.ex_seeds:
             + (f" · {view.hidden_edges} weaker relations not drawn" if view.hidden_edges else "")
             + (f" · cap {cap} reached: {cut} within {hops} hops not shown" if view.truncated else "")
         )
-        clicked = graph_view.draw(
-            view, state.ex_pos, colour_by=colour_by, highlight=frozenset(state.ex_seeds), height=600, key="ex_graph"
+        drawn = graph_view.draw(
+            view,
+            state.ex_pos,
+            CANVAS,
+            key="ex_graph",
+            colour_by=colour_by,
+            strong=frozenset(state.ex_seeds),
+            selected=state.ex_selected,
+            community_titles=titles,
+            on_pick=_picked,
         )
-    if clicked and clicked != state.ex_last_click:
-        state.ex_last_click = clicked
-        state.ex_selected = clicked
-        if clicked not in state.ex_seeds:
-            state.ex_seeds.append(clicked)
-        st.rerun()
+        st.caption(
+            f"Names shown for {len(drawn.labelled)} of {len(view.nodes)} nodes (hover for the others) · "
+            "wheel to zoom, drag to pan, ⛶ for fullscreen · the legend hides and shows a group"
+        )
     with side_col:
-        details = explore.node_details(ctx, state.ex_selected) if state.ex_selected else None
-        if details is None:
-            st.caption("Click a node to see its properties and source chunks.")
+        st.selectbox(
+            "Find in graph",
+            sorted(names, key=lambda i: names[i].lower()),
+            index=None,
+            format_func=lambda i: names[i],
+            placeholder="Type a name to find it in the picture",
+            key="ex_find",
+            on_change=_found,
+        )
+        if state.ex_selected:
+            graph_view.node_panel(ctx, state.ex_selected)
         else:
-            st.subheader(inert(details.title))
-            st.caption(f"{details.kind} · `{details.id}`")
-            if details.description:
-                st.markdown(inert(details.description))
-            with st.expander("Properties"):
-                st.json(details.properties)
-            st.markdown(f"**Source chunks** ({len(details.chunks)})")
-            for chunk in details.chunks:
-                with st.expander(f"{inert(chunk.document_name or '')} · {chunk.id.rsplit(':', 1)[-1]}"):
-                    st.markdown(inert(chunk.text))
+            st.caption("Click a node to see its properties and source chunks.")
         if len(state.ex_seeds) > 1 and st.button("Collapse expansions"):
             _start(state.ex_seeds[0])
             st.rerun()
 else:
     graph_col.info("Search for an entity and pick one to see its neighbourhood.")
 
+
+def _community_picked(community_id: str) -> None:
+    state.ex_community = community_id
+
+
 st.divider()
 st.subheader("Communities")
-tree = explore.community_tree(ctx)
 if not tree:
     st.caption("No communities yet: indexing builds them.")
 else:
     levels = sorted({c.level for c in tree})
-    left, right = st.columns([3, 2])
     if state.get("ex_level") not in levels:
         state.ex_level = levels[0]
-    level = left.select_slider("Show levels from", levels, key="ex_level")
-    shape: Literal["treemap", "sunburst"] = left.radio(
-        "Chart", ["treemap", "sunburst"], horizontal=True, key="ex_chart"
+    level_col, shape_col = st.columns([3, 2])
+    level = level_col.select_slider("Show levels from", levels, key="ex_level")
+    shape: Literal["treemap", "sunburst"] = shape_col.radio(
+        "Chart", ["sunburst", "treemap"], horizontal=True, key="ex_chart"
     )
-    left.plotly_chart(charts.community_hierarchy(tree, kind=shape, min_level=level), width="stretch")
-    at_level = sorted((c for c in tree if c.level == level), key=lambda c: -c.size)
-    chosen = right.selectbox(
+    shown = sorted((c for c in tree if c.level >= level), key=lambda c: (-c.level, -c.size))
+    if state.get("ex_community") not in {c.id for c in shown}:
+        state.ex_community = shown[0].id if shown else None
+    chart_col, network_col = st.columns(2)
+    chart_col.plotly_chart(charts.community_hierarchy(tree, kind=shape, min_level=level), width="stretch")
+    with network_col:
+        communities = charts.community_network(tree, COMMUNITY_CANVAS, min_level=level, selected=state.ex_community)
+        graph_view.show(communities, key="ex_communities", on_pick=_community_picked)
+        st.caption("Each community linked to the one above it; click one to read it below.")
+    chosen = st.selectbox(
         "Community",
-        [c.id for c in at_level],
-        format_func=lambda i: next(f"{c.title} ({c.size})" for c in at_level if c.id == i),
+        [c.id for c in shown],
+        format_func=lambda i: next(f"level {c.level} · {c.title} ({c.size})" for c in shown if c.id == i),
         key="ex_community",
     )
     detail = explore.community_detail(ctx, chosen) if chosen else None
     if detail:
-        right.markdown(
+        summary_col, members_col = st.columns([3, 2])
+        summary_col.markdown(
             f"**{inert(detail.community.title)}** · level {detail.community.level} · {detail.community.size} members"
         )
-        right.markdown(inert(detail.summary) or "No summary.")
-        right.dataframe(
+        summary_col.markdown(inert(detail.summary) or "No summary.")
+        members_col.dataframe(
             pd.DataFrame([{"entity": m.label, "type": m.group, "degree": m.degree} for m in detail.members]),
             hide_index=True,
             height=260,
@@ -170,7 +209,7 @@ if result is not None:
     )
     st.dataframe(table, hide_index=True, width="stretch")
     if result.graph.nodes:
-        positions = layout.radial(
-            [n.id for n in result.graph.nodes], [(e.source, e.target) for e in result.graph.edges], []
+        positions = layout.force(
+            [n.id for n in result.graph.nodes], [(e.source, e.target) for e in result.graph.edges], CYPHER_CANVAS
         )
-        graph_view.draw(result.graph, positions, height=420)
+        graph_view.draw(result.graph, positions, CYPHER_CANVAS, key="ex_cypher_graph")

@@ -98,7 +98,7 @@ class ChatApp:
             self._status.update(f"{event.progress_pct:3d}% {event.thought_summary}")
 
     def _render(self, answer: Answer) -> None:
-        citations = list(dict.fromkeys((c.chunk_id, c.document_name, c.span) for c in answer.citations()))
+        citations = list(dict.fromkeys((c.chunk_id, c.source, c.span) for c in answer.citations()))
         number = {cited: n for n, cited in enumerate(citations, start=1)}  # one number per listed reference
         if answer.no_data_found and not answer.final_answer:
             self.console.print("[yellow]No data found.[/yellow]")
@@ -106,10 +106,9 @@ class ChatApp:
             self.console.print(Markdown(answer.final_answer))
         for fact in answer.key_facts:
             if fact.fact != answer.final_answer:
-                marks = "".join(f"[{number[(c.chunk_id, c.document_name, c.span)]}]" for c in fact.citations)
+                marks = "".join(f"[{number[(c.chunk_id, c.source, c.span)]}]" for c in fact.citations)
                 self.console.print(f"• {fact.fact} {marks}", markup=False, highlight=False)
-        for n, (chunk_id, document, span) in enumerate(citations, start=1):
-            source = document or chunk_id
+        for n, (_chunk_id, source, span) in enumerate(citations, start=1):
             self.console.print(f"  [{n}] {source}: “{' '.join(span.split())[:160]}”", markup=False, highlight=False)
         for note in answer.notes:
             self.console.print(f"[dim]note: {note}[/dim]", highlight=False)

@@ -60,6 +60,9 @@ def _print_stats(console: Console, stats: dict[str, Any]) -> None:
     table = Table("what", "count", title=f"project {stats['project']}")
     for key in ("documents", "chunks", "entities", "relationships"):
         table.add_row(key, str(stats[key]))
+    for key in ("symbols", "references", "links", "mcp_tools"):  # a repository's; absent from a corpus of prose
+        if stats[key]:
+            table.add_row(key.replace("_", " "), str(stats[key]))
     for level, n in sorted(stats["communities"].items()):
         table.add_row(f"communities level {level}", str(n))
     console.print(table)

@@ -72,7 +72,8 @@ def run_search(args: argparse.Namespace) -> int:
     console = Console()
     for n, row in enumerate(rows, start=1):
         sources = ", ".join(f"{k} {v:.3f}" for k, v in row["sources"].items())
-        console.print(f"[bold]{n}. {row['document']}[/] score {row['score']:.3f} ({sources}) [dim]{row['chunk_id']}[/]")
+        where = row["lines"] or row["document"]
+        console.print(f"[bold]{n}. {where}[/] score {row['score']:.3f} ({sources}) [dim]{row['chunk_id']}[/]")
         console.print("   " + " ".join(row["text"].split())[:300], markup=False)
     return 0
 
@@ -81,6 +82,7 @@ def _hit_row(hit: Hit) -> dict[str, Any]:
     return {
         "chunk_id": hit.id,
         "document": hit.document_name or hit.document_id or "",
+        "lines": str(hit.lines) if hit.lines else None,
         "score": round(hit.score, 6),
         "text": hit.text,
         "sources": {k: round(v, 6) for k, v in hit.sources.items()},
@@ -108,7 +110,7 @@ def _print_answer(console: Console, answer: Answer, *, trace: bool) -> None:
     console.print(f"[bold]{answer.mode} answer[/] ({answer.answered_by})")
     console.print(answer.final_answer, markup=False)
     for n, fact in enumerate(answer.key_facts, start=1):
-        sources = "; ".join(f"{c.document_name or c.chunk_id}" for c in fact.citations)
+        sources = "; ".join(c.source for c in fact.citations)
         console.print(f"  [{n}] {fact.fact}  — {sources}", markup=False)
     for note in answer.notes:
         console.print(f"[yellow]note[/] {note}")

@@ -25,6 +25,10 @@ class Chunk:
     text: str
     start: int
     end: int
+    #: First and last line (1-based) for repository files, cited as `path:first-last`.
+    lines: tuple[int, int] | None = None
+    #: The definition a code chunk holds (`Class.method`), None for the code between definitions and for prose.
+    symbol: str | None = None
 
 
 def _word_count(text: str) -> int:

@@ -109,6 +109,7 @@ class IndexGraph:
             f"UNWIND $rows AS row MERGE (c:{lab.chunk} {{id: row.id}}) "
             f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
             "c.document_id = row.document_id, c.document_name = row.document_name, c.projectId = row.project, "
+            "c.path = row.path, c.line_start = row.line_start, c.line_end = row.line_end, c.symbol = row.symbol, "
             f"c.relations = row.relations, c.{lab.embedding} = {self.store.vec('row.embedding')} "
             f"WITH c, row MATCH (d:{lab.document} {{id: row.document_id}}) MERGE (d)-[:HAS_CHUNK]->(c)",
             rows,

@@ -24,13 +24,24 @@ import numpy as np
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.errors import DriftLensError, EmbeddingMismatch
-from retrieval.indexing import communities, entities, relations, reports
-from retrieval.indexing.chunking import Chunk, chunk_text
+from retrieval.indexing import (
+    code_outline,
+    communities,
+    entities,
+    languages,
+    references,
+    relations,
+    repo_facts,
+    reports,
+)
+from retrieval.indexing.chunking import Chunk
+from retrieval.indexing.code_chunking import chunk_source
 from retrieval.indexing.communities import Community
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_offline import extract_document
-from retrieval.indexing.graph import IndexGraph
 from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
+from retrieval.indexing.repo_facts import DocumentFacts
+from retrieval.indexing.repo_graph import RepoGraph
 from retrieval.indexing.sources import LoadIssue, LoadLimits, SourceDocument, count_candidates, load
 from retrieval.llm import ChatModel
 from retrieval.models import Usage
@@ -87,7 +98,7 @@ class _Run:
         self.settings = settings
         self.store = store
         self.embedder = embedder
-        self.graph = IndexGraph(store, settings, project)
+        self.graph = RepoGraph(store, settings, project)
         self.chat = chat_model
         self.on_progress = on_progress
         self.report = IndexReport(project=project)
@@ -119,6 +130,7 @@ class _Run:
             raise EmbeddingMismatch(f"(another project, {stored_dim}-d)", stored_dim, name, dim)
         with self.stage("indexes"):
             self.store.ensure_schema(dim)
+            self.graph.ensure_indexes()
             if info is None:
                 self.graph.ensure_project(name, dim)
         return info
@@ -134,14 +146,22 @@ class _Run:
 
     def write_documents(self, docs: list[SourceDocument]) -> None:
         chunked: list[list[Chunk]] = []
+        facts: list[DocumentFacts] = []
+        s = self.settings
         with self.stage("chunk", len(docs)):
             for i, doc in enumerate(docs):
-                chunked.append(chunk_text(doc.text, self.settings.chunk_tokens, self.settings.chunk_overlap))
+                language = languages.language(doc.path)  # code is parsed once, for its chunks and its symbols
+                outline = code_outline.parse(language, doc.text) if language else None
+                chunked.append(chunk_source(doc.path, doc.text, outline, s.chunk_tokens, s.chunk_overlap))
+                facts.append(repo_facts.of(doc.path, doc.text, outline))
                 self.tick("chunk", i + 1, len(docs), doc.path)
         vectors = self.embed([c.text for chunks in chunked for c in chunks], "embed")
         extractions: list[list[ChunkExtraction]] = []
         with self.stage("extract", len(docs)):
             for i, (doc, chunks) in enumerate(zip(docs, chunked, strict=True)):
+                if not languages.has_prose(doc.path):  # code and configuration: symbols instead of entities
+                    extractions.append([ChunkExtraction() for _ in chunks])
+                    continue
                 found = extract_document(doc.text, chunks)
                 if self.chat is not None:
                     found, notes = extract_with_llm(
@@ -152,13 +172,18 @@ class _Run:
                 self.tick("extract", i + 1, len(docs), doc.path)
         offset = 0
         with self.stage("write", len(docs)):
-            for i, (doc, chunks, found) in enumerate(zip(docs, chunked, extractions, strict=True)):
-                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found)
+            for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
+                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found, fact)
                 offset += len(chunks)
                 self.tick("write", i + 1, len(docs), doc.path)
 
     def write_document(
-        self, doc: SourceDocument, chunks: list[Chunk], vectors: np.ndarray, found: list[ChunkExtraction]
+        self,
+        doc: SourceDocument,
+        chunks: list[Chunk],
+        vectors: np.ndarray,
+        found: list[ChunkExtraction],
+        facts: DocumentFacts,
     ) -> None:
         project = self.report.project
         doc_id = document_id(project, doc.path)
@@ -180,6 +205,11 @@ class _Run:
                     "end": chunk.end,
                     "document_id": doc_id,
                     "document_name": doc.title,
+                    "path": doc.path,
+                    # 0 for prose: every chunk has the keys, so search projections always include them
+                    "line_start": chunk.lines[0] if chunk.lines else 0,
+                    "line_end": chunk.lines[1] if chunk.lines else 0,
+                    "symbol": chunk.symbol,
                     "relations": json.dumps(claims),
                     "embedding": vector.tolist(),
                 }
@@ -197,6 +227,8 @@ class _Run:
             )
         self.graph.write_chunks(chunk_rows)
         self.graph.write_mentions(mention_rows)
+        for key, n in self.graph.write(doc_id, doc.path, facts).items():
+            self.count(key, n)
         self.graph.finish_document(doc_id, doc.content_hash)
         self.count("chunks", len(chunk_rows))
         self.count("mentions", len(mention_rows))
@@ -205,6 +237,11 @@ class _Run:
     def reconcile(self) -> None:
         """Bring entities, RELATED and communities in line with the chunks; write only differences."""
         g = self.graph
+        with self.stage("references"):
+            written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
+            self.count("references", written)
+            self.count("references_deleted", dropped)
+            self.count("links_deleted", g.delete_unlinked_urls())
         with self.stage("resolve"):
             wanted = entities.resolve(g.mentions())
             stored = g.entities()

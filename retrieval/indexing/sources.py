@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from retrieval.indexing import languages
 from retrieval.indexing.entries import PDF_SUFFIX, SUPPORTED, Entry, LoadIssue, entries
 
 if TYPE_CHECKING:
@@ -117,6 +118,9 @@ def _too_large(path: str, size: int, limit: int) -> LoadIssue:
 
 
 def _read(path: str, data: bytes) -> SourceDocument | LoadIssue:
+    if languages.kind(path) == "config" and len(data) > languages.MAX_CONFIG_BYTES:
+        limit = languages.MAX_CONFIG_BYTES // 1024
+        return LoadIssue(path, f"a data file, not configuration (over {limit} kB); skipped", keeps_stored=False)
     if PurePosixPath(path).suffix.lower() == PDF_SUFFIX:
         try:
             text: str | None = _pdf_text(data)

@@ -7,11 +7,13 @@ from typing import Any
 
 from retrieval.config import Settings
 from retrieval.indexing.graph import Labels
+from retrieval.indexing.repo_graph import SYMBOL, TOOL, URL
 from retrieval.store.base import GraphStore
 
 
 def graph_stats(store: GraphStore, settings: Settings, project: str | None = None) -> dict[str, Any]:
-    """Documents, chunks, entities, relationships, communities per level (with sizes), and the last changing run."""
+    """Documents, chunks, entities, relationships, repository symbols/references/links/MCP tools, communities per
+    level (with sizes), and the last changing run."""
     project = project or settings.project
     lab = Labels.of(settings)
     params = {"project": project}
@@ -42,6 +44,13 @@ def graph_stats(store: GraphStore, settings: Settings, project: str | None = Non
         "relationships": count(
             f"MATCH (a:{lab.entity} {{projectId: $project}})-[r:RELATED]->(:{lab.entity}) RETURN count(r) AS n"
         ),
+        # repository ingestion (0 for a project of documents)
+        "symbols": count(f"MATCH (s:{SYMBOL} {{projectId: $project}}) RETURN count(s) AS n"),
+        "references": count(
+            f"MATCH (d:{lab.document} {{projectId: $project}})-[r:REFERS_TO]->(:{SYMBOL}) RETURN count(r) AS n"
+        ),
+        "links": count(f"MATCH (u:{URL} {{projectId: $project}}) RETURN count(u) AS n"),
+        "mcp_tools": count(f"MATCH (t:{TOOL} {{projectId: $project}}) RETURN count(t) AS n"),
         "communities": {level: len(values) for level, values in sizes.items()},
         "community_sizes": sizes,
         "last_run": json.loads(last_run) if last_run else None,

@@ -227,6 +227,7 @@ class _AgentRun:
                 text=x.text,
                 score=x.score or 0.0,
                 document_name=x.document_name or None,
+                lines=x.lines,
             )
             for x in self.tools.seen.values()
         ]

@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval.context import Context
 from retrieval.errors import DriftLensError
-from retrieval.models import Citation, QueryParams
+from retrieval.models import Citation, Lines, QueryParams
 from retrieval.modes.agent_args import (
     ExecuteCypherArgs,
     ExpandNodeArgs,
@@ -108,6 +108,7 @@ class Seen:
     text: str
     document_name: str = ""
     score: float | None = None
+    lines: Lines | None = None
 
 
 @dataclass
@@ -194,7 +195,7 @@ class AgentTools:
         hits = search_chunks(self.ctx, args.search_text, params)
         payload = []
         for hit in hits:
-            self.seen[hit.id] = Seen(hit.id, "chunk", hit.text, hit.document_name or "", hit.score)
+            self.seen[hit.id] = Seen(hit.id, "chunk", hit.text, hit.document_name or "", hit.score, hit.lines)
             payload.append(
                 {"id": hit.id, "score": round(hit.score, 3), "document": hit.document_name, "text": _cut(hit.text)}
             )
@@ -232,6 +233,7 @@ class AgentTools:
             document_name=seen.document_name,
             score=seen.score,
             kind="chunk" if seen.kind == "chunk" else "node",
+            lines=seen.lines,
         )
 
     def _value(self, value: Any) -> Any:

@@ -114,7 +114,7 @@ def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: lis
 
 def _context_block(hits: list[Hit]) -> str:
     return "\n\n".join(
-        f"[{n}] (id: {h.id}; document: {h.document_name or h.document_id or 'unknown'}; "
+        f"[{n}] (id: {h.id}; document: {h.lines or h.document_name or h.document_id or 'unknown'}; "
         f"confidence {source_confidence(h):.0%})\n{h.text}"
         for n, h in enumerate(hits, start=1)
     )

@@ -209,7 +209,12 @@ def extractive_facts(
 
 def _fact(hit: Hit, span: str, score: float) -> KeyFact:
     citation = Citation(
-        chunk_id=hit.id, span=span, document_name=hit.document_name or "", score=round(score, 4), kind=_kind(hit)
+        chunk_id=hit.id,
+        span=span,
+        document_name=hit.document_name or "",
+        score=round(score, 4),
+        kind=_kind(hit),
+        lines=hit.lines,
     )
     return KeyFact(fact=display(span), citations=[citation])
 
@@ -243,6 +248,7 @@ def validate_citations(key_facts: list[KeyFact], retrieved: dict[str, Hit]) -> t
                         "span": span,
                         "document_name": citation.document_name or hit.document_name or "",
                         "kind": _kind(hit),
+                        "lines": citation.lines or hit.lines,
                     }
                 )
             )

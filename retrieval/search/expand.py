@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from retrieval.context import Context
-from retrieval.models import Hit, QueryParams
+from retrieval.models import Hit, Lines, QueryParams
 from retrieval.store.base import ident
 
 #: Relevance kept per hop before edge strength and degree penalty.
@@ -262,7 +262,7 @@ def _evidence(ctx: Context, nodes: Sequence[_Node], limit: int) -> list[Hit]:
     texts = ctx.store.read(
         f"UNWIND $ids AS id MATCH (c:{ident(s.chunk_label)} {{id: id}}) "
         f"RETURN id, c.{ident(s.text_property)} AS text, c.document_id AS document_id, "
-        "c.document_name AS document_name",
+        "c.document_name AS document_name, c.path AS path, c.line_start AS line_start, c.line_end AS line_end",
         {"ids": best},
     )
     by_id = {row["id"]: row for row in texts}
@@ -274,6 +274,7 @@ def _evidence(ctx: Context, nodes: Sequence[_Node], limit: int) -> list[Hit]:
             score=scores[chunk_id],
             document_id=by_id[chunk_id]["document_id"],
             document_name=by_id[chunk_id]["document_name"],
+            lines=Lines.of(by_id[chunk_id]),
             metadata={"entities": via[chunk_id]},
             sources={"graph": scores[chunk_id]},
         )

@@ -15,7 +15,7 @@ from typing import Any
 
 from retrieval.context import Context
 from retrieval.indexing.graph import Labels
-from retrieval.models import Hit, QueryParams
+from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search.expand import expand
 from retrieval.store.cypher_limits import bounded
 
@@ -328,11 +328,18 @@ def chunks(ctx: Context, chunk_ids: Sequence[str]) -> dict[str, Hit]:
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
         f"MATCH (c:{lab.chunk}) WHERE c.id IN $ids "
-        f"RETURN c.id AS id, c.{lab.text} AS text, c.document_name AS document, c.document_id AS document_id",
+        f"RETURN c.id AS id, c.{lab.text} AS text, c.document_name AS document, c.document_id AS document_id, "
+        "c.path AS path, c.line_start AS line_start, c.line_end AS line_end",
         {"ids": list(chunk_ids)},
     )
     return {
-        r["id"]: Hit(id=r["id"], text=str(r["text"] or ""), document_name=r["document"], document_id=r["document_id"])
+        r["id"]: Hit(
+            id=r["id"],
+            text=str(r["text"] or ""),
+            document_name=r["document"],
+            document_id=r["document_id"],
+            lines=Lines.of(r),
+        )
         for r in rows
     }
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from retrieval.context import Context
-from retrieval.models import Hit, QueryParams
+from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
@@ -191,5 +191,6 @@ def _hit(ctx: Context, kind: Kind, fused: fusion.Fused, props: dict[str, Any]) -
         score=fused.score,
         document_id=props.get("document_id"),
         document_name=props.get("document_name"),
+        lines=Lines.of(props),
         sources=fused.sources,
     )

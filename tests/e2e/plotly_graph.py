@@ -1,0 +1,63 @@
+"""Driving the app's plotly graphs from a real browser: where a node is drawn, and clicking it as a person does.
+
+Each node's id is its point's `customdata`; plotly's own axis functions turn its data coordinates into page
+pixels, so a test clicks the exact spot a person would, moving the mouse there first (plotly picks the
+clicked point from what is under the pointer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from playwright.sync_api import Locator, Page
+
+from components.network import SELECTED_RING
+
+WAIT_MS = 60_000
+
+_NODES = """(gd) => {
+  const SELECTED = "SELECTED_RING";
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+  const out = [];
+  for (const t of gd._fullData) {
+    const ring = ((t.marker || {}).line || {}).color;
+    (t.customdata || []).forEach((id, i) => out.push({
+      id: String(id), text: Array.isArray(t.text) ? (t.text[i] || "") : "", group: t.name || "",
+      selected: Array.isArray(ring) && ring[i] === SELECTED,
+      x: box.left + xa._offset + xa.l2p(t.x[i]), y: box.top + ya._offset + ya.l2p(t.y[i]),
+    }));
+  }
+  return out;
+}""".replace("SELECTED_RING", SELECTED_RING)
+
+
+@dataclass(frozen=True)
+class DrawnNode:
+    id: str
+    text: str
+    group: str
+    selected: bool
+    x: float
+    y: float
+
+
+def chart(page: Page, key: str) -> Locator:
+    """The plotly graph div of the chart drawn with widget key `key`, once it has been drawn."""
+    graph = page.locator(f".st-key-{key} .js-plotly-plot").first
+    graph.locator("g.scatterlayer").first.wait_for(timeout=WAIT_MS)
+    return graph
+
+
+def nodes(page: Page, key: str) -> list[DrawnNode]:
+    """Every node of that chart where it is on screen now (the chart is scrolled into view first)."""
+    graph = chart(page, key)
+    graph.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    return [DrawnNode(**n) for n in graph.evaluate(_NODES)]
+
+
+def click(page: Page, x: float, y: float) -> None:
+    page.mouse.move(x - 3, y - 3)
+    page.mouse.move(x, y)
+    page.wait_for_timeout(400)  # plotly settles what is hovered before the click
+    page.mouse.click(x, y)
