@@ -47,7 +47,7 @@ def test_ask_shows_answer_and_expanded_citation(session: Session) -> None:
     mark = page.locator("mark").first
     expect(mark).to_be_visible()
     assert mark.inner_text().strip()
-    plotly_graph.chart(page, "turn0-local-evidence")  # the evidence graph of the latest answer
+    plotly_graph.chart(page, plotly_graph.key_ending(page, "-local-evidence"))  # the latest answer's evidence
     session.screenshot("ask")
     session.assert_offline()
 
