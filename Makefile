@@ -1,4 +1,5 @@
-# DriftLens: two commands. `make run` serves the app, `make test` runs every test.
+# DriftLens: two commands. `make run` serves the app, `make test` runs every test (on both graph backends:
+# embedded FalkorDB and a real Neo4j 5 the tests start themselves with Java 17 + Maven).
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -7,7 +8,7 @@ PORT ?= 8501
 RUN_STAMP := $(VENV)/.stamp-run-$(shell cat requirements.txt | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.stamp-dev-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
 
-.PHONY: run test install install-dev demo lint format bench clean neo4j
+.PHONY: run test test-neo4j install install-dev demo lint format bench clean neo4j
 
 run: $(RUN_STAMP)
 	$(PY) -m retrieval demo
@@ -18,6 +19,11 @@ test: $(DEV_STAMP)
 	$(PY) -m ruff format --check retrieval components views app.py tests benchmarks examples tools
 	$(PY) -m mypy
 	$(PY) -m pytest
+
+# Only the Neo4j half of the backend-parametrised tests (the session starts and stops its own Neo4j,
+# or uses NEO4J_URI's server when that is set: its database is wiped). Ends with pytest's summary line.
+test-neo4j: $(DEV_STAMP)
+	$(PY) -m pytest -m neo4j
 
 install: $(RUN_STAMP)
 install-dev: $(DEV_STAMP)

@@ -39,7 +39,7 @@ def eval_settings(folder: Path) -> Settings:
     )
 
 
-def _wait_for_indexes(store: GraphStore, timeout_s: float = 600) -> None:
+def wait_for_indexes(store: GraphStore, timeout_s: float = 600) -> None:
     """A reopened embedded graph rebuilds its indexes; queries fail until they are operational again."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline and any(s.state != "OPERATIONAL" for s in store.index_states()):
@@ -68,7 +68,7 @@ def build_graph(data: EvalSet, *, verbose: bool = True) -> tuple[GraphStore, Set
             last[tick.stage] = tick.done
             print(f"  index {data.name}: {tick.stage} {tick.done}/{tick.total}", flush=True)
 
-    _wait_for_indexes(store)
+    wait_for_indexes(store)
     report = run_index(settings, store, make_embedder(settings), [docs], project=PROJECT, on_progress=show)
     if verbose and report.changed:
         print(f"  indexed {len(report.added)} passages in {sum(report.seconds.values()):.0f} s: {report.written}")

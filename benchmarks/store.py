@@ -1,7 +1,7 @@
-"""Store benchmark: load, index build, vector/fulltext/filtered latency and HNSW recall on the embedded graph.
+"""Store benchmark: load, index build, vector/fulltext/filtered latency and HNSW recall, per graph backend.
 
-Usage: python benchmarks/store.py [--quick] [--sizes 10000 100000] [--queries 200]
-Targets (2 cores): recall@10 >= 0.98 at 100k; vector top-10 p95 <= 10 ms at 100k.
+Usage: python benchmarks/store.py [--backend falkordb|neo4j|both] [--quick] [--sizes 10000 100000] [--queries 200]
+Targets (2 cores): recall@10 >= 0.98 at 100k on both backends; vector top-10 p95 <= 10 ms at 100k (embedded).
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import backends
 from benchmarks._table import print_table
-from retrieval.config import load_settings
-from retrieval.store import GraphStore, open_store
+from retrieval.store import GraphStore
 
 DIM = 384
+HEADER = ["chunks", "backend", "load/s", "index s", "vec p50", "vec p95", "recall@10", "filt p50", "filt p95"]
+HEADER += ["ft p50", "ft p95"]
 #: Zipf-distributed synthetic vocabulary: a few very common words, a long tail of rare ones, like real text.
 VOCABULARY = [f"w{i}" for i in range(5000)]
 ZIPF = 1.0 / np.arange(1, len(VOCABULARY) + 1)
@@ -67,12 +69,12 @@ def timed(fn, repeats: list) -> tuple[float, float, list]:  # type: ignore[no-un
     return float(np.percentile(times, 50)), float(np.percentile(times, 95)), results
 
 
-def run(n: int, queries: int) -> list[object]:
+def run(n: int, queries: int, backend: str, neo4j: dict[str, object]) -> list[object]:
     rng = np.random.default_rng(n)
     vectors = clustered(n, rng)
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(_env_file=None, graph_path=Path(tmp) / "bench.db", neo4j_uri=None)
-        store = open_store(settings)
+        settings = backends.settings_for(backend, Path(tmp), neo4j)
+        store = backends.open_empty(settings)
         label = settings.chunk_label
         load_s = load(store, vectors, rng)
         started = time.perf_counter()
@@ -97,7 +99,7 @@ def run(n: int, queries: int) -> list[object]:
         t50, t95, _ = timed(lambda t: store.fulltext_search(label, t, 10), texts)
         store.clear()
         store.close()
-    return [n, load_s, index_s, v50, v95, recall, f50, f95, t50, t95]
+    return [n, backend, n / load_s, index_s, v50, v95, recall, f50, f95, t50, t95]
 
 
 def main() -> None:
@@ -105,12 +107,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="10k chunks only (under a minute)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=200)
+    backends.add_argument(parser)
     args = parser.parse_args()
     sizes = [10_000] if args.quick else args.sizes
-    rows = [run(n, args.queries) for n in sizes]
+    chosen = backends.chosen(args)
+    with backends.neo4j_env(chosen) as neo4j:
+        rows = [run(n, args.queries, backend, neo4j) for n in sizes for backend in chosen]
     print_table(
-        "Embedded FalkorDB Lite, 384-d clustered vectors, top-10 (ms); recall vs exact numpy cosine",
-        ["chunks", "load s", "index s", "vec p50", "vec p95", "recall@10", "filt p50", "filt p95", "ft p50", "ft p95"],
+        "Store: 384-d clustered vectors, top-10 latencies (ms); recall vs exact numpy cosine; load in chunks/s",
+        HEADER,
         rows,
     )
 

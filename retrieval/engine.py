@@ -21,6 +21,7 @@ from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, sour
 from retrieval.llm import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
+from retrieval.readable import nothing_to_search
 from retrieval.redact import redact
 from retrieval.search import explore
 from retrieval.search.enrich import check_retrieval_query
@@ -147,6 +148,10 @@ class Engine:
         if not question:
             progress.emit("completed", 100, "empty question")
             return Answer.empty("", mode, answered_by, "Type a question to search the graph.")
+        unsearchable = nothing_to_search(question) if mode != "agent" else None
+        if unsearchable:
+            progress.emit("completed", 100, "nothing to search for")
+            return Answer.empty(question, mode, answered_by, unsearchable)
         started = time.perf_counter()
         try:
             answer = _unless_empty(ctx, lambda: self._run(ctx, mode, question, params, progress, history=history))

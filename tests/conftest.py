@@ -1,4 +1,10 @@
-"""Shared fixtures: real embedded FalkorDB graphs in temp folders, settings that touch no .env."""
+"""Shared fixtures: real graphs on both backends (embedded FalkorDB in temp folders, one real Neo4j per session),
+settings that touch no .env.
+
+Every test that asks for a graph fixture (`settings`, `store`, `module_store`, `search_store`, `carol_graph`,
+`backend`) runs once per backend: `-m neo4j` selects the Neo4j half, `-m "not neo4j"` the embedded one. Tests of
+the embedded server itself (its lock, log, kill and restart) are marked `embedded_only` and run on FalkorDB alone.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +16,15 @@ import pytest
 from retrieval.config import Settings, load_settings
 from retrieval.embed import Embedder, make_embedder
 from retrieval.store import GraphStore, open_store
+from tests.backends import BACKENDS, FALKORDB, NEO4J, SESSION, Occupant
+from tools.neo4j.server import Neo4jUnavailable
 
 
-def make_settings(tmp: Path, **overrides: object) -> Settings:
-    """Settings for an isolated embedded graph: no .env, and LLM/Neo4j unset unless a test sets them."""
+def make_settings(tmp: Path, backend: str = FALKORDB, **overrides: object) -> Settings:
+    """Settings for an isolated graph on `backend`: no .env, and LLM/Redis unset unless a test sets them.
+
+    On Neo4j the graph is the session server's one database; `settings`/`store` fixtures reset it.
+    """
     base: dict[str, object] = {
         "graph_path": tmp / "graph.db",
         "data_dir": tmp,
@@ -23,19 +34,100 @@ def make_settings(tmp: Path, **overrides: object) -> Settings:
         "azure_openai_endpoint": None,
         "redis_url": None,
     }
+    if backend == NEO4J:
+        base.update(SESSION.neo4j().settings())
     base.update(overrides)
     return load_settings(_env_file=None, **base)
 
 
+def backend_env(settings: Settings) -> dict[str, str]:
+    """Environment pointing a CLI or app process at `settings`' graph (NEO4J_* empty for the embedded one)."""
+    env = {"DRIFTLENS_GRAPH_PATH": str(settings.embedded_graph_path), "NEO4J_URI": settings.neo4j_uri or ""}
+    if settings.neo4j_uri:
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
+        env.update(NEO4J_USERNAME=settings.neo4j_username, NEO4J_PASSWORD=password)
+    return env
+
+
+# --- backends -------------------------------------------------------------------------------------
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test that needs `backend` on both; `embedded_only` tests on FalkorDB alone, and tests that
+    test Neo4j alone or against an embedded graph they open themselves (`neo4j_only`) once, as Neo4j tests."""
+    if "backend" not in metafunc.fixturenames:
+        return
+    wanted = list(BACKENDS)
+    if metafunc.definition.get_closest_marker("embedded_only"):
+        wanted = [FALKORDB]
+    elif metafunc.definition.get_closest_marker("neo4j_only"):
+        wanted = [NEO4J]
+    params = [pytest.param(b, marks=pytest.mark.neo4j, id=b) if b == NEO4J else pytest.param(b, id=b) for b in wanted]
+    metafunc.parametrize("backend", params, indirect=True, scope="session")
+
+
+@pytest.fixture(scope="session")
+def backend(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The backend this test runs on; the Neo4j server starts with the first Neo4j test and stops at the end."""
+    if request.param == NEO4J:
+        try:
+            SESSION.neo4j()
+        except Neo4jUnavailable as exc:
+            pytest.skip(f"Neo4j unavailable: {exc}")
+        yield NEO4J
+        SESSION.stop()
+        return
+    yield request.param
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "backend" in callspec.params:
+            SESSION.backend_of[item.nodeid] = callspec.params["backend"]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.passed and report.nodeid in SESSION.backend_of:
+        SESSION.ran[SESSION.backend_of[report.nodeid]] += 1
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how many tests passed on each backend, and loudly when the Neo4j half could not run."""
+    ran = ", ".join(f"{count} passed on {name}" for name, count in SESSION.ran.items())
+    terminalreporter.write_sep("=", f"backends: {ran}")
+    if SESSION.unavailable:
+        terminalreporter.write_sep(
+            "!", f"NEO4J HALF SKIPPED: {SESSION.unavailable}; install Java 17 and Maven to run it", red=True, bold=True
+        )
+
+
+def pytest_sessionfinish() -> None:
+    SESSION.stop()  # also after a crash or Ctrl-C, where session fixtures' teardown may not run
+
+
+# --- graph fixtures -------------------------------------------------------------------------------
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
+def settings(tmp_path: Path, backend: str) -> Settings:
+    """Settings for a fresh, empty graph on `backend` (on Neo4j: the database reset for this test)."""
+    settings = make_settings(tmp_path, backend)
+    if backend == NEO4J:
+        with open_store(settings) as graph:
+            Occupant.own(graph)
+            Occupant.release(graph)
+    return settings
+
+
+@pytest.fixture
+def offline_settings(tmp_path: Path) -> Settings:
+    """Settings for tests that never open a graph (one run, no backend parameter)."""
     return make_settings(tmp_path)
 
 
 @pytest.fixture
 def store(settings: Settings) -> Iterator[GraphStore]:
     with open_store(settings) as graph:
+        Occupant.own(graph)
         yield graph
+        Occupant.release(graph)
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +136,27 @@ def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 
 
 @pytest.fixture(scope="module")
-def module_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    """One embedded server per test module: closing one takes seconds, clearing it takes milliseconds."""
-    with open_store(make_settings(tmp_path_factory.mktemp("module"), project="demo")) as store:
+def module_store(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[GraphStore]:
+    """One graph per test module: closing an embedded server takes seconds, clearing it takes milliseconds."""
+    with open_store(make_settings(tmp_path_factory.mktemp("module"), backend, project="demo")) as store:
+        Occupant.own(store)
         yield store
+        Occupant.release(store)
+
+
+#: Fixtures that keep a graph across tests; a test module names its own in `SHARED_GRAPHS`.
+SHARED_GRAPHS = ("carol_graph", "search_store", "module_store")
+
+
+@pytest.fixture(autouse=True)
+def _graph_in_place(request: pytest.FixtureRequest) -> None:
+    """On Neo4j, give each test the graph its shared fixtures built (another fixture may have reset it since)."""
+    for name in (*SHARED_GRAPHS, *getattr(request.module, "SHARED_GRAPHS", ())):
+        if name in request.fixturenames:
+            value = request.getfixturevalue(name)
+            for part in value if isinstance(value, tuple) else (value,):
+                if isinstance(part, GraphStore):
+                    Occupant.ensure(part)
 
 
 # Re-exported so every test module can use the scripted OpenAI-compatible server fixture.
@@ -151,12 +260,14 @@ def build_search_graph(store: GraphStore, embedder: Embedder) -> None:
 
 
 @pytest.fixture(scope="module")
-def search_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
+def search_store(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[GraphStore]:
     """One search graph per test module (built once: embedding is the slow part)."""
-    settings = make_settings(tmp_path_factory.mktemp("search"), project=SEARCH_PROJECT)
+    settings = make_settings(tmp_path_factory.mktemp("search"), backend, project=SEARCH_PROJECT)
+    embedder = make_embedder(settings)
     with open_store(settings) as graph:
-        build_search_graph(graph, make_embedder(settings))
+        Occupant.own(graph, lambda g: build_search_graph(g, embedder))
         yield graph
+        Occupant.release(graph)
 
 
 # --- a small real indexed graph: two excerpts of A Christmas Carol (DRIFT and global tests) ---------
@@ -167,7 +278,9 @@ CAROL_EXCERPTS = (("marleys-ghost.txt", 195, 560), ("the-end-of-it.txt", 3280, 3
 
 
 @pytest.fixture(scope="session")
-def carol_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, GraphStore, Embedder]]:
+def carol_graph(
+    tmp_path_factory: pytest.TempPathFactory, backend: str
+) -> Iterator[tuple[Settings, GraphStore, Embedder]]:
     """The real offline indexer over two Christmas Carol excerpts (~40 chunks), built once per session."""
     from retrieval.indexing import run_index
 
@@ -177,8 +290,9 @@ def carol_graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sett
     lines = CAROL.read_text(encoding="utf-8").splitlines()
     for name, first, last in CAROL_EXCERPTS:
         (docs / name).write_text("\n".join(lines[first - 1 : last]), encoding="utf-8")
-    settings = make_settings(root, project=CAROL_PROJECT)
+    settings = make_settings(root, backend, project=CAROL_PROJECT)
     embedder = make_embedder(settings)
     with open_store(settings) as graph:
-        run_index(settings, graph, embedder, [docs], project=CAROL_PROJECT)
+        Occupant.own(graph, lambda g: run_index(settings, g, embedder, [docs], project=CAROL_PROJECT))
         yield settings, graph, embedder
+        Occupant.release(graph)

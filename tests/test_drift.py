@@ -107,7 +107,7 @@ def test_offline_drift_builds_a_real_tree_with_verified_citations(carol_graph: G
     }
     for step in followups:
         assert step.communities and set(step.communities) <= communities
-        assert step.question.startswith("What does the evidence say about ")
+        assert step.question.endswith("?") and "in relation to" not in step.question
         assert step.answer and step.details["citations"]
     assert len(answer.key_facts) >= 3
     assert_citations_verified(answer, chunk_texts(store))
@@ -181,7 +181,7 @@ def test_progress_reports_every_phase_in_order_with_each_finished_step(carol_gra
 
 
 def test_empty_graph_is_no_data_found_not_an_error(tmp_path: Path, carol_graph: Graph) -> None:
-    settings = make_settings(tmp_path, project="nothing")
+    settings = make_settings(tmp_path, carol_graph[0].backend, project="nothing")
     with open_store(settings) as store:
         store.ensure_schema(carol_graph[2].dim)
         ctx = Context(settings, store, carol_graph[2], None, "nothing")
@@ -278,7 +278,9 @@ def test_malformed_primer_json_degrades_to_the_extractive_primer_with_a_note(
     assert any("malformed JSON twice for primer" in n for n in primer.details["notes"])
     assert any("malformed JSON twice for primer" in n for n in answer.notes)
     followups = [s for s in answer.trace if s.kind == "followup"]
-    assert len(followups) == 2 and all(s.question.startswith("What does the evidence say about ") for s in followups)
+    assert len(followups) == 2 and all(
+        s.question.endswith("?") and "in relation to" not in s.question for s in followups
+    )
     assert all(s.details["answered_by"] == "llm" for s in followups)
     assert answer.usage.phases["primer"].calls == 2  # asked, then re-asked once
 
@@ -287,9 +289,12 @@ def test_followups_of_a_round_run_in_parallel(
     carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path
 ) -> None:
     delay = 0.8
+    followups_sent: list[float] = []
 
     def route(request: dict[str, Any]) -> Step:
         name = schema_name(request)
+        if name == "drift_followup":
+            followups_sent.append(time.perf_counter())
         communities = ids_in(request, "community")[:1]
         if name == "drift_primer":
             ups = [{"question": f"Q{i}?", "target_communities": communities, "priority": 50 + i} for i in range(3)]
@@ -312,5 +317,9 @@ def test_followups_of_a_round_run_in_parallel(
     wall = time.perf_counter() - started
 
     assert answer.usage.llm_calls == 9  # hyde, primer, 3 + 3 follow-ups, aggregate
-    critical_path = 5 * delay  # hyde -> primer -> round 1 -> round 2 -> aggregate
-    assert wall <= 1.2 * critical_path, f"wall {wall:.2f}s vs critical path {critical_path:.2f}s"
+    # Each round's three follow-ups are in flight together: sent within one model delay of each other (one after
+    # another they would be a delay apart). Not a wall-clock bound: the graph reads before each call take
+    # longer on a busy machine, or on a server over the network, without making the calls any less parallel.
+    first_round = sorted(followups_sent)[:3]
+    assert first_round[-1] - first_round[0] < delay, f"follow-ups sent at {first_round}"
+    assert wall < 9 * delay, f"wall {wall:.2f}s: as long as nine calls one after another"

@@ -50,7 +50,9 @@ def test_broken_retrieval_query_is_refused_at_start(store: GraphStore) -> None:
     from tests.conftest import make_settings
 
     s = make_settings(
-        store.settings.data_dir, retrieval_query="WITH node, score CREATE (:X) RETURN node.text AS text, score"
+        store.settings.data_dir,
+        store.backend,
+        retrieval_query="WITH node, score CREATE (:X) RETURN node.text AS text, score",
     )
     store.query(f"CREATE (:`{s.chunk_label}` {{id: 'c1', text: 'hello', projectId: 'demo'}})")
     with pytest.raises(ConfigError, match="retrieval_query"):

@@ -26,6 +26,13 @@ from retrieval.events import (
 from retrieval.models import Citation
 from tests.conftest import make_settings
 
+
+@pytest.fixture
+def settings(offline_settings: Settings) -> Settings:
+    """Progress events never touch the graph: one run, no backend parameter."""
+    return offline_settings
+
+
 DRIFT_PHASES = [
     "initializing",
     "expanding_query",

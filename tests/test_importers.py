@@ -27,7 +27,8 @@ from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.evidence import sentences
 from retrieval.search.hybrid import search_chunks
 from retrieval.store import GraphStore, open_store
-from tests.conftest import make_settings
+from tests.backends import Occupant
+from tests.conftest import backend_env, make_settings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "fixtures"
 GRAPHRAG = FIXTURES / "graphrag-operation-dulce"
@@ -38,6 +39,7 @@ KG_LIMIT = 8
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"shared fixtures not found at {FIXTURES}")
 
+SHARED_GRAPHS = ("dulce", "sec")
 Imported = tuple[Settings, GraphStore, Embedder, ImportReport, ImportReport]
 
 
@@ -53,28 +55,38 @@ def shape(store: GraphStore) -> tuple[Counter[str], Counter[str]]:
     return nodes, rels
 
 
-def imported(tmp: Path, project: str, embedder: Embedder, run: Any) -> Iterator[Imported]:
+def imported(tmp: Path, backend: str, project: str, embedder: Embedder, run: Any) -> Iterator[Imported]:
     """Import twice into a fresh graph; yield both reports (the second must change nothing)."""
-    settings = make_settings(tmp, project=project)
-    with open_store(settings) as store:
-        first = run(settings, store, embedder)
+    settings = make_settings(tmp, backend, project=project)
+    reports: list[Any] = []
+
+    def build(store: GraphStore) -> None:
+        reports[:] = [run(settings, store, embedder)]
         before = shape(store)
-        second = run(settings, store, embedder)
+        reports.append(run(settings, store, embedder))
         assert shape(store) == before
-        yield settings, store, embedder, first, second
+
+    with open_store(settings) as store:
+        Occupant.own(store, build)
+        yield settings, store, embedder, reports[0], reports[1]
+        Occupant.release(store)
 
 
 @pytest.fixture(scope="module")
-def dulce(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Imported]:
+def dulce(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, backend: str) -> Iterator[Imported]:
     yield from imported(
-        tmp_path_factory.mktemp("dulce"), "dulce", embedder, lambda s, g, e: import_graphrag(s, g, e, GRAPHRAG)
+        tmp_path_factory.mktemp("dulce"), backend, "dulce", embedder, lambda s, g, e: import_graphrag(s, g, e, GRAPHRAG)
     )
 
 
 @pytest.fixture(scope="module")
-def sec(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Imported]:
+def sec(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, backend: str) -> Iterator[Imported]:
     yield from imported(
-        tmp_path_factory.mktemp("sec"), "sec", embedder, lambda s, g, e: import_kg(s, g, e, KG_FILES, limit=KG_LIMIT)
+        tmp_path_factory.mktemp("sec"),
+        backend,
+        "sec",
+        embedder,
+        lambda s, g, e: import_kg(s, g, e, KG_FILES, limit=KG_LIMIT),
     )
 
 
@@ -270,12 +282,17 @@ def test_import_refuses_a_graph_built_with_another_embedder(store: GraphStore, e
     assert store.read("MATCH (c:__Chunk__) RETURN count(c) AS n")[0]["n"] == 0
 
 
-def test_cli_import_kg_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_import_kg_json(
+    settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, value in backend_env(settings).items():
+        monkeypatch.setenv(name, value)
+    graph = str(settings.embedded_graph_path)
     small = min(KG_FILES, key=lambda p: p.stat().st_size)
-    args = ["import-kg", str(small), "--limit", "3", "--graph", str(tmp_path / "g.db"), "--project", "cli", "--json"]
+    args = ["import-kg", str(small), "--limit", "3", "--graph", graph, "--project", "cli", "--json"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["project"] == "cli" and out["read"]["chunks_imported"] == 3
     assert out["stats"]["chunks"] == 3 and out["stats"]["entities"] > 0
-    assert main(["import-graphrag", str(tmp_path), "--graph", str(tmp_path / "g.db"), "--json"]) == 2
+    assert main(["import-graphrag", str(tmp_path), "--graph", graph, "--json"]) == 2
     assert "documents.parquet is missing" in capsys.readouterr().err

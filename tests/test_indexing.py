@@ -17,6 +17,7 @@ from retrieval.errors import EmbeddingMismatch
 from retrieval.indexing import StageProgress, graph_stats, remove_document, run_index
 from retrieval.llm import make_chat_model
 from retrieval.store import GraphStore, open_store
+from tests.backends import Occupant
 from tests.conftest import make_settings
 from tests.scripted_openai import scripted_openai  # noqa: F401 (fixture)
 
@@ -57,18 +58,23 @@ def corpus(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def graph(tmp_path: Path) -> Iterator[tuple[Settings, GraphStore]]:
-    settings = make_settings(tmp_path / "db", chunk_tokens=48, max_community_size=4)
+def graph(tmp_path: Path, backend: str) -> Iterator[tuple[Settings, GraphStore]]:
+    settings = make_settings(tmp_path / "db", backend, chunk_tokens=48, max_community_size=4)
     (tmp_path / "db").mkdir()
     with open_store(settings) as store:
+        Occupant.own(store)
         yield settings, store
+        Occupant.release(store)
 
 
 #: Properties that legitimately differ between two runs over the same input.
 VOLATILE = frozenset({"updated_at", "last_run"})
 
 
-def dump(store: GraphStore) -> tuple[list[Any], list[Any], dict[str, np.ndarray]]:
+Dump = tuple[list[Any], list[Any], dict[str, np.ndarray]]
+
+
+def dump(store: GraphStore) -> Dump:
     """Every node and relationship with its properties, and the vectors by node id (compared with a tolerance)."""
     vectors: dict[str, np.ndarray] = {}
 
@@ -87,9 +93,9 @@ def dump(store: GraphStore) -> tuple[list[Any], list[Any], dict[str, np.ndarray]
     )
 
 
-def assert_same_graph(a: GraphStore, b: GraphStore) -> None:
-    nodes_a, rels_a, vectors_a = dump(a)
-    nodes_b, rels_b, vectors_b = dump(b)
+def assert_same_graph(a: Dump, b: Dump) -> None:
+    nodes_a, rels_a, vectors_a = a
+    nodes_b, rels_b, vectors_b = b
     assert nodes_a == nodes_b
     assert rels_a == rels_b
     assert sorted(vectors_a) == sorted(vectors_b)
@@ -218,23 +224,22 @@ class KilledError(Exception):
 
 
 @pytest.mark.parametrize(("stage", "at"), [("write", 1), ("relate", 0), ("summaries", 1)])
-def test_kill_and_resume_matches_uninterrupted_run(tmp_path, corpus, embedder, stage, at) -> None:
-    settings_a = make_settings(tmp_path / "a", chunk_tokens=48, max_community_size=4)
-    settings_b = make_settings(tmp_path / "b", chunk_tokens=48, max_community_size=4)
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
+def test_kill_and_resume_matches_uninterrupted_run(graph, corpus, embedder, stage, at) -> None:
+    """An uninterrupted run, then (in the same graph, emptied: Neo4j has one) a killed one resumed."""
+    settings, store = graph
 
     def kill(event: StageProgress) -> None:
         if event.stage == stage and event.done == at:
             raise KilledError(stage)
 
-    with open_store(settings_a) as a, open_store(settings_b) as b:
-        run_index(settings_a, a, embedder, [corpus], project="p")
-        with pytest.raises(KilledError):
-            run_index(settings_b, b, embedder, [corpus], project="p", on_progress=kill)
-        assert dump(b)[:2] != dump(a)[:2]
-        run_index(settings_b, b, embedder, [corpus], project="p")
-        assert_same_graph(a, b)
+    run_index(settings, store, embedder, [corpus], project="p")
+    uninterrupted = dump(store)
+    store.clear()
+    with pytest.raises(KilledError):
+        run_index(settings, store, embedder, [corpus], project="p", on_progress=kill)
+    assert dump(store)[:2] != uninterrupted[:2]
+    run_index(settings, store, embedder, [corpus], project="p")
+    assert_same_graph(uninterrupted, dump(store))
 
 
 def test_refuses_a_graph_built_with_another_embedder(graph, corpus, embedder) -> None:
@@ -245,7 +250,7 @@ def test_refuses_a_graph_built_with_another_embedder(graph, corpus, embedder) ->
         run_index(settings, store, embedder, [corpus], project="p")
 
 
-def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai) -> None:  # noqa: F811
+def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai, backend) -> None:  # noqa: F811
     def route(body: dict[str, Any]) -> Any:
         schema = body["response_format"]["json_schema"]["name"]
         text = " ".join(str(m.get("content")) for m in body["messages"])
@@ -264,9 +269,10 @@ def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai)
         }
 
     scripted_openai.script(router=route)
-    settings = make_settings(tmp_path / "db", openai_base_url=scripted_openai.base_url, max_community_size=4)
+    settings = make_settings(tmp_path / "db", backend, openai_base_url=scripted_openai.base_url, max_community_size=4)
     (tmp_path / "db").mkdir()
     with open_store(settings) as store:
+        Occupant.own(store)
         report = run_index(settings, store, embedder, [corpus], project="p", chat_model=make_chat_model(settings))
         edge = store.query(
             "MATCH (a:__Entity__ {id: 'p:bill-gates'})-[r:RELATED]->(b:__Entity__ {id: 'p:microsoft'}) "

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from retrieval.cli import main
+from retrieval.config import Settings
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
 from retrieval.llm import ChatModel
 from retrieval.store import GraphStore, open_store
-from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, make_settings
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
 
 
@@ -106,8 +107,7 @@ def test_unknown_project_names_the_known_ones(engine: Engine) -> None:
     assert answer.no_data_found and "'nope'" in answer.notes[0] and "science" in answer.notes[0]
 
 
-def test_graph_without_indexes_is_a_typed_error(tmp_path: Path) -> None:
-    settings = make_settings(tmp_path)
+def test_graph_without_indexes_is_a_typed_error(settings: Settings) -> None:
     with open_store(settings) as store:
         store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")
         engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
@@ -124,6 +124,8 @@ def cli_env(search_store: GraphStore, monkeypatch: pytest.MonkeyPatch, tmp_path:
     monkeypatch.chdir(tmp_path)  # no .env from the repository
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "NEO4J_URI", "REDIS_URL"):
         monkeypatch.delenv(name, raising=False)
+    for name, value in backend_env(search_store.settings).items():
+        monkeypatch.setenv(name, value)
     return ["--graph", str(search_store.settings.embedded_graph_path), "--project", SEARCH_PROJECT]
 
 

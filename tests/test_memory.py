@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,20 +13,13 @@ from retrieval import memory as memory_module
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import ConfigError
 from retrieval.memory import MemoryMessage, MemoryStore, Scope, by_owner
-from retrieval.store import GraphStore, open_store
+from retrieval.store import GraphStore
 from tests.conftest import make_settings
 
 
 @pytest.fixture(scope="module")
 def embedder() -> Embedder:
     return make_embedder(make_settings(Path(tempfile.gettempdir())))
-
-
-@pytest.fixture(scope="module")
-def module_store() -> Iterator[GraphStore]:
-    """One embedded graph for the whole module: the property test adds to it example after example."""
-    with tempfile.TemporaryDirectory() as tmp, open_store(make_settings(Path(tmp))) as graph:
-        yield graph
 
 
 @pytest.fixture

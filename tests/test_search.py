@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,7 @@ from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
-from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, make_settings
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +114,7 @@ def test_entity_search_finds_people_by_name(ctx: Context) -> None:
     assert hits[0].id == "pierre" and hits[0].kind == "entity" and hits[0].metadata["type"] == "PERSON"
 
 
-def test_graph_without_indexes_raises_a_typed_error(tmp_path: Path) -> None:
-    settings = make_settings(tmp_path)
+def test_graph_without_indexes_raises_a_typed_error(settings: Settings) -> None:
     with open_store(settings) as store:
         store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")
         ctx = Context(settings, store, make_embedder(settings), None, "demo")
@@ -251,8 +249,7 @@ def test_validate_citations_drops_unknown_ids_and_invented_spans() -> None:
 
 
 @pytest.fixture
-def empty_ctx(tmp_path: Path) -> Iterator[Context]:
-    settings: Settings = make_settings(tmp_path)
+def empty_ctx(settings: Settings) -> Iterator[Context]:
     with open_store(settings) as store:
         yield Context(settings, store, make_embedder(settings), None, "demo")
 

@@ -1,43 +1,30 @@
-"""One contract for every GraphStore adapter: embedded FalkorDB always, Neo4j whenever NEO4J_URI is set."""
+"""One contract for every GraphStore adapter: embedded FalkorDB and Neo4j (the `backend` fixture)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from retrieval.config import Settings
 from retrieval.errors import IndexMissing, ReadOnlyViolation
 from retrieval.store import GraphStore, open_store
+from tests.backends import Occupant
 from tests.conftest import make_settings
 
 DIM = 16
+SHARED_GRAPHS = ("loaded",)
 N = 300
 SPECIAL_QUERIES = ['"(*?:~^[', 'what\'s "C++"?', "AND OR NOT", "-:/\\!{}", "a" * 20_000, "   "]
 
 
-def _backends() -> list[object]:
-    neo = pytest.param("neo4j", marks=pytest.mark.skipif(not os.environ.get("NEO4J_URI"), reason="NEO4J_URI unset"))
-    return ["falkordb", neo]
-
-
-@pytest.fixture(scope="module", params=_backends())
-def graph(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    tmp = tmp_path_factory.mktemp(request.param)
-    overrides: dict[str, object] = {}
-    if request.param == "neo4j":
-        overrides = {
-            "neo4j_uri": os.environ["NEO4J_URI"],
-            "neo4j_password": os.environ.get("NEO4J_PASSWORD"),
-            "neo4j_username": os.environ.get("NEO4J_USERNAME", os.environ.get("NEO4J_USER", "neo4j")),
-        }
-    store = open_store(make_settings(tmp, **overrides))
-    store.clear()
-    yield store
-    store.clear()
-    store.close()
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[GraphStore]:
+    with open_store(make_settings(tmp_path_factory.mktemp(backend), backend)) as store:
+        Occupant.own(store)
+        yield store
+        Occupant.release(store)
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +38,11 @@ def corpus() -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def loaded(graph: GraphStore, corpus: np.ndarray) -> GraphStore:
+    Occupant.own(graph, lambda g: _load(g, corpus))
+    return graph
+
+
+def _load(graph: GraphStore, corpus: np.ndarray) -> None:
     s = graph.settings
     graph.ensure_schema(DIM)
     rows = [
@@ -69,7 +61,6 @@ def loaded(graph: GraphStore, corpus: np.ndarray) -> GraphStore:
         [{**r} for r in rows],
         batch_size=64,
     )
-    return graph
 
 
 def test_batched_writes_are_all_there_and_idempotent(loaded: GraphStore) -> None:
@@ -175,8 +166,8 @@ def test_health_counts_labels(loaded: GraphStore) -> None:
     assert any(i.kind == "vector" for i in health.indexes)
 
 
-def test_missing_indexes_are_named(tmp_path: Path) -> None:
-    with open_store(make_settings(tmp_path)) as bare:
+def test_missing_indexes_are_named(settings: Settings) -> None:
+    with open_store(settings) as bare:
         bare.query("CREATE (:`__Chunk__` {id: 'x', text: 'hello'})")
         with pytest.raises(IndexMissing, match="fulltext index on __Chunk__"):
             bare.fulltext_search("__Chunk__", "hello", 3)

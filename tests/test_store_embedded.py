@@ -17,6 +17,9 @@ from retrieval.store import open_store
 from retrieval.store.falkordb import FalkorDBStore
 from tests.conftest import make_settings
 
+#: The embedded server's own files, processes and lock: nothing to run on Neo4j (its failures: test_neo4j_failures).
+pytestmark = pytest.mark.embedded_only
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -94,5 +97,5 @@ def test_neo4j_down_names_the_uri_and_what_to_check(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailable) as info:
         open_store(settings)
     text = str(info.value)
-    assert "bolt://127.0.0.1:9" in text and "NEO4J_PASSWORD" in text
+    assert "bolt://127.0.0.1:9" in text and "NEO4J_URI" in text
     assert "pw-secret-value" not in text

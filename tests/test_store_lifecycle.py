@@ -27,6 +27,9 @@ from retrieval.store.embedded_server import DamagedLog
 from retrieval.store.falkordb import FalkorDBStore
 from tests.conftest import make_settings
 
+#: The embedded server's lock, log (AOF) and restarts after kill -9: FalkorDB only, by nature.
+pytestmark = pytest.mark.embedded_only
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -1,6 +1,6 @@
 """What one read may cost: memory, rows and time are bounded by the database, and the server survives every query.
 
-Backend-independent (the `store` and `make_settings` fixtures): they run on Neo4j too when NEO4J_URI is set.
+Backend-independent (the `store` and `backend` fixtures): they run on both backends.
 """
 
 from __future__ import annotations
@@ -57,14 +57,21 @@ def test_explorer_row_limit_is_applied_by_the_database(
     store: GraphStore, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     received: list[int] = []
-    real_read = store.read
+    real_read, real_limited = store.read, store.read_limited
 
     def counting_read(cypher: str, params: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
         rows = real_read(cypher, params, **kwargs)
         received.append(len(rows))
         return rows
 
+    def counting_limited(cypher: str, limit: int, **kwargs: Any) -> list[dict[str, Any]]:
+        rows = real_limited(cypher, limit, **kwargs)
+        received.append(len(rows))  # Neo4j streams: it fetches `limit` rows and ends the transaction
+        return rows
+
     monkeypatch.setattr(store, "read", counting_read)
+    if type(store).read_limited is not GraphStore.read_limited:
+        monkeypatch.setattr(store, "read_limited", counting_limited)
     result = run_cypher(_context(store, embedder), "UNWIND range(1, 5000) AS x RETURN x ORDER BY x DESC", limit=200)
     assert result.truncated and len(result.rows) == 200
     assert result.rows[0] == {"x": 5000}, "the query's own order is kept"
@@ -87,12 +94,12 @@ def test_bounded_ranges_keep_every_result_the_memory_cap_allows(store: GraphStor
     assert bounded("CALL db.labels()", 5) == "CALL db.labels()", "a standalone procedure call cannot be wrapped"
 
 
-def test_enrichment_query_has_the_read_timeout(tmp_path: Path, embedder: Embedder) -> None:
+def test_enrichment_query_has_the_read_timeout(tmp_path: Path, embedder: Embedder, backend: str) -> None:
     slow = (
         "WITH node, score UNWIND range(1, 20000000) AS x WITH node, score, count(x) AS n "
         "RETURN node.text AS text, score"
     )
-    settings = make_settings(tmp_path, query_timeout_ms=200, retrieval_query=slow)
+    settings = make_settings(tmp_path, backend, query_timeout_ms=200, retrieval_query=slow)
     with open_store(settings) as store:
         store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'c1', text: 'Marley was dead.'}})")
         with pytest.raises(ConfigError) as info:

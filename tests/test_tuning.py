@@ -22,7 +22,7 @@ from retrieval.store.question_sets import Owner, QuestionSetStore
 from retrieval.tuning.grid import parse_grid, run_grid
 from retrieval.tuning.question_sets import Passage, Question, QuestionSet, read_set, write_set
 from retrieval.tuning.stats import paired_difference, split
-from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env
 
 CURIE = Passage("Marie Curie", SEARCH_CHUNKS["c1"][2])
 BREAD = Passage("Baking", SEARCH_CHUNKS["c4"][2])
@@ -149,6 +149,8 @@ def test_tune_command_prints_the_grid_and_saves_sets(
     monkeypatch.chdir(tmp_path)  # no .env from the repository
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "NEO4J_URI", "REDIS_URL"):
         monkeypatch.delenv(name, raising=False)
+    for name, value in backend_env(search_store.settings).items():
+        monkeypatch.setenv(name, value)
     graph = ["--graph", str(search_store.settings.embedded_graph_path), "--project", SEARCH_PROJECT]
     write_set(science_set(), tmp_path / "set.jsonl")
     assert main(["tune", "set.jsonl", "--grid", "alpha=0.2,0.8", "k=1,3", "--json", *graph]) == 0

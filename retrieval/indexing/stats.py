@@ -23,7 +23,8 @@ def graph_stats(store: GraphStore, settings: Settings, project: str | None = Non
         return int(rows[0]["n"]) if rows else 0
 
     levels = store.read(
-        f"MATCH (k:{lab.community} {{projectId: $project}}) RETURN k.level AS level, k.size AS size ORDER BY level",
+        f"MATCH (k:{lab.community} {{projectId: $project}}) RETURN k.level AS level, k.size AS size "
+        "ORDER BY level, size DESC",
         params,
     )
     sizes: dict[str, list[int]] = {}

@@ -33,6 +33,7 @@ from retrieval.modes.drift_offline import (
     primer_answer,
 )
 from retrieval.modes.steps import ask_json, ask_text, clamp01, emit, timed
+from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import (
     CommunityReport,
@@ -41,7 +42,7 @@ from retrieval.search.community_context import (
     community_reports,
     top_entities,
 )
-from retrieval.search.evidence import MAX_EMBEDDED, extractive_facts, shortlist, validate_citations
+from retrieval.search.evidence import MAX_EMBEDDED, answer_lead, extractive_facts, shortlist, validate_citations
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 
@@ -93,6 +94,13 @@ class FollowUp:
     topic: str | None = None
     vector: np.ndarray | None = None
     relevance: float = 0.0
+    #: Searched with the question (offline: the user's question), so an entity follow-up phrased as a person
+    #: would ask it still retrieves what bears on what was asked; the tree shows `question` alone.
+    context: str = ""
+
+    @property
+    def query(self) -> str:
+        return f"{self.question} {self.context}" if self.context else self.question
 
     def rank_key(self) -> tuple[float, float, int]:
         """Best first; ties go to the one closer to the question, then to the one asked first (never random)."""
@@ -323,12 +331,12 @@ class DriftRun:
         started = time.perf_counter()
         params = self.params.model_copy(update={"top_k": min(self.params.top_k, FOLLOWUP_TOP_K)})
         scope = self.scope(followup.targets)
-        hits = self.search_scope(followup.question, followup.vector, scope, params.top_k)
+        hits = self.search_scope(followup.query, followup.vector, scope, params.top_k)
         seeds: list[Hit] = []
         chunks: list[Hit] = []
         if self.llm is not None or len(hits) < FACT_POOL:
             vector = followup.vector.tolist() if followup.vector is not None else None
-            seeds = search_entities(self.ctx, followup.question, params, query_vector=vector, k=SEED_ENTITIES)
+            seeds = search_entities(self.ctx, followup.query, params, query_vector=vector, k=SEED_ENTITIES)
             light = params.model_copy(
                 update={
                     "max_hops": min(params.max_hops, EXPANSION_HOPS),
@@ -349,7 +357,9 @@ class DriftRun:
             [
                 c.span
                 for followup, found in zip(followups, gathered, strict=True)
-                for c in shortlist(followup.question, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED)
+                for c in shortlist(
+                    followup.query, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED, project_boilerplate(self.ctx)
+                )
             ]
         )
 
@@ -385,9 +395,7 @@ class DriftRun:
             children = self.model_followups(parsed["follow_ups"], step_id, MAX_CHILD_FOLLOWUPS, followup.targets)
             children = children if go_on else []
         else:
-            facts = self.facts(
-                followup.question, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS, FOLLOWUP_EMBEDDED
-            )
+            facts = self.facts(followup.query, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS, FOLLOWUP_EMBEDDED)
             text = " ".join(f.fact for f in facts)
             citations = [c for f in facts for c in f.citations]
             confidence = _confidence(_best_score(facts))
@@ -450,7 +458,7 @@ class DriftRun:
                 uncertainty = " ".join(p for p in (str(parsed["residual_uncertainty"]), open_note) if p)
             else:
                 facts = self.facts(self.question, self.question_vector, pool, KEY_FACTS)
-                final = " ".join(f.fact for f in facts)
+                final = answer_lead(facts)
                 uncertainty = " ".join(
                     p
                     for p in (
@@ -585,7 +593,13 @@ class DriftRun:
             return []
         query_vector = vector if vector is not None else self.embedder.embed([question])[0]
         return extractive_facts(
-            question, [float(x) for x in query_vector], list(hits), self.embedder, limit, embedded=embedded
+            question,
+            [float(x) for x in query_vector],
+            list(hits),
+            self.embedder,
+            limit,
+            embedded=embedded,
+            skip=project_boilerplate(self.ctx),
         )
 
     def community_list(self) -> str:
@@ -623,7 +637,9 @@ class DriftRun:
             asked = set(self._topics)
         picked = entity_followups(self.question, entities, targets, asked, limit)
         return [
-            FollowUp(question, (entity.community,), 0.0, parent_id, next(self._seq), topic=entity.id)
+            FollowUp(
+                question, (entity.community,), 0.0, parent_id, next(self._seq), topic=entity.id, context=self.question
+            )
             for question, entity in picked
             if self.claim(question, entity.id)
         ]
@@ -654,7 +670,7 @@ class DriftRun:
         todo = [f for f in followups if f.vector is None]
         if not todo:
             return
-        vectors = self.embedder.embed([f.question for f in todo])
+        vectors = self.embedder.embed([f.query for f in todo])
         for followup, vector in zip(todo, vectors, strict=True):
             followup.vector = vector
             followup.relevance = float(vector @ self.question_vector)

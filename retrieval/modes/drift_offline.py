@@ -2,7 +2,9 @@
 
 Why they exist: the tree must be real and inspectable offline, so the primer answers from the
 community summaries, follow-ups are asked about the most-mentioned entities of the target
-communities, and answers are ranked evidence sentences with their citations.
+communities (phrased from an entity and its most-mentioned partner of the other kind, as a person
+would ask: "What does Andrew Ng say about AGI?"), and answers are ranked evidence sentences with
+their citations.
 """
 
 from __future__ import annotations
@@ -77,9 +79,23 @@ def primer_answer(question: str, reports: Sequence[CommunityReport], limit: int 
     return " ".join(f"[{title}] {display(sentence)}" for title, sentence in picked)
 
 
-def entity_question(question: str, entity: EntityRef) -> str:
-    """A follow-up about one entity, phrased so it retrieves passages on that entity *and* the question."""
-    return f"What does the evidence say about {entity.title} in relation to: {question}"
+def entity_question(question: str, entity: EntityRef, peers: Sequence[EntityRef]) -> str:
+    """A follow-up about one entity, paired with a peer of its community: one the question names, else the
+    most-mentioned one of the other kind (person or not).
+
+    A person is asked what they say about a topic, a topic what a person says about it; two of a kind
+    are asked how they relate. With no peer, the entity alone.
+    """
+    person = entity.type == "PERSON"
+    others = [p for p in peers if p.id != entity.id]
+    named = [p for p in others if p.title.lower() in question.lower()]
+    partner = next((p for p in [*named, *others] if (p.type == "PERSON") != person), None)
+    if partner is not None:
+        speaker, topic = (entity, partner) if person else (partner, entity)
+        return f"What does {speaker.title} say about {topic.title}?"
+    if others:
+        return f"How is {entity.title} related to {others[0].title}?"
+    return f"Who is {entity.title}?" if person else f"What is said about {entity.title}?"
 
 
 def entity_followups(
@@ -93,5 +109,5 @@ def entity_followups(
             if queues[community] and len(picked) < limit:
                 entity = queues[community].pop(0)
                 if entity.id not in asked and all(entity.id != e.id for _q, e in picked):
-                    picked.append((entity_question(question, entity), entity))
+                    picked.append((entity_question(question, entity, entities.get(community, [])), entity))
     return picked

@@ -4,8 +4,9 @@ Why select before mapping: GraphRAG's global search maps over every report at a 
 grows with the graph. Here the reports nearest the question (by embedding) are kept while they stay
 within a margin of the best one, capped at `global_max_communities`; the map step then costs
 ceil(selected / global_map_batch) calls however large the graph grows. Offline, the map scores each
-summary sentence against the question and the reduce keeps the top points; citations point at
-communities (`Citation.kind == "community"`) with a span taken verbatim from the summary.
+summary sentence against the question and the reduce answers with themes: the best communities,
+each with its title, size, key entities and its two most relevant summary sentences as key facts;
+citations point at communities (`Citation.kind == "community"`) with a span verbatim from the summary.
 """
 
 from __future__ import annotations
@@ -27,9 +28,16 @@ from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryPa
 from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
 from retrieval.modes.steps import ask_json, emit, timed
+from retrieval.readable import clean_spoken
 from retrieval.search.communities import community_levels, search_communities
-from retrieval.search.community_context import CommunityReport, community_reports, count_communities
-from retrieval.search.evidence import display, distinct, sentences
+from retrieval.search.community_context import (
+    CommunityReport,
+    community_reports,
+    community_sizes,
+    count_communities,
+    top_entities,
+)
+from retrieval.search.evidence import distinct, sentences
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +46,10 @@ RELATIVE_CUTOFF = 0.8
 POINTS_PER_COMMUNITY = 3
 REDUCE_POINTS = 20
 KEY_FACTS = 5
+#: Offline themes: communities shown, sentences and key entities per theme.
+THEMES = 4
+THEME_SENTENCES = 2
+THEME_ENTITIES = 5
 REPORT_CHARS = 1500
 
 MAP_SCHEMA: dict[str, Any] = obj(
@@ -266,21 +278,46 @@ class GlobalRun:
                 mapped = {c for p in points for c in p.communities}
                 facts = [self.model_fact(item, mapped) for item in parsed["key_facts"] if isinstance(item, dict)]
                 return facts, str(parsed["final_answer"]), str(parsed["residual_uncertainty"]), True
-        kept = distinct([p.description for p in top])
-        unique = [top[i] for i in kept][:KEY_FACTS]
-        facts = [
-            KeyFact(
-                fact=display(p.description),
-                citations=[_citation(self.reports[c], p.description, p.score) for c in p.communities],
+        return self.themes(top, len(points))
+
+    def themes(self, top: list[Point], mapped: int) -> tuple[list[KeyFact], str, str, bool]:
+        """The offline reduce: the best communities as titled themes (size, key entities), their best sentences
+        as key facts; the answer lists the themes and points at their facts instead of repeating them."""
+        kept = [top[i] for i in distinct([p.description for p in top])]
+        by_theme: dict[str, list[Point]] = {}
+        for point in kept:
+            theme = by_theme.setdefault(point.communities[0], [])
+            if len(theme) < THEME_SENTENCES and (len(by_theme) <= THEMES or theme):
+                theme.append(point)
+        by_theme = {c: pts for c, pts in by_theme.items() if pts}
+        ids = list(by_theme)[:THEMES]
+        sizes = community_sizes(self.ctx, ids)
+        entities = top_entities(self.ctx, ids, THEME_ENTITIES)
+        facts: list[KeyFact] = []
+        lines = [f"{len(ids)} theme(s) in the communities closest to the question:"]
+        for n, community in enumerate(ids, start=1):
+            first = len(facts) + 1
+            for p in by_theme[community]:
+                facts.append(
+                    KeyFact(
+                        fact=clean_spoken(p.description),
+                        citations=[_citation(self.reports[community], p.description, p.score)],
+                    )
+                )
+            names = ", ".join(e.title for e in entities.get(community, []))
+            refs = ", ".join(str(i) for i in range(first, len(facts) + 1))
+            size = sizes.get(community, 0)
+            lines.append(
+                f"{n}. **{self.reports[community].title}** ({size} entities)"
+                + (f"; key entities: {names}" if names else "")
+                + f" [facts {refs}]"
             )
-            for p in unique
-        ]
-        final = " ".join(f"[{self.reports[p.communities[0]].title}] {display(p.description)}" for p in unique[:3])
         uncertainty = (
-            "Answered extractively (no language model): the points are community summary sentences closest to "
-            f"the question; {len(points)} point(s) from {len({c for p in points for c in p.communities})} communities."
+            "Answered extractively (no language model): the themes are the communities whose summary sentences are "
+            f"closest to the question; {mapped} point(s) from {len({c for p in top for c in p.communities})} "
+            "communities were weighed."
         )
-        return facts, final, uncertainty, False
+        return facts, "\n".join(lines), uncertainty, False
 
     def model_fact(self, item: dict[str, Any], mapped: set[str]) -> KeyFact:
         """A reduce fact citing only communities that were mapped; others are dropped, logged and noted."""

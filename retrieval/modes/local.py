@@ -18,9 +18,10 @@ from retrieval.events import RetrievalProgress, sources_details
 from retrieval.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes.steps import clamp01, fallback_note
-from retrieval.search.evidence import extractive_facts, validate_citations
+from retrieval.readable import nothing_to_search
+from retrieval.search.boilerplate import project_boilerplate
+from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
-from retrieval.store.text_query import terms
 
 #: Longer questions are searched by their first characters (the embedder reads ~256 tokens anyway).
 MAX_QUESTION_CHARS = 2000
@@ -59,8 +60,9 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
     if len(question) > MAX_QUESTION_CHARS:
         question = question[:MAX_QUESTION_CHARS]
         notes.append(f"The question was longer than {MAX_QUESTION_CHARS} characters; only its start was searched.")
-    if not terms(question):
-        return Answer.empty(question, "local", answered_by, "The question has no words to search for.")
+    unsearchable = nothing_to_search(question)
+    if unsearchable:
+        return Answer.empty(question, "local", answered_by, unsearchable)
     missing = missing_data(ctx)
     if missing:
         return Answer.empty(question, "local", answered_by, missing)
@@ -97,12 +99,14 @@ def _relevant(hits: list[Hit]) -> bool:
 
 def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: list[str]) -> Answer:
     started = time.perf_counter()
-    facts = extractive_facts(question, found.query_vector, found.chunks, ctx.embedder, MAX_FACTS)
+    facts = extractive_facts(
+        question, found.query_vector, found.chunks, ctx.embedder, MAX_FACTS, skip=project_boilerplate(ctx)
+    )
     result = Answer(
         question=question,
         mode="local",
         answered_by="extractive",
-        final_answer="\n".join(f"- {f.fact}" for f in facts),
+        final_answer=answer_lead(facts),
         key_facts=facts,
         residual_uncertainty="Extractive answer: the best evidence sentences, not a written synthesis.",
         notes=notes,

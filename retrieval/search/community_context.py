@@ -26,6 +26,7 @@ class EntityRef:
     title: str
     mentions: int
     community: str
+    type: str = ""
 
 
 @dataclass(frozen=True)
@@ -65,13 +66,27 @@ def top_entities(ctx: Context, community_ids: Sequence[str], per_community: int)
         return {}
     rows = ctx.store.read(
         _below(ctx, ctx.settings.entity_label) + "WITH k, m, c0 ORDER BY coalesce(m.mentions, 0) DESC, m.title "
-        "RETURN k.id AS k, collect([m.id, m.title, coalesce(m.mentions, 0), c0.id])[..$n] AS top",
+        "RETURN k.id AS k, collect([m.id, m.title, coalesce(m.mentions, 0), c0.id, coalesce(m.type, '')])[..$n] AS top",
         {"project": ctx.project, "ids": list(community_ids), "n": per_community},
     )
     return {
-        row["k"]: [EntityRef(str(i), str(title or i), int(mentions), str(c0)) for i, title, mentions, c0 in row["top"]]
+        row["k"]: [
+            EntityRef(str(i), str(title or i), int(mentions), str(c0), str(kind))
+            for i, title, mentions, c0, kind in row["top"]
+        ]
         for row in rows
     }
+
+
+def community_sizes(ctx: Context, community_ids: Sequence[str]) -> dict[str, int]:
+    """Entities beneath each community (any level)."""
+    if not community_ids:
+        return {}
+    rows = ctx.store.read(
+        _below(ctx, ctx.settings.entity_label) + "RETURN k.id AS k, count(DISTINCT m) AS n",
+        {"project": ctx.project, "ids": list(community_ids)},
+    )
+    return {row["k"]: int(row["n"]) for row in rows}
 
 
 def community_reports(ctx: Context, community_ids: Sequence[str]) -> dict[str, CommunityReport]:

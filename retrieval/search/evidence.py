@@ -12,14 +12,16 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from retrieval.embed import Embedder
+from retrieval.indexing.speakers import LABEL, speaker_at, strip_label
 from retrieval.models import Citation, Hit, KeyFact
+from retrieval.readable import clean_spoken, sentence_key
 
 CitationKind = Literal["chunk", "community", "node"]
 #: Sentence ends (., !, ?, optionally closing quotes/brackets) followed by space, or line breaks.
@@ -39,12 +41,19 @@ RELATIVE_FLOOR = 0.5
 HIT_WEIGHT = 0.3
 #: A small bonus for sharing the question's words (ties between equally similar sentences).
 LEXICAL_WEIGHT = 0.05
+#: Bonus for a sentence said by the person the question names ("Who is Mira Murati?" prefers her words).
+SPEAKER_WEIGHT = 0.2
+#: ...when on topic (this share of the best similarity): "You make a good point" is theirs, not an answer.
+SPEAKER_MIN_SHARE = 0.7
 #: Two sentences sharing this share of the shorter one's distinct words are variants of one sentence...
 NEAR_DUPLICATE_OVERLAP = 0.85
 #: ...when the shorter one has at least this many distinct words (short sentences differ by one word).
 NEAR_DUPLICATE_MIN_WORDS = 8
 BM25_K1, BM25_B = 1.2, 0.75
 _WORD = re.compile(r"\w+")
+_WHO_IS = re.compile(r"\s*who(?:\s+is|\s+was|'s|’s)\b", re.IGNORECASE)
+#: How `spoken_display` starts a transcript fact: "Mira Murati: ...".
+_SPEAKER = re.compile(r"^[A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3}(?: / [A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3})*: ")
 #: Titles whose period does not end a sentence.
 _ABBREVIATION = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs)\.$")
 
@@ -53,6 +62,7 @@ def sentences(text: str) -> list[str]:
     """Verbatim sentence spans of `text` (stripped, at least MIN_WORDS words, at most MAX_SPAN_CHARS).
 
     A period after a title ("Mr.", "Dr.") does not end a sentence: "like Mr." alone is a fragment.
+    A speaker label does not count as words: "MIRA MURATI: It is." is a fragment too.
     """
     out = []
     start: int | None = None
@@ -63,7 +73,7 @@ def sentences(text: str) -> list[str]:
             continue
         span = text[start : match.end()].strip()
         start = None
-        if len(span.split()) >= MIN_WORDS:
+        if len(strip_label(span).split()) >= MIN_WORDS:
             out.append(span if len(span) <= MAX_SPAN_CHARS else _clip(span))
     return out
 
@@ -128,27 +138,67 @@ class Candidate:
     span: str
     rank: float
     lexical: float
+    speaker: str | None = None
 
 
-def shortlist(question: str, hits: Sequence[Hit], limit: int = MAX_EMBEDDED) -> list[Candidate]:
+def shortlist(
+    question: str, hits: Sequence[Hit], limit: int = MAX_EMBEDDED, skip: Collection[str] = frozenset()
+) -> list[Candidate]:
     """The `limit` distinct sentences of `hits` most likely to answer `question`, judged without a model.
 
     Why: embedding a sentence costs ~10-30 ms on a CPU and an answer reads up to MAX_CANDIDATES of
     them; BM25 word overlap with the question (document frequencies from these sentences) plus the
     chunk's retrieval score picks the few worth embedding. Deterministic, so a caller can embed the
-    same shortlist ahead of time (DRIFT batches a whole round into one call).
+    same shortlist ahead of time (DRIFT batches a whole round into one call). Sentences whose
+    `sentence_key` is in `skip` (the project's boilerplate) or that several retrieved documents share
+    are never evidence.
     """
     top = max((h.score for h in hits), default=0.0) or 1.0
     pool = [(hit, span, hit.score / top) for hit in hits for span in sentences(hit.text)][:MAX_CANDIDATES]
+    repeated = _shared_across_documents(pool)
+    pool = [p for p in pool if sentence_key(strip_label(p[1])) not in skip and sentence_key(p[1]) not in repeated]
     pool = [pool[i] for i in distinct([span for _h, span, _r in pool])]
     lexical = _bm25(question, [span for _h, span, _r in pool])
     best = max(lexical, default=0.0) or 1.0
-    candidates = [Candidate(h, span, rank, lex / best) for (h, span, rank), lex in zip(pool, lexical, strict=True)]
+    candidates = [
+        Candidate(h, span, rank, lex / best, _speaker(h, span))
+        for (h, span, rank), lex in zip(pool, lexical, strict=True)
+    ]
     order = sorted(
         range(len(candidates)),
         key=lambda i: -((1 - HIT_WEIGHT) * candidates[i].lexical + HIT_WEIGHT * candidates[i].rank),
     )
     return [candidates[i] for i in sorted(order[:limit])]
+
+
+def _shared_across_documents(pool: Sequence[tuple[Hit, str, float]]) -> set[str]:
+    """Sentence keys that retrieved chunks of two or more documents both contain: shared boilerplate."""
+    documents: dict[str, set[str]] = {}
+    for hit, span, _rank in pool:
+        if hit.document_id:  # overlapping chunks of one document share sentences; that is not boilerplate
+            documents.setdefault(sentence_key(span), set()).add(hit.document_id)
+    return {key for key, found in documents.items() if len(found) > 1}
+
+
+def _speaker(hit: Hit, span: str) -> str | None:
+    """Who says `span` in a transcript chunk (the last speaker label before it), None when unlabelled."""
+    label = LABEL.match(span)
+    return speaker_at(hit.text, max(hit.text.find(span), 0) + (label.end() if label else 0))
+
+
+def _named_speakers(question: str, candidates: Sequence[Candidate]) -> set[str]:
+    """Speakers of the candidates whose name (or one of its words of 3+ letters) the question contains.
+
+    None for "Who is X?": that asks what X is, which others' introductions say, not X's own words.
+    """
+    if _WHO_IS.match(question):
+        return set()
+    words = set(_WORD.findall(question.lower()))
+    return {
+        c.speaker
+        for c in candidates
+        if c.speaker and any(len(w) > 2 and w in words for w in _WORD.findall(c.speaker.lower()))
+    }
 
 
 def _bm25(query: str, spans: Sequence[str]) -> list[float]:
@@ -179,20 +229,29 @@ def extractive_facts(
     max_facts: int = 5,
     *,
     embedded: int = MAX_EMBEDDED,
+    skip: Collection[str] = frozenset(),
 ) -> list[KeyFact]:
     """The `max_facts` best evidence sentences of `hits`, de-duplicated, each citing its chunk with a verbatim span.
 
-    Only the `embedded` best of a lexical shortlist are embedded and ranked by similarity.
+    Only the `embedded` best of a lexical shortlist are embedded and ranked by similarity; a sentence
+    said by a person the question names gets a bonus. A fact shows who said it and reads without
+    fillers; its citation keeps the verbatim span.
     """
-    candidates = shortlist(question, hits, embedded)
+    candidates = shortlist(question, hits, embedded, skip)
     if not candidates or max_facts < 1:
         return []
     qvec = np.asarray(question_vector if question_vector is not None else embedder.embed_query(question))
     vectors = embedder.embed([c.span for c in candidates])
     similarity = vectors @ qvec
-    scores = [
+    named = _named_speakers(question, candidates)
+    base = [
         (1 - HIT_WEIGHT) * float(similarity[i]) + HIT_WEIGHT * c.rank + LEXICAL_WEIGHT * c.lexical
         for i, c in enumerate(candidates)
+    ]
+    on_topic = SPEAKER_MIN_SHARE * float(similarity.max())
+    scores = [
+        score + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
+        for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
     chosen: list[int] = []
     floor = RELATIVE_FLOOR * max(scores)
@@ -204,10 +263,11 @@ def extractive_facts(
         chosen.append(i)
         if len(chosen) == max_facts:
             break
-    return [_fact(candidates[i].hit, candidates[i].span, scores[i]) for i in chosen]
+    return [_fact(candidates[i], scores[i]) for i in chosen]
 
 
-def _fact(hit: Hit, span: str, score: float) -> KeyFact:
+def _fact(candidate: Candidate, score: float) -> KeyFact:
+    hit, span = candidate.hit, candidate.span
     citation = Citation(
         chunk_id=hit.id,
         span=span,
@@ -216,7 +276,14 @@ def _fact(hit: Hit, span: str, score: float) -> KeyFact:
         kind=_kind(hit),
         lines=hit.lines,
     )
-    return KeyFact(fact=display(span), citations=[citation])
+    return KeyFact(fact=spoken_display(span, candidate.speaker), citations=[citation])
+
+
+def spoken_display(span: str, speaker: str | None) -> str:
+    """A transcript sentence as an answer shows it, "Speaker: words" without fillers; other text as `display`."""
+    if speaker is None:
+        return display(span)
+    return f"{speaker}: {clean_spoken(strip_label(span))}"
 
 
 _CITATION_KINDS: dict[str, CitationKind] = {"chunk": "chunk", "community": "community"}
@@ -268,3 +335,21 @@ def locate(span: str, text: str) -> str | None:
     pattern = r"\s+".join(re.escape(w) for w in words)
     match = re.search(pattern, text, flags=re.IGNORECASE)
     return match.group(0) if match else None
+
+
+def answer_lead(facts: list[KeyFact]) -> str:
+    """The answer paragraph of an extractive answer: who (or which document) the key facts come from.
+
+    It points at the facts by number instead of repeating them: the facts are the answer, quoted,
+    and saying each sentence twice (once here, once as a fact) made answers read like an echo.
+    """
+    if not facts:
+        return ""
+    sources: dict[str, list[int]] = {}
+    for n, fact in enumerate(facts, start=1):
+        speaker, _sep, _rest = fact.fact.partition(": ") if _SPEAKER.match(fact.fact) else ("", "", "")
+        document = fact.citations[0].document_name if fact.citations else ""
+        sources.setdefault(speaker or document or "the retrieved text", []).append(n)
+    parts = [f"{who} [{', '.join(map(str, numbers))}]" for who, numbers in sources.items()]
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + f" and {parts[-1]}"
+    return f"The passages that best answer this come from {listed}: the key facts below quote them."

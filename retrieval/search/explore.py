@@ -17,7 +17,6 @@ from retrieval.context import Context
 from retrieval.indexing.graph import Labels
 from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search.expand import expand
-from retrieval.store.cypher_limits import bounded
 
 #: Properties never worth showing (vectors are hundreds of floats; relations are raw extraction JSON).
 _HIDDEN = frozenset({"embedding", "relations"})
@@ -384,7 +383,7 @@ def run_cypher(ctx: Context, cypher: str, limit: int = 200, timeout_ms: int = 10
     Rows are cleaned for display (no vectors); nodes found in a row become graph nodes, and
     consecutive nodes of a row are joined by an edge named after the relationship between them.
     """
-    rows = ctx.store.read(bounded(cypher, limit + 1), timeout_ms=timeout_ms)  # the server stops at limit + 1 rows
+    rows = ctx.store.read_limited(cypher, limit + 1, timeout_ms=timeout_ms)  # the server stops at limit + 1 rows
     truncated = len(rows) > limit
     shown = [{k: _clean(v) for k, v in row.items()} for row in rows[:limit]]
     return CypherResult(shown, _rows_graph(ctx, rows[:limit]), truncated)

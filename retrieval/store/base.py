@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from retrieval.config import Settings
+from retrieval.store.cypher_limits import bounded
 
 Row = dict[str, Any]
 Filters = Mapping[str, Any]
@@ -130,6 +131,13 @@ class GraphStore(ABC):
     @abstractmethod
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Run Cypher that must not write; a writing query raises ReadOnlyViolation and changes nothing."""
+
+    def read_limited(self, cypher: str, limit: int, *, timeout_ms: int | None = None) -> list[Row]:
+        """At most `limit` rows of a read written by a person or a model, the database stopping at the limit.
+
+        This default runs the query inside a subquery with LIMIT (cypher_limits.bounded).
+        """
+        return self.read(bounded(cypher, limit), timeout_ms=timeout_ms)
 
     def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
         """Run `cypher` (which reads `UNWIND $rows AS row`) over `rows` in batches; returns rows sent."""

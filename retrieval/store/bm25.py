@@ -1,9 +1,11 @@
-"""BM25 re-scoring of fulltext candidates for the embedded store.
+"""BM25 re-scoring of fulltext candidates, the same on both stores.
 
 Why: FalkorDB's fulltext procedure scores OR-queries erratically (a document matching a rare term
 and a common one can score below one matching the rare term alone), which made the keyword arm of
 hybrid search worse than useless. The store keeps RediSearch for candidate generation (it stems and
 knows which nodes match) and ranks the candidates with Okapi BM25 using real document frequencies.
+The Neo4j store ranks its Lucene candidates the same way, so both backends give the keyword arm the same
+scores (Lucene's own BM25 counts differently: another scale for the fusion, other hybrid answers).
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import bisect
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
+
+from retrieval.store.base import GraphStore, StoreHit, ident
 
 K1 = 1.2
 B = 0.75
@@ -95,3 +100,69 @@ def _extensions(profile: _Profile, term: str) -> int:
         if len(word) - len(term) <= STEM_SLACK:
             found += profile.counts[word]
     return found
+
+
+#: Nodes read once per label (until the next write) for the mean length and common terms' frequencies.
+SAMPLE = 500
+#: A term in more than this share of the label is "common": its matches are not counted (that walks most of the
+#: label) but estimated from the sample.
+COMMON_SHARE = 0.02
+
+
+@dataclass
+class LabelStats:
+    """What a store learns about a label once per write: its size, a sample's token sets, counted frequencies."""
+
+    size: int
+    mean_length: float
+    sample: list[set[str]]
+    freq: dict[str, int]
+
+    @classmethod
+    def read(cls, store: GraphStore, label: str, fields: Sequence[str]) -> LabelStats:
+        """The label's size and a sample of its texts over `fields`, read from `store`."""
+        size = int(store.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
+        text = " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields) or "''"
+        rows = store.read(f"MATCH (n:{ident(label)}) WITH n LIMIT {SAMPLE} RETURN {text} AS text")
+        sample = [tokens(str(r["text"])) for r in rows]
+        mean = sum(len(t) for t in sample) / max(1, len(sample))
+        return cls(size, mean, [set(t) for t in sample], {})
+
+    def corpus(self, words: Sequence[str], count_matches: Callable[[str, int], int]) -> Corpus:
+        """The corpus for `words`: `count_matches(word, cap)` counts a word's matches up to `cap`, and a word
+        reaching the cap gets its frequency estimated from the sample instead."""
+        cap = int(COMMON_SHARE * self.size) + 1
+        for word in words:
+            if word not in self.freq:
+                count = count_matches(word, cap)
+                if count >= cap and self.sample:
+                    share = sum(1 for tokens_ in self.sample if word in tokens_) / len(self.sample)
+                    count = max(cap, round(share * self.size))
+                self.freq[word] = count
+        return Corpus(self.size, self.mean_length, self.freq)
+
+
+def match_counter(
+    store: GraphStore, procedure: str, target: str, query: Callable[[str], str]
+) -> Callable[[str, int], int]:
+    """Counts a word's matches (up to a cap) with the backend's fulltext `procedure`(`target`, query(word))."""
+
+    def count(word: str, cap: int) -> int:
+        rows = store.read(
+            f"CALL {procedure}($target, $q) YIELD node WITH node LIMIT $cap RETURN count(node) AS n",
+            {"target": target, "q": query(word), "cap": cap},
+        )
+        return int(rows[0]["n"]) if rows else 0
+
+    return count
+
+
+def ranked(
+    rows: Iterable[Mapping[str, Any]], fields: Sequence[str], words: Sequence[str], corpus: Corpus, k: int
+) -> list[StoreHit]:
+    """Candidate rows (`id`, `props`) as hits scored by BM25 over `fields`, best `k` that match at all."""
+    scored = [
+        StoreHit(str(r["id"]), score(" ".join(str(r["props"].get(f) or "") for f in fields), words, corpus), r["props"])
+        for r in rows
+    ]
+    return sorted((h for h in scored if h.score > 0), key=lambda hit: -hit.score)[:k]

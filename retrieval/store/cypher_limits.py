@@ -15,6 +15,7 @@ import re
 _RANGE = re.compile(r"(?<![\w.$`])range\s*\(", re.IGNORECASE)
 _STANDALONE_CALL = re.compile(r"^\s*CALL\s+[A-Za-z_][\w.]*\s*\(", re.IGNORECASE)
 _YIELD = re.compile(r"\bYIELD\b", re.IGNORECASE)
+_RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
 _PREFIX = re.compile(r"^\s*(EXPLAIN|PROFILE)\b", re.IGNORECASE)
 _OPEN, _CLOSE = "([{", ")]}"
 
@@ -23,10 +24,13 @@ def bounded(cypher: str, limit: int) -> str:
     """`cypher` returning at most `limit` rows, the limit applied by the database.
 
     A standalone procedure call (no YIELD) cannot sit in a subquery; it is returned as it is and stays bounded by
-    the query timeout and the memory cap.
+    the query timeout and the memory cap. Nor is a query without RETURN or YIELD (it has no rows to bound): wrapped,
+    a write would fail as a syntax error on Neo4j instead of being refused as a write.
     """
     body = cypher.strip().rstrip(";").strip()
-    if _PREFIX.match(body) or (_STANDALONE_CALL.match(body) and not _YIELD.search(_code_only(body))):
+    code = _code_only(body)
+    returns_rows = _RETURN.search(code) or _YIELD.search(code)
+    if _PREFIX.match(body) or (_STANDALONE_CALL.match(body) and not _YIELD.search(code)) or not returns_rows:
         return cypher
     return f"CALL {{\n{body}\n}}\nRETURN * LIMIT {int(limit)}"
 

@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +43,13 @@ BM25_POOL_PER_TERM = 50
 BM25_CANDIDATE_TERMS = 8
 #: A term in more than this share of the label is too common to draw candidates from (RediSearch would score and
 #: sort every match); it still counts in the BM25 score of the candidates the rarer terms bring.
-BM25_COMMON_SHARE = 0.02
+BM25_COMMON_SHARE = bm25.COMMON_SHARE
 #: ...and a common term with more matches than this never tops the pool up (sorting them costs more than it adds).
 BM25_TOPUP_MAX = 5000
 #: A query's matches ranked by RediSearch before the best `pool` are kept. Rare terms and conjunctions match
 #: fewer; a common term's first matches (in index order) stand in for all of them, as ranking every one of
 #: 80k matches costs ~10 ms (a common term adds little to BM25, and the pools of the rarer terms come first).
 BM25_SCAN = 5000
-#: Nodes read once per label (until the next write) for the mean length and common terms' frequencies.
-BM25_SAMPLE = 500
 INDEX_WAIT_S = 300
 _client_ids = itertools.count(1)
 
@@ -69,7 +67,7 @@ class FalkorDBStore(GraphStore):
         self._reconnecting = threading.Lock()
         self._reader: redis.Redis | None = None
         self._keys_cache: dict[str, set[str]] = {}
-        self._corpus_cache: dict[str, tuple[int, float, dict[str, int], list[set[str]]]] = {}
+        self._corpus_cache: dict[str, bm25.LabelStats] = {}
         self._index_cache: list[IndexState] | None = None
         try:
             self.server.attach_or_start(self._connect)
@@ -278,7 +276,7 @@ class FalkorDBStore(GraphStore):
                 f"MATCH (node:{ident(label)}) WHERE {where} RETURN node.id AS id, node {{{projection}}} AS props",
                 params,
             )
-            return self._bm25_ranked(known, fields, words, corpus, k)
+            return bm25.ranked(known, fields, words, corpus, k)
         common = max(BM25_COMMON_SHARE * corpus.documents, 4 * pool)
         matching = sorted((w for w in words if corpus.doc_freq.get(w, 0)), key=lambda w: corpus.doc_freq[w])
         matching = matching[:BM25_CANDIDATE_TERMS]
@@ -296,7 +294,7 @@ class FalkorDBStore(GraphStore):
                 break
             if word not in singles:
                 rows.update(self._candidates(label, {redisearch_query(word): corpus.doc_freq[word]}, **scope))
-        return self._bm25_ranked(rows.values(), fields, words, corpus, k)
+        return bm25.ranked(rows.values(), fields, words, corpus, k)
 
     def _candidates(
         self, label: str, queries: Mapping[str, int], *, pool: int, where: str, params: Row, projection: str
@@ -328,20 +326,6 @@ class FalkorDBStore(GraphStore):
             rows.update((str(r["id"]), r) for r in found)
         return rows
 
-    @staticmethod
-    def _bm25_ranked(
-        rows: Iterable[Row], fields: Sequence[str], words: Sequence[str], corpus: bm25.Corpus, k: int
-    ) -> list[StoreHit]:
-        scored = [
-            StoreHit(
-                str(r["id"]),
-                bm25.score(" ".join(str(r["props"].get(f) or "") for f in fields), words, corpus),
-                r["props"],
-            )
-            for r in rows
-        ]
-        return sorted((h for h in scored if h.score > 0), key=lambda hit: -hit.score)[:k]
-
     def _fulltext_fields(self, label: str) -> list[str]:
         states = self._index_cache if self._index_cache is not None else self.index_states()  # set by _require_index
         return sorted({p for s in states if s.kind == "fulltext" and s.label == label for p in s.properties})
@@ -353,30 +337,10 @@ class FalkorDBStore(GraphStore):
         threshold and a common term's frequency is estimated from a sample of the label instead.
         """
         if label not in self._corpus_cache:
-            size = int(self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
-            rows = self.read(
-                f"MATCH (n:{ident(label)}) WITH n LIMIT {BM25_SAMPLE} RETURN "
-                + " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields)
-                + " AS text"
-            )
-            sample = [bm25.tokens(str(r["text"])) for r in rows]
-            mean = sum(len(t) for t in sample) / max(1, len(sample))
-            self._corpus_cache[label] = (size, mean, {}, [set(t) for t in sample])
-        size, mean, freq, sample_sets = self._corpus_cache[label]
-        cap = int(BM25_COMMON_SHARE * size) + 1
-        for word in words:
-            if word not in freq:
-                rows = self.read(
-                    "CALL db.idx.fulltext.queryNodes($label, $q) YIELD node "
-                    "WITH node LIMIT $cap RETURN count(node) AS n",
-                    {"label": label, "q": redisearch_query(word), "cap": cap},
-                )
-                count = int(rows[0]["n"]) if rows else 0
-                if count >= cap and sample_sets:
-                    share = sum(1 for tokens in sample_sets if word in tokens) / len(sample_sets)
-                    count = max(cap, round(share * size))
-                freq[word] = count
-        return bm25.Corpus(size, mean, freq)
+            self._corpus_cache[label] = bm25.LabelStats.read(self, label, fields)
+
+        counter = bm25.match_counter(self, "db.idx.fulltext.queryNodes", label, redisearch_query)
+        return self._corpus_cache[label].corpus(words, counter)
 
     def _projection(self, label: str, vector_prop: str) -> str:
         """Map projection of every stored key except the vector (returning it would ship 1.5 kB per hit)."""

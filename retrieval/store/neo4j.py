@@ -1,30 +1,41 @@
-"""Neo4j 5 adapter through the official driver: the production backend.
+"""Neo4j 5 adapter through the official driver: where most users keep their graphs.
 
-Why `execute_query`: it manages sessions, retries transient errors and routes reads to
-followers in a cluster. Reads from users or models are classified with EXPLAIN first and then
-run with READ routing, so a write is refused before it can run, and refused again by the server.
+Why `execute_query`: it manages sessions and retries transient errors. Every read runs in a READ transaction
+with a server-side timeout; reads that reach the database from users or models are classified with EXPLAIN
+first, so a write is refused before it runs, and refused again by the server's read access mode.
+Vector indexes are created without quantisation (scores then match exact cosine) and queried for at least
+`hnsw_ef_runtime` candidates: Lucene's HNSW search explores as many candidates as it is asked for.
 """
 
 from __future__ import annotations
 
-import time
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import neo4j
 from neo4j import GraphDatabase, RoutingControl
-from neo4j.exceptions import AuthError, ClientError, Neo4jError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
+from retrieval.store import bm25
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident
-from retrieval.store.text_query import lucene_query
+from retrieval.store.neo4j_results import READ_ONLY, WRITE_REFUSED, connection_error, query_error, rows
+from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300
-HINT = (
-    "Check that Neo4j is running and reachable at that address, that NEO4J_USERNAME/NEO4J_PASSWORD are right, "
-    "and that the database named in NEO4J_DATABASE exists."
-)
+#: How long the driver keeps retrying a query that met a transient error or a lost connection: long enough to ride
+#: out a leader switch, short enough that a server that is down fails the page (and its banner shows) quickly.
+RETRY_S = 3.0
+CONNECT_TIMEOUT_S = 5.0
+#: Fulltext candidates Lucene ranks before BM25 re-scores them (at least 4 k).
+BM25_POOL = 200
+#: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
+READ_ONLY_CACHE = 1024
+#: Reads from people or models may not make the server fetch URLs or files.
+_LOAD_CSV = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
+_UNREACHABLE = (ServiceUnavailable, SessionExpired, DriverError, OSError)
 
 
 class Neo4jStore(GraphStore):
@@ -35,16 +46,33 @@ class Neo4jStore(GraphStore):
         if not settings.neo4j_uri:
             raise StoreUnavailable("(unset)", "Set NEO4J_URI to use Neo4j.")
         self._uri = settings.neo4j_uri
+        self._index_cache: list[IndexState] | None = None
+        self._corpus_cache: dict[str, bm25.LabelStats] = {}
+        self._read_only: set[str] = set()  # query texts EXPLAIN classified as reads (search runs the same few)
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
         try:
-            self._driver = GraphDatabase.driver(self._uri, auth=(settings.neo4j_username, password))
-            self._driver.verify_connectivity()
-        except (ServiceUnavailable, AuthError, ValueError, OSError) as exc:
-            raise StoreUnavailable(self._uri, HINT, exc) from exc
+            self._driver = GraphDatabase.driver(
+                self._uri,
+                auth=(settings.neo4j_username, password),
+                notifications_min_severity="OFF",  # deprecation notes on user Cypher belong to no log
+                connection_timeout=CONNECT_TIMEOUT_S,
+                max_transaction_retry_time=RETRY_S,
+            )
+        except ValueError as exc:
+            raise StoreUnavailable(self.uri, "NEO4J_URI is not a Neo4j address (bolt://, neo4j://).", exc) from exc
+        try:
+            self._driver.execute_query("RETURN 1", routing_=RoutingControl.READ, database_=self._database)
+        except (AuthError, ClientError, *_UNREACHABLE) as exc:
+            self._driver.close()
+            raise connection_error(self.uri, settings, exc) from exc
 
     @property
     def uri(self) -> str:
         return f"{self._uri} (database {self.settings.neo4j_database})"
+
+    @property
+    def _database(self) -> str:
+        return self.settings.neo4j_database
 
     def close(self) -> None:
         self._driver.close()
@@ -52,50 +80,102 @@ class Neo4jStore(GraphStore):
     def clear(self) -> None:
         while self.query("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS c")[0]["c"]:
             pass
-        for row in self.query("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+        for row in self._show("SHOW CONSTRAINTS YIELD name RETURN name"):
+            self.query(f"DROP CONSTRAINT {ident(str(row['name']))} IF EXISTS")
+        for row in self._show("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
             self.query(f"DROP INDEX {ident(str(row['name']))} IF EXISTS")
+        self._index_cache = None
 
     # --- queries ----------------------------------------------------------------------------
     def _vector_literal(self, expr: str) -> str:
-        return expr
+        return expr  # Neo4j indexes a LIST<FLOAT> property as it is
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        self._corpus_cache.clear()  # a write may change document counts and lengths
         return self._execute(cypher, params, RoutingControl.WRITE, None)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
-        summary = self._driver.execute_query(
-            "EXPLAIN " + cypher, dict(params or {}), routing_=RoutingControl.READ, database_=self._database
-        ).summary
-        if summary.query_type not in ("r", None):
-            raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.")
-        return self._execute(cypher, params, RoutingControl.READ, timeout_ms)
+        """Refused unless EXPLAIN says it only reads; then run in a READ transaction, at most query_timeout_ms."""
+        timeout = self._classify(cypher, params, timeout_ms)
+        return self._execute(cypher, params, RoutingControl.READ, timeout)
 
-    @property
-    def _database(self) -> str:
-        return self.settings.neo4j_database
+    def read_limited(self, cypher: str, limit: int, *, timeout_ms: int | None = None) -> list[Row]:
+        """Streams the first `limit` rows, then ends the transaction (the server stops producing rows).
+
+        Why not the default's subquery: Neo4j refuses `CALL { ... RETURN n.name }` (unaliased items), so
+        wrapping would turn a valid query from a person into a syntax error.
+        """
+        timeout = self._classify(cypher, None, timeout_ms)
+        try:
+            with (
+                self._driver.session(
+                    database=self._database, default_access_mode=neo4j.READ_ACCESS, fetch_size=max(1, int(limit))
+                ) as session,
+                session.begin_transaction(timeout=timeout / 1000) as tx,
+            ):
+                result = tx.run(cypher)  # type: ignore[arg-type]
+                records = [record for _, record in zip(range(int(limit)), result, strict=False)]
+                tx.rollback()  # nothing to commit; stops the query and discards what it did not send
+        except (AuthError, *_UNREACHABLE) as exc:
+            raise connection_error(self.uri, self.settings, exc) from exc
+        except Neo4jError as exc:
+            raise query_error(exc, self.settings, timeout) from exc
+        return rows(records)
+
+    def _classify(self, cypher: str, params: Mapping[str, Any] | None, timeout_ms: int | None) -> int:
+        """Refuse anything EXPLAIN does not call a pure read; returns the timeout (ms) the read gets."""
+        limit = self.settings.query_timeout_ms
+        timeout = min(timeout_ms or limit, limit)
+        if _LOAD_CSV.search(cypher):
+            raise ReadOnlyViolation("LOAD CSV is not allowed here: reads may not fetch files or URLs.")
+        if cypher not in self._read_only:
+            plan = self._run("EXPLAIN " + cypher, params, RoutingControl.READ, timeout)
+            if plan.summary.query_type != READ_ONLY:
+                raise ReadOnlyViolation(WRITE_REFUSED)
+            if len(self._read_only) >= READ_ONLY_CACHE:
+                self._read_only.clear()
+            self._read_only.add(cypher)  # a query's type does not depend on its parameters
+        return timeout
 
     def _execute(
         self, cypher: str, params: Mapping[str, Any] | None, routing: RoutingControl, timeout_ms: int | None
     ) -> list[Row]:
-        text: Any = neo4j.Query(cypher, timeout=timeout_ms / 1000) if timeout_ms else cypher  # type: ignore[arg-type]
+        return rows(self._run(cypher, params, routing, timeout_ms).records)
+
+    def _run(
+        self, cypher: str, params: Mapping[str, Any] | None, routing: RoutingControl, timeout_ms: int | None
+    ) -> neo4j.EagerResult:
+        text = neo4j.Query(cypher, timeout=timeout_ms / 1000) if timeout_ms else neo4j.Query(cypher)  # type: ignore[arg-type]
         try:
-            result = self._driver.execute_query(text, dict(params or {}), routing_=routing, database_=self._database)
-        except ServiceUnavailable as exc:
-            raise StoreUnavailable(self._uri, HINT, exc) from exc
+            return self._driver.execute_query(text, dict(params or {}), routing_=routing, database_=self._database)
+        except (AuthError, *_UNREACHABLE) as exc:
+            raise connection_error(self.uri, self.settings, exc) from exc
         except ClientError as exc:
-            if (exc.code and "ForbiddenDueToTransactionType" in exc.code) or "read access mode" in str(exc.message):
-                raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
-            raise QueryError(f"Query failed: {exc.message}") from exc
+            if exc.code and exc.code.endswith("DatabaseNotFound"):
+                raise connection_error(self.uri, self.settings, exc) from exc
+            raise query_error(exc, self.settings, timeout_ms) from exc
         except Neo4jError as exc:
-            raise QueryError(f"Query failed: {exc.message}") from exc
-        return [record.data() for record in result.records]
+            raise query_error(exc, self.settings, timeout_ms) from exc
+
+    def _show(self, cypher: str) -> list[Row]:
+        """SHOW commands cannot be EXPLAINed (they never write); a READ transaction with the read timeout."""
+        return self._execute(cypher, None, RoutingControl.READ, self.settings.query_timeout_ms)
 
     # --- search -----------------------------------------------------------------------------
     def _index_name(self, kind: str, label: str, prop: str | None) -> str:
-        for state in self.index_states():
-            if state.kind == kind and state.label == label and (prop is None or prop in state.properties):
-                return state.name
-        raise IndexMissing(f"{kind} index on {label}" + (f".{prop}" if prop else ""))
+        def find(states: list[IndexState]) -> str | None:
+            for state in states:
+                if state.kind == kind and state.label == label and (prop is None or prop in state.properties):
+                    return state.name
+            return None
+
+        name = find(self._index_cache) if self._index_cache is not None else None
+        if name is None:
+            self._index_cache = self.index_states()  # another process may have built it since
+            name = find(self._index_cache)
+        if name is None:
+            raise IndexMissing(f"{kind} index on {label}" + (f".{prop}" if prop else ""), _create_hint(kind))
+        return name
 
     def _vector_candidates(
         self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
@@ -110,8 +190,8 @@ class Neo4jStore(GraphStore):
             {
                 **params,
                 "index": self._index_name("vector", label, prop),
-                "fetch": int(fetch),
-                "limit": limit,
+                "fetch": max(int(fetch), self.settings.hnsw_ef_runtime),
+                "limit": min(limit, int(fetch)),
                 "q": [float(x) for x in vector],
             },
         )
@@ -121,55 +201,80 @@ class Neo4jStore(GraphStore):
     def fulltext_search(
         self, label: str, text: str, k: int, *, index: str | None = None, filters: Mapping[str, Any] | None = None
     ) -> list[StoreHit]:
+        """Lucene finds the candidates (its OR-query ranks them well); BM25 scores them as the embedded store does."""
+        words = terms(text)
         query = lucene_query(text)
         if not query or k < 1:
             return []
         name = index or self._index_name("fulltext", label, None)
+        fields = self._fulltext_fields(name)
         where, params = filter_clause("node", filters)
         emb = ident(self.settings.embedding_property)
         rows = self.read(
             "CALL db.index.fulltext.queryNodes($index, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
-            + f"RETURN node.id AS id, score, node {{.*, {emb}: null}} AS props ORDER BY score DESC LIMIT $k",
-            {"index": name, "q": query, "k": int(k), **params},
+            + "WITH node, score ORDER BY score DESC LIMIT $pool "
+            + f"RETURN node.id AS id, node {{.*, {emb}: null}} AS props",
+            {"index": name, "q": query, "pool": max(BM25_POOL, 4 * int(k)), **params},
         )
-        return [StoreHit(str(r["id"]), float(r["score"]), _without_none(r["props"])) for r in rows]
+        candidates = [{"id": r["id"], "props": _without_none(r["props"])} for r in rows]
+        return bm25.ranked(candidates, fields, words, self._corpus(label, name, fields, words), k)
+
+    def _fulltext_fields(self, name: str) -> list[str]:
+        if self._index_cache is None:
+            self._index_cache = self.index_states()
+        return sorted({p for s in self._index_cache if s.name == name for p in s.properties})
+
+    def _corpus(self, label: str, index: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
+        """Label size, mean length and document frequencies (Lucene match counts), cached until the next write."""
+        if index not in self._corpus_cache:
+            self._corpus_cache[index] = bm25.LabelStats.read(self, label, fields)
+
+        counter = bm25.match_counter(self, "db.index.fulltext.queryNodes", index, lucene_query)
+        return self._corpus_cache[index].corpus(words, counter)
 
     # --- schema -----------------------------------------------------------------------------
     def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:
+        s = self.settings
         self.query(
             f"CREATE VECTOR INDEX {ident(name)} IF NOT EXISTS FOR (n:{ident(label)}) ON n.{ident(prop)} "
-            "OPTIONS {indexConfig: {`vector.dimensions`: $dim, `vector.similarity_function`: 'cosine'}}",
-            {"dim": int(dim)},
+            "OPTIONS {indexConfig: {`vector.dimensions`: $dim, `vector.similarity_function`: 'cosine', "
+            "`vector.quantization.enabled`: false, `vector.hnsw.m`: $m, `vector.hnsw.ef_construction`: $ef}}",
+            {"dim": int(dim), "m": s.hnsw_m, "ef": s.hnsw_ef_construction},
         )
-        self._wait_online(name)
+        self._await_indexes()
 
     def ensure_fulltext_index(self, name: str, label: str, props: Sequence[str]) -> None:
         fields = ", ".join(f"n.{ident(p)}" for p in props)
-        self.query(f"CREATE FULLTEXT INDEX {ident(name)} IF NOT EXISTS FOR (n:{ident(label)}) ON EACH [{fields}]")
-        self._wait_online(name)
+        # The English analyser stems and drops stopwords, as the embedded store's RediSearch index does.
+        self.query(
+            f"CREATE FULLTEXT INDEX {ident(name)} IF NOT EXISTS FOR (n:{ident(label)}) ON EACH [{fields}] "
+            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
+        )
+        self._await_indexes()
 
     def ensure_range_index(self, label: str, prop: str) -> None:
         self.query(f"CREATE INDEX IF NOT EXISTS FOR (n:{ident(label)}) ON (n.{ident(prop)})")
+        self._await_indexes()
 
-    def _wait_online(self, name: str) -> None:
-        deadline = time.monotonic() + INDEX_WAIT_S
-        while time.monotonic() < deadline:
-            if any(s.name == name and s.state == "ONLINE" for s in self.index_states()):
-                return
-            time.sleep(0.2)
-        raise QueryError(f"Index {name} did not come online within {INDEX_WAIT_S} s")
+    def _await_indexes(self) -> None:
+        """Block until every index is online (Neo4j populates new indexes in the background)."""
+        self._index_cache = None
+        try:
+            self._driver.execute_query(
+                "CALL db.awaitIndexes($s)", {"s": INDEX_WAIT_S}, routing_=RoutingControl.READ, database_=self._database
+            )
+        except Neo4jError as exc:
+            raise QueryError(f"Indexes did not come online within {INDEX_WAIT_S} s: {exc.message}") from exc
+        except _UNREACHABLE as exc:
+            raise connection_error(self.uri, self.settings, exc) from exc
 
     def index_states(self) -> list[IndexState]:
-        rows = self._execute(  # SHOW commands cannot be EXPLAINed; this one never writes
-            "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state, options "
-            "WHERE type IN ['VECTOR', 'FULLTEXT', 'RANGE'] RETURN *",
-            None,
-            RoutingControl.READ,
-            None,
-        )
         out = []
-        for row in rows:
+        for row in self._show(
+            "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state, options "
+            "WHERE type IN ['VECTOR', 'FULLTEXT', 'RANGE'] RETURN *"
+        ):
             config = (row.get("options") or {}).get("indexConfig") or {}
             dim = config.get("vector.dimensions")
             out.append(
@@ -183,6 +288,20 @@ class Neo4jStore(GraphStore):
                 )
             )
         return out
+
+
+def _create_hint(kind: str) -> str:
+    """How to create a missing index: by indexing, or by hand for a graph another tool built."""
+    example = (
+        "CREATE VECTOR INDEX name FOR (n:Label) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, "
+        "`vector.similarity_function`: 'cosine'}}"
+        if kind == "vector"
+        else "CREATE FULLTEXT INDEX name FOR (n:Label) ON EACH [n.text]"
+    )
+    return (
+        "Build the graph first (Index page or `python -m retrieval index PATH`), or for a graph built by another "
+        f"tool create it in Neo4j ({example}) and name it in the settings."
+    )
 
 
 def _without_none(props: Mapping[str, Any]) -> dict[str, Any]:

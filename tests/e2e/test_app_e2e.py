@@ -34,7 +34,8 @@ def test_home_shows_the_graph_counts(session: Session) -> None:
     session.assert_offline()
 
 
-def test_ask_shows_answer_and_expanded_citation(session: Session) -> None:
+def test_ask_shows_answer_and_expanded_citation(backend_session: Session) -> None:
+    session = backend_session
     session.open("Ask")
     page = session.page
     expect(page.get_by_text("Try one of these")).to_be_visible()

@@ -93,12 +93,15 @@ class Neo4jServer:
         self.stop()
 
 
-def start(port: int = 0, workdir: Path | None = None, heap: str = "1g") -> Neo4jServer:
-    """Start a server on 127.0.0.1:`port` (0: any free port) and wait until Bolt answers."""
+def start(port: int = 0, workdir: Path | None = None, heap: str = "1g", password: str | None = None) -> Neo4jServer:
+    """Start a server on 127.0.0.1:`port` (0: any free port) and wait until Bolt answers.
+
+    `password` (default: a generated one) lets a test start a server again where a client expects it.
+    """
     classpath = build()
     workdir = Path(tempfile.mkdtemp(prefix="driftlens-neo4j-")) if workdir is None else workdir
     workdir.mkdir(parents=True, exist_ok=True)
-    password = secrets.token_urlsafe(18)
+    password = password or secrets.token_urlsafe(18)
     password_file = workdir / "password"
     password_file.write_text(password, encoding="utf-8")
     password_file.chmod(0o600)

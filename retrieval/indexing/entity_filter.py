@@ -1,0 +1,162 @@
+"""Which offline candidates are entities, and which short names are aliases of a longer one.
+
+Why rules and not a bigger model: the small spaCy model tags conversational words as names
+("Likewise" PERSON, "Correct" ORG, "Episode 52" LAW) and lower-case nouns as organisations
+("software"). Each rule below removes one kind of noise seen on real transcripts and keeps what a
+reader would call a name. The case rules are per document, so an encyclopaedia passage where "Rush"
+is only ever sentence-initial keeps it (the word never appears in lower case there); how common a
+word is in English comes from wordfreq's word lists.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wordfreq import zipf_frequency
+
+from retrieval.indexing.model import CONCEPT, slug
+
+#: Nouns too general to be a topic, whatever the keyphrase ranker thought.
+GENERIC_NOUNS = frozenset(
+    {
+        "people", "person", "thing", "things", "way", "ways", "lot", "lots", "stuff", "time", "times", "kind",
+        "sort", "point", "points", "year", "years", "day", "days", "bit", "part", "number", "question", "questions",
+        "idea", "ideas", "guy", "guys", "folks", "everybody", "everyone", "something", "anything", "world", "work",
+        "today", "moment", "problem", "problems", "place", "case", "fact", "end", "bin", "landing", "episode",
+        "show", "podcast",
+    }
+)  # fmt: skip
+#: Words people open a reply with; capitalised only because they start a sentence.
+DISCOURSE_WORDS = frozenset(
+    {
+        "likewise", "correct", "right", "exactly", "absolutely", "yes", "yep", "yeah", "no", "nope", "sure",
+        "well", "thanks", "thank", "cool", "great", "awesome", "totally", "definitely", "indeed", "wow", "oh",
+        "hey", "hi", "hello", "okay", "ok", "so", "and", "but", "anyway", "interesting", "true", "amazing",
+    }
+)  # fmt: skip
+#: Name particles written in lower case inside a person's name.
+_PARTICLES = frozenset({"de", "da", "di", "del", "der", "van", "von", "la", "le", "bin", "al", "du", "dos"})
+#: Entity types the small model over-uses in conversation: one mention in a long document is not enough.
+NOISY_TYPES = frozenset({"LAW", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE"})
+#: Chunks from which a document counts as long for NOISY_TYPES.
+LONG_DOCUMENT_CHUNKS = 3
+#: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
+#: "model" 5.1, "brain" 4.9, "golden" 4.7 are; "robotics" 3.5, "polonium" 2.5, "Lego" 3.8 are not.
+COMMON_WORD_ZIPF = 4.5
+#: "Episode 52", "Part 3": a counter, not a thing.
+_NUMBERED = re.compile(r"^(?:episode|ep|part|chapter|season|page|number|no|vol|volume|section|track)-\d+$")
+#: Suffixes that make a longer organisation name the same organisation as its first words ("Apple Inc").
+_ORG_SUFFIXES = frozenset({"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs"})
+_CAMEL_CASE = re.compile(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]")
+_PRONOUNS = frozenset({"i", "me", "my", "you", "he", "she", "we", "they", "it", "us", "him", "her", "them"})
+_CAPITALISED_MID_SENTENCE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][\w'’\-]*)")
+_LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
+
+
+@dataclass(frozen=True)
+class DocumentWords:
+    """What a document says about its own words' case: the evidence that a capitalised word is a name."""
+
+    mid_sentence_capitals: frozenset[str]
+    lower_case: frozenset[str]
+    chunks: int
+    text: str
+
+    @classmethod
+    def of(cls, text: str, chunks: int) -> DocumentWords:
+        return cls(
+            frozenset(m.group(1).lower() for m in _CAPITALISED_MID_SENTENCE.finditer(text)),
+            frozenset(m.group(0) for m in _LOWER_WORD.finditer(text)),
+            chunks,
+            text,
+        )
+
+
+def junk(surface: str, kind: str, words: DocumentWords) -> bool:
+    """Whether a candidate is noise rather than an entity (see the module docstring for why each rule)."""
+    key = slug(surface)
+    tokens = key.split("-")
+    if "/" in surface or ":" in surface or _NUMBERED.match(key):
+        return True
+    if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens):
+        return True  # "n't", "I.", "A"
+    if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
+        return True
+    if kind == CONCEPT:
+        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _common(key))
+    if not any(c.isupper() for c in surface):
+        return True  # a named entity is written with a capital: "software" is not an organisation
+    words_of = surface.split()
+    lowered = [w.lower().strip(".,") for w in words_of]
+    if kind == "PERSON" and (
+        any(w in _PRONOUNS for w in lowered)
+        or lowered[0] in DISCOURSE_WORDS
+        or any(w[:1].islower() and w not in _PARTICLES for w in words_of[1:])
+    ):
+        return True
+    if len(tokens) == 1:
+        return lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
+    return False
+
+
+def _common(word: str) -> bool:
+    """An everyday English word, so a generic noun as a lone keyphrase (not used for names: word lists ignore
+    case, and "Paris" is as frequent as "model")."""
+    return zipf_frequency(word, "en") >= COMMON_WORD_ZIPF
+
+
+def named_type(surface: str, kind: str, words: DocumentWords) -> str:
+    """The model's type, except that a PERSON is a brand when written in camel case ("OpenAI") and a topic
+    (CONCEPT) when it cannot be a name: an acronym or a word with a digit ("AR", "GPT-4"), or words the
+    document also writes in lower case ("machine learning")."""
+    if kind != "PERSON":
+        return kind
+    if " " not in surface and _CAMEL_CASE.search(surface):
+        return "ORG"  # "OpenAI", "TikTok", "LoudCloud": a brand, not a person
+    lowered = surface.lower()
+    if any(c.isdigit() for c in surface) or (surface.isupper() and " " not in surface):
+        return CONCEPT
+    return CONCEPT if re.search(rf"(?<!\w){re.escape(lowered)}(?!\w)", words.text) else kind
+
+
+def too_rare(kind: str, mentions: int, words: DocumentWords) -> bool:
+    """A noisy-type entity mentioned once in a long document (one chunk of many) is more likely a tagging slip."""
+    return kind in NOISY_TYPES and mentions < 2 and words.chunks >= LONG_DOCUMENT_CHUNKS
+
+
+def _name_tokens(surface: str) -> tuple[str, ...]:
+    """A name's words as slugs, hyphenated words kept whole: 'Fei-Fei Li' -> ('fei-fei', 'li')."""
+    return tuple(t for t in (slug(word) for word in surface.split()) if t)
+
+
+def alias_map(surfaces: dict[str, str], types: dict[str, str]) -> dict[str, str]:
+    """A one-word name -> the only longer PERSON (or same-company ORG) whose first or last word it is.
+
+    'Fei-Fei' and 'Li' -> 'Fei-Fei Li', 'Lisa' -> 'Lisa Su', 'Gates' -> 'Bill Gates' when the document
+    has one such person; 'Microsoft' stays apart from 'Microsoft Research' (a part is not the whole),
+    but 'Apple' joins 'Apple Inc'. `surfaces` is each key's surface form, `types` its resolved type.
+    """
+    names = {key: _name_tokens(surface) for key, surface in surfaces.items()}
+    aliases = {}
+    for key, short in names.items():
+        if len(short) != 1 or types.get(key) not in {"PERSON", "ORG", "NORP", "GPE", CONCEPT, "PRODUCT"}:
+            continue
+        targets = {
+            other
+            for other, long in names.items()
+            if len(long) > len(short)
+            and (long[: len(short)] == short or long[-len(short) :] == short)
+            and _can_alias(types.get(key, ""), types.get(other, ""), short, long)
+        }
+        if len(targets) == 1:
+            aliases[key] = next(iter(targets))
+    return aliases
+
+
+def _can_alias(short_type: str, long_type: str, short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    if long_type == "PERSON":
+        return short_type != "GPE" or len(short) == 1
+    if long_type == "ORG" and short_type == "ORG":
+        return long[: len(short)] == short and all(t in _ORG_SUFFIXES for t in long[len(short) :])
+    return False

@@ -1,0 +1,117 @@
+"""The two graph backends every backend-facing test runs on: embedded FalkorDB and a real Neo4j 5.
+
+Neo4j: one server per test session, started by `tools/neo4j/server.py` (Java 17 + Maven) or, when NEO4J_URI is
+set in the environment, an external server the tests are pointed at (its database is wiped test by test).
+
+Neo4j Community has a single user database, so fixtures that keep a graph alive across tests (module- and
+session-scoped) cannot each own one as they own a FalkorDB file. `Occupant` tracks whose data the database holds:
+a fixture that needs its graph rebuilds it (reset + build) when another fixture has reset the database since.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from retrieval.store import GraphStore
+from tools.neo4j.server import Neo4jServer, Neo4jUnavailable, missing_tools, start
+
+FALKORDB = "falkordb"
+NEO4J = "neo4j"
+BACKENDS = (FALKORDB, NEO4J)
+
+
+@dataclass(frozen=True)
+class Neo4jTarget:
+    """Where the Neo4j half of the suite connects: `external` when NEO4J_URI pointed the tests at a server."""
+
+    uri: str
+    user: str
+    password: str
+    external: bool
+
+    def settings(self) -> dict[str, object]:
+        return {"neo4j_uri": self.uri, "neo4j_username": self.user, "neo4j_password": self.password}
+
+    def env(self) -> dict[str, str]:
+        return {"NEO4J_URI": self.uri, "NEO4J_USERNAME": self.user, "NEO4J_PASSWORD": self.password}
+
+
+@dataclass
+class Session:
+    """This process's Neo4j: the target once started, why it is unavailable otherwise, tests run per backend."""
+
+    target: Neo4jTarget | None = None
+    server: Neo4jServer | None = None
+    unavailable: str | None = None
+    ran: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BACKENDS, 0))
+    backend_of: dict[str, str] = field(default_factory=dict)  # test id -> backend, for the summary
+
+    def neo4j(self) -> Neo4jTarget:
+        """The session's server, started on first use; raises Neo4jUnavailable (Java/Maven missing)."""
+        if self.target is not None:
+            return self.target
+        if self.unavailable is not None:
+            raise Neo4jUnavailable(self.unavailable)
+        if uri := os.environ.get("NEO4J_URI"):
+            user = os.environ.get("NEO4J_USERNAME", os.environ.get("NEO4J_USER", "neo4j"))
+            self.target = Neo4jTarget(uri, user, os.environ.get("NEO4J_PASSWORD", ""), external=True)
+            return self.target
+        if missing := missing_tools():
+            self.unavailable = f"{', '.join(missing)} not found on PATH (Neo4j needs Java 17 and Maven)"
+            raise Neo4jUnavailable(self.unavailable)
+        self.server = start()
+        atexit.register(self.stop)  # a process that never reaches pytest's session end stops it too
+        self.target = Neo4jTarget(self.server.uri, self.server.user, self.server.password, external=False)
+        return self.target
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+            self.target = None
+
+
+SESSION = Session()
+
+
+class Occupant:
+    """Which store's graph the one Neo4j database holds, and how to build each store's graph again.
+
+    Every fixture opens its own store object, so the store stands for its fixture's data. On FalkorDB each store
+    has its own file and nothing is ever rebuilt.
+    """
+
+    current: GraphStore | None = None
+    builders: ClassVar[dict[int, Callable[[GraphStore], None]]] = {}
+
+    @classmethod
+    def own(cls, store: GraphStore, build: Callable[[GraphStore], None] | None = None) -> None:
+        """Give the database to `store`: on Neo4j reset it (nodes, relationships, indexes); then `build` its graph."""
+        build = build or _nothing
+        cls.builders[id(store)] = build
+        if store.backend == NEO4J:
+            store.clear()
+            cls.current = store
+        build(store)
+
+    @classmethod
+    def ensure(cls, store: GraphStore) -> None:
+        """Before a test: rebuild `store`'s graph if another fixture reset the Neo4j database since."""
+        if store.backend == NEO4J and cls.current is not store and id(store) in cls.builders:
+            store.clear()
+            cls.current = store
+            cls.builders[id(store)](store)
+
+    @classmethod
+    def release(cls, store: GraphStore) -> None:
+        cls.builders.pop(id(store), None)
+        if cls.current is store:
+            cls.current = None
+
+
+def _nothing(_store: GraphStore) -> None:
+    """An empty graph needs no building."""
