@@ -17,6 +17,7 @@ from retrieval.engine import Engine
 from retrieval.llm import ChatModel
 from retrieval.memory import MemoryStore
 from retrieval.store import GraphStore
+from tests.backends import FALKORDB, NEO4J
 from tests.conftest import CAROL_PROJECT, make_settings
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply, tool_calls
 
@@ -29,8 +30,10 @@ def _engine(graph: Graph) -> Engine:
 
 
 def _llm_engine(graph: Graph, server: ScriptedOpenAI, tmp_path: Path) -> Engine:
-    _settings, store, embedder = graph
-    settings = make_settings(tmp_path, project=CAROL_PROJECT, openai_base_url=server.base_url, openai_api_key="sk-test")
+    graph_settings, store, embedder = graph
+    backend = NEO4J if graph_settings.neo4j_uri else FALKORDB
+    llm = {"openai_base_url": server.base_url, "openai_api_key": "sk-test"}
+    settings = make_settings(tmp_path, backend, project=CAROL_PROJECT, **llm)
     return Engine(settings, store=store, embedder=embedder, llm=ChatModel(settings))
 
 
@@ -45,7 +48,7 @@ def test_offline_follow_up_joins_the_earlier_turns_entities_and_says_which(carol
     answer = second.answers[0]
     assert answer.question == "What did he wear?"
     assert f"Follow-up: searched with “{second.meta.context_terms[0]}”" in answer.notes[0]
-    assert "Marley" in answer.final_answer  # the first turn's subject reached the second answer
+    assert any("Marley" in f.fact for f in answer.key_facts)  # the first turn's subject reached the second answer
     assert any(m.text == "Who was Marley?" for m in second.meta.earlier)  # recalled "from earlier"
 
     reopened = Conversation(engine, user="follow-up", thread_id=chat.thread_id).turns()
