@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from retrieval.context import Context
 from retrieval.engine import Engine
 from retrieval.store import Health
 
@@ -21,6 +22,11 @@ def empty_graph(health: Health) -> bool:
     st.info("The graph is empty: there is nothing to search yet. " + BUILD_HELP)
     st.page_link(INDEX_PAGE, label="Go to the Index page")
     return True
+
+
+def scope(ctx: Context) -> None:
+    """Say which data a search reads: one project, or the whole of a graph another tool built (it has none)."""
+    st.caption(f"Searches read {ctx.scope_description}.")
 
 
 def llm_state(engine: Engine) -> None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from dotenv import dotenv_values
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
@@ -75,7 +77,8 @@ class Settings(BaseSettings, RetrievalKnobs):
     query_timeout_ms: int = Field(30_000, ge=100)
     #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
     graph_load_timeout_s: float = Field(600.0, gt=0)
-    #: Project used when a call names none; every node carries its project in `projectId`.
+    #: Project used when a call names none; every node carries its project in `projectId`. Left unset, a graph
+    #: that holds no project at all (built by another tool) is read whole.
     project: str = "demo"
 
     # --- graph model: labels, properties, index names (bring-your-own-graph) -------------
@@ -95,16 +98,48 @@ class Settings(BaseSettings, RetrievalKnobs):
     text_property: str = "text"
     #: Property holding a node's embedding vector (chunks, entities, communities, memories).
     embedding_property: str = "embedding"
+    #: Property holding an entity's name (neo4j-graphrag writes `name`).
+    entity_name_property: str = "title"
+    #: Relationship types walked between entities (graph expansion, the explorer); a JSON list.
+    entity_relationships: tuple[str, ...] = ("RELATED",)
+    #: Relationship tying a chunk to an entity it mentions (neo4j-graphrag: `FROM_CHUNK`).
+    mention_relationship: str = "HAS_ENTITY"
+    #: Whether that relationship points from the chunk to the entity; neo4j-graphrag's `FROM_CHUNK` points from
+    #: the entity to the chunk (false).
+    mention_from_chunk: bool = True
     #: Vector index over chunk embeddings.
-    chunk_vector_index: str = "chunk_embedding"
+    chunk_vector_index: str = Field(
+        "chunk_embedding",
+        validation_alias=_alias(
+            "DRIFTLENS_CHUNK_VECTOR_INDEX",
+            "NEO4J_INDEX_NAME",
+            "NEO4J_VECTOR_INDEX_NAME",
+            "CHUNK_VECTOR_INDEX_NAME",
+            "chunk_vector_index",
+        ),
+    )
     #: Fulltext index over chunk text; hybrid and fulltext search need it.
-    chunk_fulltext_index: str | None = "chunk_text"
+    chunk_fulltext_index: str | None = Field(
+        "chunk_text",
+        validation_alias=_alias("DRIFTLENS_CHUNK_FULLTEXT_INDEX", "NEO4J_FULLTEXT_INDEX_NAME", "chunk_fulltext_index"),
+    )
     #: Vector index over entity embeddings.
-    entity_vector_index: str = "entity_embedding"
+    entity_vector_index: str = Field(
+        "entity_embedding",
+        validation_alias=_alias("DRIFTLENS_ENTITY_VECTOR_INDEX", "ENTITY_VECTOR_INDEX", "entity_vector_index"),
+    )
     #: Fulltext index over entity title and description (optional).
-    entity_fulltext_index: str | None = "entity_text"
+    entity_fulltext_index: str | None = Field(
+        "entity_text",
+        validation_alias=_alias("DRIFTLENS_ENTITY_FULLTEXT_INDEX", "FT_INDEX_ENTITIES", "entity_fulltext_index"),
+    )
     #: Vector index over community summary embeddings.
-    community_vector_index: str = "community_embedding"
+    community_vector_index: str = Field(
+        "community_embedding",
+        validation_alias=_alias(
+            "DRIFTLENS_COMMUNITY_VECTOR_INDEX", "COMMUNITY_VECTOR_INDEX_NAME", "community_vector_index"
+        ),
+    )
     #: Vector index over memory embeddings.
     memory_vector_index: str = "memory_embedding"
     #: Enrichment Cypher run per hit: receives `node` and `score`, returns at least `text` and `score`
@@ -118,6 +153,22 @@ class Settings(BaseSettings, RetrievalKnobs):
     hnsw_ef_construction: int = Field(200, ge=10)
     #: HNSW candidate list size while searching the embedded vector indexes (recall against latency).
     hnsw_ef_runtime: int = Field(100, ge=10)
+    #: Dimension the vector indexes are declared with (optional): set, it must equal the embedder's dimension,
+    #: or the start-up fails instead of the first search.
+    vector_index_dimensions: int | None = Field(
+        None,
+        ge=1,
+        validation_alias=_alias(
+            "DRIFTLENS_VECTOR_INDEX_DIMENSIONS", "VECTOR_INDEX_DIMENSIONS", "vector_index_dimensions"
+        ),
+    )
+    #: Similarity of the vector indexes: DriftLens ranks by cosine, so `cosine` is the one value accepted.
+    vector_index_similarity: Literal["cosine"] = Field(
+        "cosine",
+        validation_alias=_alias(
+            "DRIFTLENS_VECTOR_INDEX_SIMILARITY", "VECTOR_INDEX_SIMILARITY", "vector_index_similarity"
+        ),
+    )
 
     # --- global mode (the other retrieval knobs are the RetrievalKnobs fields, listed last) -------
     #: Community reports per map call in global mode.
@@ -151,12 +202,20 @@ class Settings(BaseSettings, RetrievalKnobs):
     # --- embeddings -------------------------------------------------------------------------
     #: Who embeds: `local` (ONNX MiniLM shipped in a package, offline), `openai` or `azure`;
     #: a graph remembers its embedder.
-    embedder: Literal["local", "openai", "azure"] = "local"
+    embedder: Literal["local", "openai", "azure"] = Field(
+        "local", validation_alias=_alias("DRIFTLENS_EMBEDDER", "EMBEDDING_PROVIDER", "embedder")
+    )
     #: Texts per local embedder call.
     embedding_batch: int = Field(16, ge=1, le=256)
     #: Embedding model when `embedder` is `openai` or `azure`.
     openai_embedding_model: str = Field(
-        "text-embedding-3-small", validation_alias=_alias("OAI_EMBED_MODEL_NAME", "openai_embedding_model")
+        "text-embedding-3-small",
+        validation_alias=_alias("OAI_EMBED_MODEL_NAME", "EMBEDDING_MODEL", "openai_embedding_model"),
+    )
+    #: Key of the embedding endpoint (a secret) when it differs from the chat model's; unset, the embedder
+    #: uses OPENAI_API_KEY (or AZURE_OPENAI_API_KEY for `azure`).
+    embedding_api_key: SecretStr | None = Field(
+        None, validation_alias=_alias("DRIFTLENS_EMBEDDING_API_KEY", "EMBEDDING_API_KEY", "embedding_api_key")
     )
 
     # --- language model (OpenAI / Azure OpenAI / compatible) --------------------------------
@@ -247,6 +306,30 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Log level of the service and the app (DEBUG, INFO, WARNING, ERROR).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    def __init__(self, **values: Any) -> None:
+        if problem := _contradicting_names(values):
+            raise ConfigError(f"Invalid DriftLens settings: {problem}")
+        super().__init__(**values)
+
+    @field_validator("embedder", mode="before")
+    @classmethod
+    def _known_embedding_provider(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        name = value.strip().lower()
+        if name not in ("local", "openai", "azure"):
+            raise ValueError(f"unknown embedding provider {value!r} (EMBEDDING_PROVIDER): use local, openai or azure")
+        return name
+
+    @field_validator("vector_index_similarity", mode="before")
+    @classmethod
+    def _cosine_only(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() != "cosine":
+            raise ValueError(
+                f"DriftLens ranks by cosine similarity; VECTOR_INDEX_SIMILARITY={value} is not supported (use cosine)"
+            )
+        return value.strip().lower() if isinstance(value, str) else value
+
     @field_validator("llm_prices", mode="before")
     @classmethod
     def _prices_from_json(cls, value: object) -> object:
@@ -285,12 +368,35 @@ class Settings(BaseSettings, RetrievalKnobs):
             raise ValueError("search_type 'hybrid' needs a fulltext index name (DRIFTLENS_CHUNK_FULLTEXT_INDEX)")
         if self.search_type == "fulltext" and not self.chunk_fulltext_index:
             raise ValueError("search_type 'fulltext' needs a fulltext index name (DRIFTLENS_CHUNK_FULLTEXT_INDEX)")
-        if self.embedder == "openai" and not (self.openai_api_key or self.openai_base_url):
-            raise ValueError("embedder 'openai' needs OPENAI_API_KEY or OPENAI_BASE_URL")
+        if self.embedder == "openai" and not (self.openai_api_key or self.embedding_api_key or self.openai_base_url):
+            raise ValueError("embedder 'openai' needs OPENAI_API_KEY (or EMBEDDING_API_KEY) or OPENAI_BASE_URL")
         if self.embedder == "azure" and not (self.azure_openai_endpoint and self.azure_embed_deployment):
             raise ValueError("embedder 'azure' needs AZURE_OPENAI_ENDPOINT and OAI_EMBED_DEPLOYMENT_NAME")
         if self.retry_backoff_max_sec < self.retry_backoff_base_sec:
             raise ValueError("RETRY_BACKOFF_MAX_SEC must be >= RETRY_BACKOFF_BASE_SEC")
+        return self
+
+    @model_validator(mode="after")
+    def _embedding_names_agree(self) -> Settings:
+        """VECTOR_INDEX_DIMENSIONS describes the embedder's vectors: it must be the dimension of the one in use.
+
+        (A model name beside the local embedder is left alone: seed `.env` files set OAI_EMBED_MODEL_NAME always.)
+        """
+        from retrieval.embed import KNOWN_OPENAI_DIMS, LocalMiniLMEmbedder  # embed imports this module
+
+        if self.vector_index_dimensions is None:
+            return self
+        if self.embedder == "local":
+            expected: int | None = LocalMiniLMEmbedder.dim
+            what = "the local MiniLM embedder"
+        else:
+            expected = KNOWN_OPENAI_DIMS.get(self.openai_embedding_model) if self.embedder == "openai" else None
+            what = f"{self.openai_embedding_model}"
+        if expected is not None and expected != self.vector_index_dimensions:
+            raise ValueError(
+                f"VECTOR_INDEX_DIMENSIONS={self.vector_index_dimensions} does not match {what} ({expected}-d); "
+                f"set it to {expected} or unset it"
+            )
         return self
 
     @model_validator(mode="after")
@@ -313,7 +419,13 @@ class Settings(BaseSettings, RetrievalKnobs):
     @model_validator(mode="after")
     def _register_secrets(self) -> Settings:
         """From here on, every configured secret is masked in errors and logs, wherever they come from."""
-        keys = (self.neo4j_password, self.openai_api_key, self.azure_openai_api_key, self.api_key)
+        keys = (
+            self.neo4j_password,
+            self.openai_api_key,
+            self.azure_openai_api_key,
+            self.embedding_api_key,
+            self.api_key,
+        )
         urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint)
         register_secrets(
             [*(key.get_secret_value() for key in keys if key), *(urlsplit(url).password for url in urls if url)]
@@ -349,6 +461,31 @@ class Settings(BaseSettings, RetrievalKnobs):
         if self.neo4j_uri:
             return f"Neo4j {self.neo4j_uri} (database {self.neo4j_database})"
         return f"Embedded FalkorDB Lite {self.embedded_graph_path}"
+
+
+def _contradicting_names(values: Mapping[str, Any]) -> str | None:
+    """The first setting two of whose environment names are set to different values, described in one line.
+
+    Why: an alias is picked first-found, so `NEO4J_INDEX_NAME=a` beside `DRIFTLENS_CHUNK_VECTOR_INDEX=b` would
+    silently use one of them; the graph would then be searched through an index nobody meant. A value passed
+    explicitly (the CLI's flags, tests) is not the environment's to contradict. Secrets are never quoted.
+    """
+    env_file = values.get("_env_file", Settings.model_config.get("env_file"))
+    raw: dict[str, str] = {}
+    if isinstance(env_file, (str, Path)) and Path(env_file).is_file():
+        raw.update({k.lower(): v for k, v in dotenv_values(env_file).items() if v is not None})
+    raw.update({k.lower(): v for k, v in os.environ.items()})
+    for field_name, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        if field_name in values or not isinstance(alias, AliasChoices):
+            continue
+        names = [c for c in alias.choices if isinstance(c, str) and c.isupper()]
+        found = {n: raw[n.lower()].strip() for n in names if raw.get(n.lower(), "").strip()}
+        if len(set(found.values())) > 1:
+            secret = "SecretStr" in str(info.annotation)
+            shown = ", ".join(f"{n}={'***' if secret else v}" for n, v in found.items())
+            return f"{shown} contradict each other (each sets {field_name}); keep one of them or give them one value."
+    return None
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -1,4 +1,4 @@
-"""The handles a mode needs, bundled once: settings, store, embedder, optional LLM, project."""
+"""The handles a mode needs, bundled once: settings, store, embedder, optional LLM, project and its scope."""
 
 from __future__ import annotations
 
@@ -17,8 +17,26 @@ class Context:
     embedder: Embedder
     llm: ChatModel | None
     project: str
+    #: Whether reads are confined to `project`. False only for a graph that holds no project at all (built by
+    #: another tool: no project node, no `projectId`) when no project was asked for; see `Engine.context`.
+    scoped: bool = True
 
     @property
     def project_filter(self) -> dict[str, str]:
-        """Every node carries projectId; every search is scoped by it."""
-        return {"projectId": self.project}
+        """Property filter for searches: the project's `projectId`, or nothing for a whole-graph scope."""
+        return {"projectId": self.project} if self.scoped else {}
+
+    def in_scope(self, var: str) -> str:
+        """Cypher condition keeping node `var` inside the scope (reads `$project`); every scoped read uses it.
+
+        Why one helper: a query that spelt out `projectId` itself would return nothing on a graph built by
+        another tool, and one that forgot it would read another project's data.
+        """
+        return f"{var}.projectId = $project" if self.scoped else "true"
+
+    @property
+    def scope_description(self) -> str:
+        """What a search reads, in words a page can show."""
+        if self.scoped:
+            return f"project '{self.project}'"
+        return "the whole graph (it holds no DriftLens projects, and none was asked for)"

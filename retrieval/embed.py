@@ -157,9 +157,10 @@ class OpenAIEmbedder(Embedder):
         if settings.embedder == "azure":
             if not (settings.azure_openai_endpoint and settings.azure_embed_deployment):
                 raise ConfigError("Azure embeddings need AZURE_OPENAI_ENDPOINT and OAI_EMBED_DEPLOYMENT_NAME.")
-            if settings.azure_openai_api_key is None:
-                raise ConfigError("Azure embeddings need AZURE_OPENAI_API_KEY (or OAI_KEY).")
-            self._secret = settings.azure_openai_api_key.get_secret_value()
+            azure_key = settings.embedding_api_key or settings.azure_openai_api_key
+            if azure_key is None:
+                raise ConfigError("Azure embeddings need AZURE_OPENAI_API_KEY (or OAI_KEY, or EMBEDDING_API_KEY).")
+            self._secret = azure_key.get_secret_value()
             self._model = settings.azure_embed_deployment
             self._client: openai.OpenAI = openai.AzureOpenAI(
                 azure_endpoint=settings.azure_openai_endpoint,
@@ -172,7 +173,8 @@ class OpenAIEmbedder(Embedder):
             self.name = f"azure:{self._model}"
             self._where = settings.azure_openai_endpoint
         else:
-            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else ""
+            secret = settings.embedding_api_key or settings.openai_api_key
+            key = secret.get_secret_value() if secret else ""
             self._secret = key
             self._model = settings.openai_embedding_model
             # Local OpenAI-compatible servers take no key, but the client insists on one.

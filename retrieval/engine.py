@@ -16,7 +16,14 @@ from retrieval.confidence import assess, match_citations
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.errors import DriftLensError, EmbeddingMismatch, IndexMissing, InvalidInput, StoreUnavailable
+from retrieval.errors import (
+    ConfigError,
+    DriftLensError,
+    EmbeddingMismatch,
+    IndexMissing,
+    InvalidInput,
+    StoreUnavailable,
+)
 from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, sources_details
 from retrieval.llm import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
@@ -27,6 +34,7 @@ from retrieval.search import explore
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.search.graph_search import GraphSearch, graph_search
 from retrieval.search.ranking import missing_data
+from retrieval.search.scope import whole_graph_scope
 from retrieval.store import GraphStore, Health, open_store
 from retrieval.text_input import clean_text
 
@@ -55,6 +63,12 @@ class Engine:
     def check_embedder(self) -> None:
         """Refuse a graph indexed with another embedder: its vectors and ours are not comparable."""
         s = self.settings
+        declared = s.vector_index_dimensions  # known models were checked with the settings; this catches the rest
+        if declared is not None and declared != self.embedder.dim:
+            raise ConfigError(
+                f"VECTOR_INDEX_DIMENSIONS={declared} does not match the embedder {self.embedder.name} "
+                f"({self.embedder.dim}-d); set it to {self.embedder.dim} or unset it."
+            )
         rows = self.store.read(
             f"MATCH (p:`{s.project_label}`) WHERE p.embedder IS NOT NULL RETURN p.embedder AS name, p.dim AS dim"
         )
@@ -67,9 +81,14 @@ class Engine:
 
     # --- reads ------------------------------------------------------------------------------
     def context(self, project: str | None = None, **settings_update: Any) -> Context:
-        """The per-call context; `settings_update` changes settings for this call only (e.g. a request's caps)."""
+        """The per-call context; `settings_update` changes settings for this call only (e.g. a request's caps).
+
+        A graph with no projects, asked for none, is read whole (see search.scope); decided per call, so a project
+        indexed meanwhile confines the next read at once."""
         settings = self.settings.model_copy(update=settings_update) if settings_update else self.settings
-        return Context(settings, self.store, self.embedder, self.llm, clean_text(project or self.settings.project))
+        name = clean_text(project or self.settings.project)
+        scoped = not whole_graph_scope(self.store, self.settings, name)
+        return Context(settings, self.store, self.embedder, self.llm, name, scoped)
 
     def params(self, **overrides: Any) -> QueryParams:
         return QueryParams.from_settings(self.settings, **overrides)
@@ -142,7 +161,7 @@ class Engine:
         ctx = self.context(project, **({"global_max_communities": max_communities} if max_communities else {}))
         params = params or self.params()
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
-        progress.emit("initializing", 0, f"{mode} search on project {ctx.project}")
+        progress.emit("initializing", 0, f"{mode} search on {ctx.scope_description}")
         answered_by: AnsweredBy = "llm" if self.llm else "extractive"
         question = clean_text(question).strip()
         if not question:

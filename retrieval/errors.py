@@ -50,7 +50,9 @@ class EmbeddingMismatch(DriftLensError):
         super().__init__(
             f"This graph was indexed with embedder '{graph_embedder}' ({graph_dim}-d) but the configured "
             f"embedder is '{embedder}' ({dim}-d). Either switch back to '{graph_embedder}' in the settings, "
-            f"or re-index the documents with '{embedder}' into a new graph (DRIFTLENS_GRAPH_PATH)."
+            f"or re-index the documents with '{embedder}' into a new graph (DRIFTLENS_GRAPH_PATH). A graph built by "
+            "another tool is re-embedded instead: set DRIFTLENS_EMBEDDING_PROPERTY to a new property and run "
+            "`python -m retrieval reembed`."
         )
         self.graph_embedder = graph_embedder
         self.graph_dim = graph_dim

@@ -43,7 +43,8 @@ HEADER = """# Configuration reference
 Every setting is read from the environment or from a `.env` file in the working directory (see `.env.example`);
 the environment wins. A setting without an alias is `DRIFTLENS_` + its name in capitals; settings that other tools
 already name (`NEO4J_URI`, `OPENAI_API_KEY`, the `OAI_*` spellings) accept those names, and where several are listed
-any one works. Invalid values stop the app, the CLI and the service at start-up with one line per problem.
+any one works; two of them set to different values contradict each other and stop start-up. Invalid values stop the
+app, the CLI and the service at start-up with one line per problem.
 Lists and mappings are JSON (`DRIFTLENS_MEMORY_ROLES='["user"]'`). Secrets are never displayed.
 """
 

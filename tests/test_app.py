@@ -82,6 +82,7 @@ def test_home_shows_backend_counts_and_extractive_state(app: AppTest, graph: Pat
     assert not app.exception
     text = _text(app)
     assert str(graph) in text and "healthy" in text
+    assert "Searches read project 'demo'." in text  # a graph with projects is read one project at a time
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Chunk"].replace(",", "")) > 0 and int(metrics["Entity"].replace(",", "")) > 0
     assert int(metrics["Memory"]) >= 3  # the seeded three, plus conversations other tests of this graph stored

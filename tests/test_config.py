@@ -107,3 +107,91 @@ def test_env_file_is_read(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     monkeypatch.delenv("DRIFTLENS_TOP_K", raising=False)
     s = load_settings(_env_file=env)
     assert (s.top_k, s.fusion) == (17, "rrf")
+
+
+# --- the names other tools' settings use (issue #12 item 5) -----------------------------------------
+_SEED_NAMES = [
+    ("NEO4J_INDEX_NAME", "vec_a", "chunk_vector_index", "vec_a"),
+    ("NEO4J_VECTOR_INDEX_NAME", "vec_b", "chunk_vector_index", "vec_b"),
+    ("CHUNK_VECTOR_INDEX_NAME", "vec_c", "chunk_vector_index", "vec_c"),
+    ("NEO4J_FULLTEXT_INDEX_NAME", "ft_chunks", "chunk_fulltext_index", "ft_chunks"),
+    ("COMMUNITY_VECTOR_INDEX_NAME", "vec_k", "community_vector_index", "vec_k"),
+    ("ENTITY_VECTOR_INDEX", "vec_e", "entity_vector_index", "vec_e"),
+    ("FT_INDEX_ENTITIES", "ft_entities", "entity_fulltext_index", "ft_entities"),
+    ("VECTOR_INDEX_DIMENSIONS", "384", "vector_index_dimensions", 384),
+    ("VECTOR_INDEX_SIMILARITY", "COSINE", "vector_index_similarity", "cosine"),
+    ("EMBEDDING_PROVIDER", "local", "embedder", "local"),
+    ("EMBEDDING_MODEL", "all-MiniLM-L6-v2", "openai_embedding_model", "all-MiniLM-L6-v2"),
+    ("API_PORT", "8123", "api_port", 8123),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "field", "expected"), _SEED_NAMES)
+def test_seed_names_are_aliases(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, field: str, expected: object
+) -> None:
+    assert getattr(_settings(monkeypatch, **{name: value}), field) == expected
+
+
+def test_embedding_provider_and_key_select_the_api_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _settings(
+        monkeypatch, EMBEDDING_PROVIDER="OpenAI", EMBEDDING_MODEL="text-embedding-3-large", EMBEDDING_API_KEY="sk-emb"
+    )
+    assert (s.embedder, s.openai_embedding_model) == ("openai", "text-embedding-3-large")
+    assert s.embedding_api_key is not None and s.embedding_api_key.get_secret_value() == "sk-emb"
+    assert "sk-emb" not in repr(s)
+
+
+def test_api_port_defaults_to_8000() -> None:
+    assert load_settings(_env_file=None).api_port == 8000
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"NEO4J_INDEX_NAME": "chunkEmbeddings", "DRIFTLENS_CHUNK_VECTOR_INDEX": "chunk_embedding"},
+            "NEO4J_INDEX_NAME=chunkEmbeddings",
+        ),
+        ({"NEO4J_VECTOR_INDEX_NAME": "a", "CHUNK_VECTOR_INDEX_NAME": "b"}, "each sets chunk_vector_index"),
+        ({"FT_INDEX_ENTITIES": "a", "DRIFTLENS_ENTITY_FULLTEXT_INDEX": "b"}, "each sets entity_fulltext_index"),
+        ({"VECTOR_INDEX_DIMENSIONS": "1536"}, "VECTOR_INDEX_DIMENSIONS=1536 does not match the local MiniLM"),
+        (
+            {"EMBEDDING_PROVIDER": "openai", "OPENAI_API_KEY": "sk-x", "VECTOR_INDEX_DIMENSIONS": "384"},
+            "does not match text-embedding-3-small (1536-d)",
+        ),
+        ({"EMBEDDING_PROVIDER": "cohere"}, "unknown embedding provider 'cohere'"),
+        ({"VECTOR_INDEX_SIMILARITY": "euclidean"}, "VECTOR_INDEX_SIMILARITY=euclidean is not supported"),
+        ({"API_PORT": "70000"}, "Input should be less than or equal to 65535"),
+    ],
+)
+def test_contradicting_names_fail_at_start_up_with_one_line(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        _settings(monkeypatch, **env)
+    text = str(info.value)
+    assert text.startswith("Invalid DriftLens settings: ")
+    assert message in text
+    assert "\n" not in text
+
+
+def test_the_same_value_under_two_names_is_no_contradiction(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _settings(monkeypatch, NEO4J_INDEX_NAME="chunkEmbeddings", DRIFTLENS_CHUNK_VECTOR_INDEX="chunkEmbeddings")
+    assert s.chunk_vector_index == "chunkEmbeddings"
+
+
+def test_contradiction_between_env_file_and_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    env = tmp_path / ".env"
+    env.write_text("EMBEDDING_API_KEY=sk-file-secret\n")
+    monkeypatch.setenv("DRIFTLENS_EMBEDDING_API_KEY", "sk-env-secret")
+    with pytest.raises(ConfigError) as info:
+        load_settings(_env_file=env)
+    assert "each sets embedding_api_key" in str(info.value)
+    assert "sk-file-secret" not in str(info.value) and "sk-env-secret" not in str(info.value)
+
+
+def test_an_explicit_value_is_not_contradicted_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEO4J_INDEX_NAME", "a")
+    monkeypatch.setenv("DRIFTLENS_CHUNK_VECTOR_INDEX", "b")
+    assert load_settings(_env_file=None, chunk_vector_index="c").chunk_vector_index == "c"

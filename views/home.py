@@ -17,6 +17,8 @@ st.subheader("Backend")
 st.markdown(f"**{health.backend}** · `{health.uri}` · {'healthy' if health.ok else 'unavailable'}")
 if health.message:
     st.caption(health.message)
+if health.ok:
+    status.scope(session.context())
 
 if not status.empty_graph(health):
     columns = st.columns(len(health.counts) or 1)

@@ -39,12 +39,12 @@ def add_graph_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings with the shared --graph and --project options applied."""
-    overrides: dict[str, Any] = {}
+def settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:
+    """Settings with the shared --graph and --project options, and the `extra` ones given (not None), applied."""
+    overrides: dict[str, Any] = {key: value for key, value in extra.items() if value is not None}
     if args.graph:
         overrides["graph_path"] = Path(args.graph)
-    if args.project:
+    if getattr(args, "project", None):
         overrides["project"] = args.project
     return load_settings(**overrides)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
@@ -15,6 +16,7 @@ from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
 from retrieval.indexing import graph_stats
 from retrieval.indexing.importers import ImportReport, import_graphrag, import_kg
+from retrieval.indexing.importers.neo4j_kg_native import WORKSHOP_VECTOR_INDEX, load_native
 from retrieval.indexing.model import ProgressCallback
 from retrieval.store import GraphStore, open_store
 
@@ -42,9 +44,28 @@ def cmd_import_graphrag(args: argparse.Namespace) -> int:
 
 def cmd_import_kg(args: argparse.Namespace) -> int:
     files = [Path(f) for f in args.files]
+    if args.native:
+        return _load_native(args, files)
     return _run(
         args, lambda s, store, e, progress: import_kg(s, store, e, files, limit=args.limit, on_progress=progress)
     )
+
+
+def _load_native(args: argparse.Namespace, files: list[Path]) -> int:
+    """`--native`: the graph as SimpleKGPipeline writes it (its own labels and index), no project, no conversion."""
+    with open_store(settings_from_args(args)) as store:
+        loaded = load_native(store, files, vector_index=args.vector_index)
+    if args.json:
+        print(json.dumps(asdict(loaded), indent=2))
+        return 0
+    console = Console()
+    nodes = ", ".join(f"{n} {label}" for label, n in loaded.nodes.items())
+    console.print(f"Loaded as SimpleKGPipeline writes it: {nodes}")
+    console.print("Relationships: " + ", ".join(f"{n} {kind}" for kind, n in loaded.relationships.items()))
+    if loaded.vector_index:
+        console.print(f"Vector index {loaded.vector_index} over Chunk.embedding ({loaded.dimension}-d, cosine)")
+    console.print("Point DriftLens at it with settings: README, 'Bring your own Neo4j graph'.")
+    return 0
 
 
 def _print_report(console: Console, report: ImportReport) -> None:
@@ -69,5 +90,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     kg.add_argument("files", nargs="+", help="JSON exports with `nodes` and `relationships`")
     kg.add_argument("--limit", type=int, default=None, help="import only the first N chunks of each document")
+    kg.add_argument(
+        "--native",
+        action="store_true",
+        help="load the graph as SimpleKGPipeline writes it (its labels, relationships and vector index), unconverted",
+    )
+    kg.add_argument(
+        "--vector-index", default=WORKSHOP_VECTOR_INDEX, help="with --native: name of the chunk vector index"
+    )
     add_graph_options(kg)
     kg.set_defaults(func=cmd_import_kg)

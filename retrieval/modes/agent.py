@@ -37,8 +37,7 @@ Graph schema:
 {schema}
 
 Rules:
-- Use execute_cypher for precise lookups and counts. It is read-only and takes no parameters: every node
-  carries projectId, so filter with the literal value, e.g. WHERE n.projectId = '{project}'.
+- Use execute_cypher for precise lookups and counts. It is read-only and takes no parameters: {scope_rule}
 - Use vector_search to find passages by meaning, expand_node to walk from a node to its neighbours.
 - If a tool returns an error, read it and try a corrected call.
 - When you know the answer, call submit_answer with the answer, your confidence (0 to 1) and the ids of the
@@ -104,7 +103,7 @@ class _AgentRun:
 
     def run(self, history: list[Message]) -> Answer:
         self._emit("expanding_query", 20, "reading the graph schema")
-        system = SYSTEM_PROMPT.format(schema=schema_summary(self.ctx), project=self.ctx.project)
+        system = SYSTEM_PROMPT.format(schema=schema_summary(self.ctx), scope_rule=_scope_rule(self.ctx))
         messages: list[Message] = [
             {"role": "system", "content": system},
             *history,
@@ -268,3 +267,11 @@ def _needs_llm(ctx: Context, question: str, params: QueryParams) -> Answer:
         evidence=hits,
         no_data_found=not hits,
     )
+
+
+def _scope_rule(ctx: Context) -> str:
+    """How the model's Cypher stays inside the context's scope (it sees no parameters, so the value is literal)."""
+    if ctx.scoped:
+        literal = f"WHERE n.projectId = '{ctx.project}'"
+        return f"every node\n  carries projectId, so filter with the literal value, e.g. {literal}."
+    return "this graph holds no projects,\n  so query it whole (no projectId filter)."

@@ -38,7 +38,7 @@ TOOL_SPECS: list[dict[str, Any]] = [
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "query": {"type": "string", "description": "Cypher; filter nodes by projectId = $project"},
+                    "query": {"type": "string", "description": "Read-only Cypher, scoped as the instructions say"},
                     "reasoning": {"type": "string", "description": "why this query helps answer the question"},
                 },
                 "required": ["query"],
@@ -127,7 +127,7 @@ class ToolResult:
 def schema_summary(ctx: Context, sample: int = 100) -> str:
     """Labels with node counts and properties, relationship types with counts and endpoint labels."""
     store = ctx.store
-    lines = [f"Project id: {ctx.project}", "Node labels:"]
+    lines = [f"Scope: {ctx.scope_description}", "Node labels:"]
     labels = sorted(str(r["label"]) for r in store.read("CALL db.labels() YIELD label RETURN label"))
     for label in labels:
         name = ident(label)
@@ -205,8 +205,8 @@ class AgentTools:
         node_id, hops, types = args.node_id, args.depth, args.relationship_types
         type_filter = "AND all(r IN relationships(p) WHERE type(r) IN $types) " if types else ""
         rows = self.ctx.store.read(
-            f"MATCH p = (n)-[*1..{hops}]-(m) WHERE n.id = $id AND n.projectId = $project "
-            f"AND m.projectId = $project AND m.id <> $id {type_filter}"
+            f"MATCH p = (n)-[*1..{hops}]-(m) WHERE n.id = $id AND {self.ctx.in_scope('n')} "
+            f"AND {self.ctx.in_scope('m')} AND m.id <> $id {type_filter}"
             "WITH m, [r IN relationships(p) | type(r)] AS via, length(p) AS hops ORDER BY hops "
             "RETURN m AS node, labels(m) AS labels, collect(via)[0] AS via, min(hops) AS hops LIMIT $limit",
             {"id": node_id, "project": self.ctx.project, "types": types, "limit": self.row_limit},

@@ -28,16 +28,16 @@ def project_boilerplate(ctx: Context) -> frozenset[str]:
     """`sentence_key`s of the sentences found in the opening chunks of BOILERPLATE_DOCUMENTS or more documents."""
     label = ident(ctx.settings.chunk_label)
     rows = ctx.store.read(
-        f"MATCH (c:{label} {{projectId: $project}}) WHERE c.n = 0 RETURN count(c) AS n", {"project": ctx.project}
+        f"MATCH (c:{label}) WHERE {ctx.in_scope('c')} AND c.n = 0 RETURN count(c) AS n", {"project": ctx.project}
     )
     documents = int(rows[0]["n"]) if rows else 0
-    key = (ctx.settings.backend_display, ctx.project)
+    key = (ctx.settings.backend_display, ctx.project if ctx.scoped else "")
     with _lock:
         cached = _cache.get(key)
     if cached is not None and cached[0] == documents:
         return cached[1]
     rows = ctx.store.read(
-        f"MATCH (c:{label} {{projectId: $project}}) WHERE c.n < $opening "
+        f"MATCH (c:{label}) WHERE {ctx.in_scope('c')} AND c.n < $opening "
         "RETURN c.document_id AS document, c.text AS text LIMIT $limit",
         {"project": ctx.project, "opening": OPENING_CHUNKS, "limit": MAX_DOCUMENTS * OPENING_CHUNKS},
     )

@@ -27,6 +27,7 @@ from retrieval.models import Hit, QueryParams
 from retrieval.search.fusion import keyword_norm
 from retrieval.search.hybrid import search_chunks
 from retrieval.search.keywords import content_terms
+from retrieval.search.patterns import mention
 from retrieval.store import bm25
 from retrieval.store.base import ident
 
@@ -104,15 +105,15 @@ def rerank(
 def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, float]) -> _Spread:
     """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities."""
     s = ctx.settings
-    # The far chunk carries no label (HAS_ENTITY implies it); the LIMIT stops a hub's walk one past the cap.
+    # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap.
     mentions = (
-        "CALL { WITH e MATCH (e)<-[r:HAS_ENTITY]-(c) RETURN c.id AS chunk, r.count AS count LIMIT $limit } "
+        f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)', 'r')} RETURN c.id AS chunk, r.count AS count LIMIT $limit }} "
         "RETURN kind, source, e.id AS entity, chunk, count"
     )
     rows = ctx.store.read(
-        f"UNWIND $hits AS source MATCH (:{ident(s.chunk_label)} {{id: source}})-[:HAS_ENTITY]->(e) "
+        f"UNWIND $hits AS source MATCH {mention(s, f'(:{ident(s.chunk_label)} {{id: source}})', '(e)')} "
         f"WITH 'hit' AS kind, source, e {mentions} UNION ALL "
-        f"UNWIND $entities AS source MATCH (e:{ident(s.entity_label)} {{id: source}}) WHERE e.projectId = $project "
+        f"UNWIND $entities AS source MATCH (e:{ident(s.entity_label)} {{id: source}}) WHERE {ctx.in_scope('e')} "
         f"WITH 'question' AS kind, source, e {mentions}",
         {"limit": MAX_MENTIONS + 1, "project": ctx.project, "hits": list(sources), "entities": list(question)},
     )

@@ -36,7 +36,7 @@ def search_communities(ctx: Context, query_vector: list[float], k: int, *, level
 def community_levels(ctx: Context) -> list[int]:
     """Levels present in the project, lowest (finest) first."""
     rows = ctx.store.read(
-        f"MATCH (k:{ident(ctx.settings.community_label)}) WHERE k.projectId = $project AND k.level IS NOT NULL "
+        f"MATCH (k:{ident(ctx.settings.community_label)}) WHERE {ctx.in_scope('k')} AND k.level IS NOT NULL "
         "RETURN DISTINCT k.level AS level",
         {"project": ctx.project},
     )

@@ -44,8 +44,8 @@ def _below(ctx: Context, member_label: str) -> str:
     s = ctx.settings
     community = ident(s.community_label)
     return (
-        f"MATCH (m:{ident(member_label)} {{projectId: $project}})-[:IN_COMMUNITY]->(c0:{community})"
-        f"-[:IN_COMMUNITY*0..{MAX_DEPTH}]->(k:{community}) WHERE k.id IN $ids "
+        f"MATCH (m:{ident(member_label)})-[:IN_COMMUNITY]->(c0:{community})"
+        f"-[:IN_COMMUNITY*0..{MAX_DEPTH}]->(k:{community}) WHERE k.id IN $ids AND {ctx.in_scope('m')} "
     )
 
 
@@ -94,7 +94,7 @@ def community_reports(ctx: Context, community_ids: Sequence[str]) -> dict[str, C
     if not community_ids:
         return {}
     rows = ctx.store.read(
-        f"MATCH (k:{ident(ctx.settings.community_label)} {{projectId: $project}}) WHERE k.id IN $ids "
+        f"MATCH (k:{ident(ctx.settings.community_label)}) WHERE k.id IN $ids AND {ctx.in_scope('k')} "
         "RETURN k.id AS id, k.level AS level, k.title AS title, k.summary AS summary, k.rank AS rank, "
         "k.full_content AS full_content",
         {"project": ctx.project, "ids": list(community_ids)},
@@ -114,9 +114,9 @@ def community_reports(ctx: Context, community_ids: Sequence[str]) -> dict[str, C
 
 def count_communities(ctx: Context, level: int | None) -> int:
     """How many communities a global search could map over at `level` (all levels when None)."""
-    where = " WHERE k.level = $level" if level is not None else ""
+    where = " AND k.level = $level" if level is not None else ""
     rows = ctx.store.read(
-        f"MATCH (k:{ident(ctx.settings.community_label)} {{projectId: $project}}){where} RETURN count(k) AS n",
+        f"MATCH (k:{ident(ctx.settings.community_label)}) WHERE {ctx.in_scope('k')}{where} RETURN count(k) AS n",
         {"project": ctx.project, "level": level},
     )
     return int(rows[0]["n"]) if rows else 0

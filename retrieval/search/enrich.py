@@ -2,8 +2,9 @@
 
 Why: a bring-your-own graph keeps its context around the chunk (the document's title, the company
 that filed it, neighbouring chunks). neo4j-graphrag's convention is followed: the query receives
-`node` and `score` and returns at least `text` and `score`; every other column becomes `[key: value]`
-metadata on the hit. It always runs read-only, so a configured query can never change the graph.
+`node` and `score` and returns at least `text` and `score`; `document_name`/`document_id` columns name the
+hit's document, every other column becomes `[key: value]` metadata on the hit. It always runs read-only,
+so a configured query can never change the graph.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from retrieval.models import Hit
 from retrieval.store.base import ident
 
 REQUIRED_COLUMNS = ("text", "score")
+#: Optional columns naming the hit's document, for citations (a graph built elsewhere keeps it on another node).
+DOCUMENT_COLUMNS = ("document_name", "document_id")
 
 
 def enrichment_cypher(ctx: Context) -> str:
@@ -45,11 +48,12 @@ def _apply(hit: Hit, row: dict[str, Any]) -> Hit:
         raise ConfigError(
             f"The configured retrieval_query must return the columns text and score; missing: {', '.join(missing)}."
         )
-    extra = {k: v for k, v in row.items() if k not in REQUIRED_COLUMNS}
+    document = {key: str(row[key]) for key in DOCUMENT_COLUMNS if row.get(key) not in (None, "")}
+    extra = {k: v for k, v in row.items() if k not in REQUIRED_COLUMNS and k not in DOCUMENT_COLUMNS}
     lines = [f"[{key}: {value}]" for key, value in extra.items() if value not in (None, "", [])]
     text = "\n".join([str(row["text"] or ""), *lines]) if lines else str(row["text"] or "")
     score = float(row["score"]) if isinstance(row["score"], (int, float)) else hit.score
-    return hit.model_copy(update={"text": text, "score": score, "metadata": {**hit.metadata, **extra}})
+    return hit.model_copy(update={"text": text, "score": score, "metadata": {**hit.metadata, **extra}, **document})
 
 
 def check_retrieval_query(ctx: Context) -> None:

@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.models import Hit, Lines, QueryParams
+from retrieval.search.patterns import entity_props, mention, related
 from retrieval.store.base import ident
 
 #: Relevance kept per hop before edge strength and degree penalty.
@@ -37,11 +39,11 @@ EDGES_SCANNED = 200
 CHUNKS_PER_ENTITY = 25
 #: Evidence comes from the best-scoring reached entities only (the tail adds cost, not evidence).
 EVIDENCE_ENTITIES = 30
-#: Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs).
-_PROPS = (
-    "e.title AS title, e.type AS type, e.description AS description, e.updated_at AS updated_at, "
-    "e.ingested_at AS ingested_at"
-)
+
+
+def _props(s: Settings) -> str:
+    """Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs)."""
+    return f"{entity_props(s)}, e.updated_at AS updated_at, e.ingested_at AS ingested_at"
 
 
 @dataclass
@@ -99,6 +101,7 @@ class _Walk:
         self.ctx = ctx
         self.params = params
         self.label = ident(ctx.settings.entity_label)
+        self.related = related(ctx.settings)
         self.nodes: dict[str, _Node] = {}
         self.frontier: list[str] = []
         self.edges: dict[tuple[str, str], dict[str, Any]] = {}
@@ -107,8 +110,8 @@ class _Walk:
     def start(self, seeds: Sequence[str], scores: Mapping[str, float]) -> None:
         """Seeds of the project only (the walk stays in it), with their properties."""
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE e.projectId = $project "
-            f"RETURN id, e.degree AS degree, {_PROPS}",
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE {self.ctx.in_scope('e')} "
+            f"RETURN id, e.degree AS degree, {_props(self.ctx.settings)}",
             {"ids": list(seeds)[: self.params.max_nodes], "project": self.ctx.project},
         )
         degrees = self._degrees(rows)
@@ -155,7 +158,7 @@ class _Walk:
     def _has_new_neighbours(self) -> bool:
         """Whether the cap cut the walk short: one unvisited neighbour of the frontier is enough."""
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS fid MATCH (:{self.label} {{id: fid}})-[:RELATED]-(b) "
+            f"UNWIND $ids AS fid MATCH (:{self.label} {{id: fid}})-[:{self.related}]-(b) "
             "WHERE NOT b.id IN $seen RETURN b.id AS id LIMIT 1",
             {"ids": self.frontier, "seen": list(self.nodes)},
         )
@@ -168,7 +171,7 @@ class _Walk:
         adjacency (a label there makes the planner scan the label instead).
         """
         return self.ctx.store.read(
-            f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (:{self.label} {{id: fid}})-[r:RELATED]-(b) "
+            f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (:{self.label} {{id: fid}})-[r:{self.related}]-(b) "
             "WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight, "
             "r.description AS rel_description ORDER BY weight DESC LIMIT $per } "
             "RETURN fid AS source, id, degree, weight, rel_description",
@@ -182,7 +185,7 @@ class _Walk:
         if missing:
             counted = self.ctx.store.read(
                 f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) "
-                "RETURN id, size([(e)-[:RELATED]-() | 1]) AS degree",
+                f"RETURN id, size([(e)-[:{self.related}]-() | 1]) AS degree",
                 {"ids": missing},
             )
             degrees.update({row["id"]: row["degree"] for row in counted})
@@ -194,7 +197,7 @@ class _Walk:
         if not ids:
             return
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) RETURN id, {_PROPS}", {"ids": ids}
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) RETURN id, {_props(self.ctx.settings)}", {"ids": ids}
         )
         for row in rows:
             self.nodes[row["id"]].props = row
@@ -240,10 +243,10 @@ def _evidence(ctx: Context, nodes: Sequence[_Node], limit: int) -> list[Hit]:
     if not nodes or limit < 1:
         return []
     s = ctx.settings
-    # The chunk end carries no label (HAS_ENTITY implies it), so the LIMIT stops the walk of a hub's mentions.
+    # The chunk end carries no label (the mention implies it), so the LIMIT stops the walk of a hub's mentions.
     rows = ctx.store.read(
         f"UNWIND $ids AS eid MATCH (e:{ident(s.entity_label)} {{id: eid}}) "
-        "CALL { WITH e MATCH (e)<-[:HAS_ENTITY]-(c) RETURN c.id AS chunk LIMIT $per } "
+        f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)')} RETURN c.id AS chunk LIMIT $per }} "
         "RETURN eid, e.mentions AS n, collect(chunk) AS chunks",
         {"ids": [n.id for n in nodes], "per": CHUNKS_PER_ENTITY},
     )

@@ -17,6 +17,7 @@ from retrieval.context import Context
 from retrieval.indexing.graph import Labels
 from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search.expand import expand
+from retrieval.search.patterns import entity_props, mention, related
 
 #: Properties never worth showing (vectors are hundreds of floats; relations are raw extraction JSON).
 _HIDDEN = frozenset({"embedding", "relations"})
@@ -105,13 +106,13 @@ def _entity_nodes(ctx: Context, ids: Sequence[str]) -> list[GraphNode]:
         return []
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (e:{lab.entity}) WHERE e.id IN $ids "
+        f"MATCH (e:{lab.entity}) WHERE e.id IN $ids AND {ctx.in_scope('e')} "
         f"OPTIONAL MATCH (e)-[:IN_COMMUNITY]->(k:{lab.community}) "
         "WITH e, min(k.id) AS community "
-        f"OPTIONAL MATCH (e)-[r:RELATED]-(:{lab.entity}) "
-        "RETURN e.id AS id, e.title AS title, e.type AS type, e.description AS description, "
+        f"OPTIONAL MATCH (e)-[r:{related(ctx.settings)}]-(:{lab.entity}) "
+        f"RETURN e.id AS id, {entity_props(ctx.settings)}, "
         "community, count(r) AS degree",
-        {"ids": list(ids)},
+        _p(ctx, ids=list(ids)),
     )
     by_id = {
         r["id"]: GraphNode(
@@ -133,8 +134,8 @@ def _related_among(ctx: Context, ids: Sequence[str]) -> list[GraphEdge]:
         return []
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (a:{lab.entity})-[r:RELATED]->(b:{lab.entity}) WHERE a.id IN $ids AND b.id IN $ids "
-        "RETURN a.id AS source, b.id AS target, r.description AS description, r.weight AS weight",
+        f"MATCH (a:{lab.entity})-[r:{related(ctx.settings)}]->(b:{lab.entity}) WHERE a.id IN $ids AND b.id IN $ids "
+        "RETURN a.id AS source, b.id AS target, coalesce(r.description, type(r)) AS description, r.weight AS weight",
         {"ids": list(ids)},
     )
     return [
@@ -220,7 +221,7 @@ def node_details(ctx: Context, node_id: str, max_chunks: int = 5) -> NodeDetails
     """Properties (no vectors), description and the source chunks of any node the explorer shows."""
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        "MATCH (n) WHERE n.id = $id AND n.projectId = $project RETURN n AS node, labels(n) AS labels LIMIT 1",
+        f"MATCH (n) WHERE n.id = $id AND {ctx.in_scope('n')} RETURN n AS node, labels(n) AS labels LIMIT 1",
         _p(ctx, id=node_id),
     )
     if not rows:
@@ -228,7 +229,7 @@ def node_details(ctx: Context, node_id: str, max_chunks: int = 5) -> NodeDetails
     props = {k: v for k, v in rows[0]["node"].items() if k not in _HIDDEN and not k.startswith("_")}
     kind = _kind(ctx, rows[0]["labels"] or [])
     chunk_rows = ctx.store.read(
-        f"MATCH (c:{lab.chunk})-[m:HAS_ENTITY]->(e {{id: $id}}) "
+        f"MATCH {mention(ctx.settings, f'(c:{lab.chunk})', '(e {id: $id})', 'm')} "
         f"RETURN c.id AS id, c.{lab.text} AS text, c.document_name AS document, m.evidence AS evidence "
         "ORDER BY m.count DESC LIMIT $k",
         {"id": node_id, "k": max_chunks},
@@ -267,7 +268,7 @@ def community_tree(ctx: Context) -> list[CommunityNode]:
     """Every community of the project with its parent ("" for roots), level, title, size and rank."""
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (k:{lab.community} {{projectId: $project}}) "
+        f"MATCH (k:{lab.community}) WHERE {ctx.in_scope('k')} "
         f"OPTIONAL MATCH (k)-[:IN_COMMUNITY]->(parent:{lab.community}) "
         "RETURN k.id AS id, parent.id AS parent, k.level AS level, k.title AS title, k.size AS size, k.rank AS rank "
         "ORDER BY level DESC, id",
@@ -326,10 +327,10 @@ def chunks(ctx: Context, chunk_ids: Sequence[str]) -> dict[str, Hit]:
         return {}
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (c:{lab.chunk}) WHERE c.id IN $ids "
+        f"MATCH (c:{lab.chunk}) WHERE c.id IN $ids AND {ctx.in_scope('c')} "
         f"RETURN c.id AS id, c.{lab.text} AS text, c.document_name AS document, c.document_id AS document_id, "
         "c.path AS path, c.line_start AS line_start, c.line_end AS line_end",
-        {"ids": list(chunk_ids)},
+        _p(ctx, ids=list(chunk_ids)),
     )
     return {
         r["id"]: Hit(
@@ -350,10 +351,11 @@ def evidence_graph(ctx: Context, chunk_ids: Sequence[str], max_entities: int = 6
         return Subgraph()
     lab = Labels.of(ctx.settings)
     rows = ctx.store.read(
-        f"MATCH (c:{lab.chunk})-[m:HAS_ENTITY]->(e:{lab.entity}) WHERE c.id IN $ids "
+        f"MATCH {mention(ctx.settings, f'(c:{lab.chunk})', f'(e:{lab.entity})', 'm')} "
+        f"WHERE c.id IN $ids AND {ctx.in_scope('c')} "
         "RETURN c.id AS chunk, c.document_name AS document, c.n AS n, e.id AS entity, m.count AS count "
         "ORDER BY count DESC",
-        {"ids": ids},
+        _p(ctx, ids=ids),
     )
     chunk_nodes = {
         r["chunk"]: GraphNode(r["chunk"], f"{r['document']} #{r['n']}", kind="chunk", group="chunk") for r in rows
@@ -373,8 +375,8 @@ def evidence_graph(ctx: Context, chunk_ids: Sequence[str], max_entities: int = 6
 
 def example_cypher(ctx: Context) -> str:
     """A first query for the Cypher box that works on this graph's labels."""
-    entity = ctx.settings.entity_label
-    return f"MATCH (a:`{entity}`)-[r:RELATED]->(b:`{entity}`) RETURN a, r, b LIMIT 25"
+    entity = Labels.of(ctx.settings).entity
+    return f"MATCH (a:{entity})-[r:{related(ctx.settings)}]->(b:{entity}) RETURN a, r, b LIMIT 25"
 
 
 def run_cypher(ctx: Context, cypher: str, limit: int = 200, timeout_ms: int = 10_000) -> CypherResult:

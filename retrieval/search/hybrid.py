@@ -179,7 +179,7 @@ def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Map
 def _hit(ctx: Context, kind: Kind, fused: fusion.Fused, props: dict[str, Any]) -> Hit:
     s = ctx.settings
     if kind == "entity":
-        title = str(props.get("title") or fused.id)
+        title = str(props.get(s.entity_name_property) or fused.id)
         description = str(props.get("description") or "")
         text = f"{title}: {description}" if description else title
         metadata = {"title": title, "type": props.get("type")}

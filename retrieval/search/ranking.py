@@ -78,12 +78,14 @@ def missing_data(ctx: Context) -> str | None:
     """A clear reason when the project has nothing to search (no data is an answer, not an error)."""
     s = ctx.settings
     rows = ctx.store.read(
-        f"MATCH (c:{ident(s.chunk_label)}) WHERE c.projectId = $project RETURN count(c) AS n", {"project": ctx.project}
+        f"MATCH (c:{ident(s.chunk_label)}) WHERE {ctx.in_scope('c')} RETURN count(c) AS n", {"project": ctx.project}
     )
     if rows and int(rows[0]["n"]):
         if ctx.store.vector_dimension(s.chunk_label) is None:
             raise IndexMissing(s.chunk_vector_index)
         return None
+    if not ctx.scoped:
+        return f"The graph has no {s.chunk_label} nodes to search."
     projects = ctx.store.read(f"MATCH (p:{ident(s.project_label)}) RETURN p.id AS id ORDER BY id")
     known = ", ".join(str(p["id"]) for p in projects) or "none yet"
     return f"Project '{ctx.project}' has no indexed documents (projects in this graph: {known})."

@@ -251,7 +251,7 @@ class GraphStore(ABC):
         if s.chunk_fulltext_index:
             self.ensure_fulltext_index(s.chunk_fulltext_index, s.chunk_label, [s.text_property])
         if s.entity_fulltext_index:
-            self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, ["title", "description"])
+            self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, [s.entity_name_property, "description"])
 
     def vector_dimension(self, label: str, prop: str | None = None) -> int | None:
         """Dimension of the vector index on `label.prop`, or None when there is none."""

@@ -69,8 +69,17 @@ def _offsets(texts: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def read_kg(path: Path, project: str, limit: int | None = None) -> tuple[list[ImportedDocument], dict[str, int]]:
-    """Documents with their first `limit` chunks (all when None), and what the file held."""
+@dataclass(frozen=True)
+class Export:
+    """A SimpleKGPipeline JSON export as written: nodes with their vectors, typed relationships."""
+
+    nodes: dict[str, _Node]
+    vectors: dict[str, dict[str, list[float]]]  # node id -> embedding property -> vector
+    edges: list[tuple[str, str, str]]  # (start id, type, end id)
+
+
+def read_export(path: Path) -> Export:
+    """Parse one export, or raise DriftLensError naming the file and what is wrong with it."""
     try:
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -78,12 +87,20 @@ def read_kg(path: Path, project: str, limit: int | None = None) -> tuple[list[Im
     try:
         data = json.loads(raw)
         nodes = {n["id"]: _Node(n["id"], n["label"], n.get("properties") or {}) for n in data["nodes"]}
+        vectors = {n["id"]: dict(n["embedding_properties"]) for n in data["nodes"] if n.get("embedding_properties")}
         edges = [(r["start_node_id"], r["type"], r["end_node_id"]) for r in data["relationships"]]
     except (ValueError, KeyError, TypeError) as exc:
         raise DriftLensError(
             f"{path} is not a neo4j-graphrag graph export ({type(exc).__name__}: {exc}); "
             "expected JSON with `nodes` (id, label, properties) and `relationships` (start_node_id, type, end_node_id)."
         ) from exc
+    return Export(nodes, vectors, edges)
+
+
+def read_kg(path: Path, project: str, limit: int | None = None) -> tuple[list[ImportedDocument], dict[str, int]]:
+    """Documents with their first `limit` chunks (all when None), and what the file held."""
+    export = read_export(path)
+    nodes, edges = export.nodes, export.edges
     chunks_of: dict[str, list[_Node]] = defaultdict(list)
     entities_of: dict[str, list[_Node]] = defaultdict(list)
     for start, kind, end in edges:
