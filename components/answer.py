@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 
 import pandas as pd
 import streamlit as st
 
 from components import export, graph_view, labels
 from components.untrusted import inert
+from retrieval import knobs
+from retrieval.confidence import THRESHOLD
 from retrieval.context import Context
 from retrieval.models import Answer, Citation, Hit
 from retrieval.search import explore
@@ -44,8 +47,33 @@ def label(answer: Answer) -> None:
     colour = "blue" if answer.answered_by == "llm" else "gray"
     st.markdown(
         f":violet-badge[mode: {export.mode_name(answer.mode)}] "
-        f":{colour}-badge[answered by: {export.answered_by(answer)}]"
+        f":{colour}-badge[answered by: {export.answered_by(answer)}]" + confidence_badge(answer)
     )
+
+
+def confidence_badge(answer: Answer) -> str:
+    """` :green-badge[confidence 82%]`: green from 0.7 (the limitation threshold), orange from 0.4, else red."""
+    if answer.confidence is None or answer.no_data_found:
+        return ""
+    score = answer.confidence.score
+    colour = "green" if score >= THRESHOLD else ("orange" if score >= 0.4 else "red")
+    return f" :{colour}-badge[confidence {score:.0%}]"
+
+
+def confidence(answer: Answer) -> None:
+    """The limitation sentence of a weak answer (always), and the parts (when the sidebar toggle is on)."""
+    judged = answer.confidence
+    if judged is None or answer.no_data_found:
+        return
+    if judged.limitation:
+        st.warning(judged.limitation, icon=None)
+    if st.session_state.get("show_confidence", False):
+        st.markdown(
+            "\n".join(
+                f"- {p.label}: **{'n/a' if p.value is None else f'{p.value:.0%}'}** (weight {p.weight:g}) — {p.detail}"
+                for p in judged.parts
+            )
+        )
 
 
 #: How each score in `Hit.sources` found the chunk, in an analyst's words.
@@ -64,18 +92,33 @@ def found_by(hit: Hit | None) -> str:
     return "found by " + " · ".join(f"{_FOUND_BY.get(k, k)} {v:.2f}" for k, v in hit.sources.items())
 
 
-def citation(n: int, cite: Citation, chunk: Hit | None) -> None:
+def citation(n: int, cite: Citation, chunk: Hit | None, shared: str = "") -> None:
     score = f" · score {cite.score:.3f}" if cite.score is not None else ""
-    with st.expander(f"[{n}] {inert(cite.source)}{score}"):
+    match = f" · span match {cite.match:.0%}" if cite.match is not None else ""
+    also = f" · also cited by {shared}" if shared else ""
+    with st.expander(f"[{n}] {inert(cite.source)}{score}{match}{also}"):
         why = found_by(chunk)
         st.caption(f"{cite.kind} `{cite.chunk_id}`" + (f" — {why}" if why else ""))
         body = highlight(chunk.text, cite.span) if chunk else html.escape(cite.span)
         st.html(f'<div class="driftlens-chunk" style="white-space: pre-wrap; font-size: 0.9rem">{body}</div>')
 
 
-def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) -> None:
-    """Everything about one answer; `key` makes widget keys unique per answer."""
+def render(
+    answer: Answer,
+    ctx: Context,
+    key: str,
+    *,
+    show_graph: bool = False,
+    shared: Mapping[str, str] | None = None,
+    previous: Answer | None = None,
+) -> None:
+    """Everything about one answer; `key` (from the turn) makes its widget keys unique on the page.
+
+    `shared` maps chunk ids to the other modes citing them (compare); `previous` is the last answer of the same
+    mode, so the knobs' effect since then can be shown.
+    """
     label(answer)
+    confidence(answer)
     if answer.no_data_found:
         st.info(inert(" ".join(answer.notes)) or "No data found for this question.")
     if answer.final_answer:
@@ -89,11 +132,16 @@ def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) 
         st.markdown(f"{i}. {inert(fact.fact)} {refs}")
         for cite in fact.citations:
             n += 1
-            citation(n, cite, texts.get(cite.chunk_id))
+            citation(n, cite, texts.get(cite.chunk_id), (shared or {}).get(cite.chunk_id, ""))
     if answer.residual_uncertainty:
         st.caption(f"Residual uncertainty: {inert(answer.residual_uncertainty)}")
     for note in answer.notes if not answer.no_data_found else []:
         st.caption(inert(note))
+    if not answer.no_data_found:
+        st.caption(f"Knobs' effect: {knobs.describe(answer)}")
+        moved = knobs.changes(previous, answer) if previous is not None else ""
+        if moved:
+            st.caption(moved)
     cited = [c.chunk_id for c in answer.citations() if c.kind == "chunk"]
     if cited and st.toggle("Evidence graph", value=show_graph, key=f"{key}-graph"):
         evidence(ctx, cited, key=f"{key}-evidence")
@@ -101,11 +149,12 @@ def render(answer: Answer, ctx: Context, key: str, *, show_graph: bool = False) 
         usage(answer)
     labels.panel(answer, texts, key)
     left, right = st.columns(2)
+    name = export.file_stem(answer.question, answer.mode)
     left.download_button(
-        "Export Markdown", export.to_markdown(answer), file_name="answer.md", mime="text/markdown", key=f"{key}-md"
+        "Export Markdown", export.to_markdown(answer), file_name=f"{name}.md", mime="text/markdown", key=f"{key}-md"
     )
     right.download_button(
-        "Export JSON", export.to_json(answer), file_name="answer.json", mime="application/json", key=f"{key}-json"
+        "Export JSON", export.to_json(answer), file_name=f"{name}.json", mime="application/json", key=f"{key}-json"
     )
 
 

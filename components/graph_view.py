@@ -140,7 +140,12 @@ def _count(nodes: list[GraphNode], community: str) -> int:
 
 def lines(graph: Subgraph, positions: Mapping[str, Point]) -> list[network.Line]:
     return [
-        network.Line((positions[e.source], positions[e.target]), hover=e.label, dashed=e.label == "mentions")
+        network.Line(
+            (positions[e.source], positions[e.target]),
+            hover=e.label,
+            dashed=e.label == "mentions",
+            directed=e.directed,
+        )
         for e in graph.edges
         if e.source in positions and e.target in positions
     ]

@@ -12,6 +12,7 @@ Text from documents (entity names, questions, community titles) reaches plotly's
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +64,8 @@ class Line:
     points: tuple[Point, ...]
     hover: str = ""
     dashed: bool = False
+    #: Drawn with an arrowhead towards its last point (a relation whose source gave it a direction).
+    directed: bool = False
 
 
 @dataclass
@@ -152,6 +155,19 @@ def _add_lines(fig: go.Figure, lines: Sequence[Line], dashed: bool) -> None:
             showlegend=False,
         )
     )
+    directed = [ln for ln in lines if ln.directed]
+    if directed:  # an arrowhead three quarters of the way along, turned to the edge's last segment
+        heads = [_arrowhead(ln.points[-2], ln.points[-1]) for ln in directed]
+        fig.add_trace(
+            go.Scatter(
+                x=[h[0] for h in heads],
+                y=[h[1] for h in heads],
+                mode="markers",
+                marker={"symbol": "arrow", "size": 9, "color": EDGE_COLOUR, "angle": [h[2] for h in heads]},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
     described = [ln for ln in lines if ln.hover]
     if described:  # invisible midpoints carry each relation's description on hover
         middles = [_middle(ln.points) for ln in described]
@@ -166,6 +182,12 @@ def _add_lines(fig: go.Figure, lines: Sequence[Line], dashed: bool) -> None:
                 showlegend=False,
             )
         )
+
+
+def _arrowhead(start: Point, end: Point) -> tuple[float, float, float]:
+    """(x, y, angle): plotly's arrow symbol points up at angle 0 and turns clockwise; the y axis runs downwards."""
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    return start[0] + 0.75 * dx, start[1] + 0.75 * dy, math.degrees(math.atan2(dx, -dy))
 
 
 def _middle(points: Sequence[Point]) -> Point:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import session
+from components import knob_scope, session
 from retrieval.engine import Engine
 from retrieval.store import Health
 
@@ -43,23 +43,45 @@ def render(engine: Engine, health: Health) -> None:
         format_func=lambda m: "DRIFT" if m == "drift" else m.capitalize(),
         help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items()),
     )
+    knob_scope.needs_model(engine)
+    sb.toggle("Show confidence breakdown", key="show_confidence", help="The parts each answer's confidence is made of")
     session.ensure_defaults()
     with sb.expander("Tuning", expanded=False):
+        fusions = ["linear", "rrf"]
         st.selectbox(
-            "Fusion", ["linear", "rrf"], key="tune_fusion", help="Linear: weighted, per-arm normalised; RRF: ranks"
+            "Fusion",
+            fusions,
+            index=fusions.index(st.session_state["tune_fusion"]),
+            **knob_scope.scope("tune_fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
         )
-        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, key="tune_alpha")
-        st.slider("Top-k", 1, 50, key="tune_top_k")
-        st.slider("Max hops", 0, 5, key="tune_max_hops")
-        st.slider("Max nodes", 10, 500, step=10, key="tune_max_nodes")
-        st.slider("DRIFT rounds", 0, 5, key="tune_drift_rounds")
-        st.slider("Follow-ups per round", 1, 10, key="tune_drift_followups")
-        st.slider("Degree penalty", 0.0, 2.0, step=0.05, key="tune_degree_penalty", help="Hubs spread less")
-        st.slider("Recency weight", 0.0, 1.0, step=0.05, key="tune_recency_weight", help="Boost for newer entities")
-        st.slider("Drift budget", 0.0, 5.0, step=0.05, key="tune_drift_budget", help="Expansion stops here; 0: off")
-        st.selectbox("Edge direction", ["both", "out", "in"], key="tune_direction", help="Directed RELATED to follow")
+        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, **knob_scope.knob("tune_alpha"))
+        st.slider("Top-k", 1, 50, **knob_scope.knob("tune_top_k"))
+        st.slider("Max hops", 0, 5, **knob_scope.knob("tune_max_hops"))
+        st.slider("Max nodes", 10, 500, step=10, **knob_scope.knob("tune_max_nodes"))
+        st.slider("DRIFT rounds", 0, 5, **knob_scope.knob("tune_drift_rounds"))
+        st.slider("Follow-ups per round", 1, 10, **knob_scope.knob("tune_drift_followups"))
+        st.slider("Degree penalty", 0.0, 2.0, step=0.05, **knob_scope.knob("tune_degree_penalty", "Hubs spread less."))
+        st.slider(
+            "Recency weight", 0.0, 1.0, step=0.05, **knob_scope.knob("tune_recency_weight", "Boost for newer entities.")
+        )
+        st.slider(
+            "Drift budget", 0.0, 5.0, step=0.05, **knob_scope.knob("tune_drift_budget", "Expansion stops here; 0: off.")
+        )
+        directions = ["both", "out", "in"]
+        st.selectbox(
+            "Edge direction",
+            directions,
+            index=directions.index(st.session_state["tune_direction"]),
+            **knob_scope.scope("tune_direction", "Directed RELATED to follow."),
+        )
         levels = [None, *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1))]
         st.selectbox(
-            "Global level", levels, key="tune_global_level", format_func=lambda v: "auto" if v is None else f"level {v}"
+            "Global level",
+            levels,
+            index=levels.index(st.session_state["tune_global_level"])
+            if st.session_state["tune_global_level"] in levels
+            else 0,
+            format_func=lambda v: "auto" if v is None else f"level {v}",
+            **knob_scope.scope("tune_global_level"),
         )
         st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from retrieval.confidence import assess, match_citations
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
@@ -23,12 +24,13 @@ from retrieval.errors import (
     InvalidInput,
     StoreUnavailable,
 )
-from retrieval.events import ProgressBus, ProgressEvent, sources_details
-from retrieval.llm import ChatModel, make_chat_model
+from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, sources_details
+from retrieval.llm import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
 from retrieval.readable import nothing_to_search
 from retrieval.redact import redact
+from retrieval.search import explore
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.search.graph_search import GraphSearch, graph_search
 from retrieval.search.ranking import missing_data
@@ -146,10 +148,14 @@ class Engine:
         project: str | None = None,
         on_progress: ProgressCallback | None = None,
         max_communities: int | None = None,
+        history: list[Message] | None = None,
     ) -> Answer:
         """Answer in any mode; the modes fill in the middle phases, the engine frames start, end and errors.
 
-        `max_communities` caps the community reports global mode reads for this question only."""
+        `max_communities` caps the community reports global mode reads for this question only. `history` (earlier
+        questions and answers of a conversation) reaches agent mode, the one mode that reads a conversation
+        itself; the others get a follow-up already resolved (`retrieval.conversation`).
+        """
         ctx = self.context(project, **({"global_max_communities": max_communities} if max_communities else {}))
         params = params or self.params()
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
@@ -165,15 +171,42 @@ class Engine:
             return Answer.empty(question, mode, answered_by, unsearchable)
         started = time.perf_counter()
         try:
-            answer = _unless_empty(ctx, lambda: mode_function(mode)(ctx, question, params, progress))
+            answer = _unless_empty(ctx, lambda: self._run(ctx, mode, question, params, progress, history=history))
             answer = answer or Answer.empty(question, mode, answered_by, missing_data(ctx) or "No data found")
         except Exception as exc:  # every failed run ends with an event, or subscribers wait forever
             progress.emit("error", 100, _failure(exc))
             raise
         answer.usage.wall_ms = (time.perf_counter() - started) * 1000
+        answer.params = params.model_dump(mode="json")
+        self.judge(answer, ctx)
         summary = "no data found" if answer.no_data_found else "answer ready"
         progress.emit("completed", 100, summary, sources_details(answer.citations()))
         return answer
+
+    @staticmethod
+    def _run(
+        ctx: Context,
+        mode: Mode,
+        question: str,
+        params: QueryParams,
+        progress: RetrievalProgress,
+        *,
+        history: list[Message] | None,
+    ) -> Answer:
+        """The mode's answer; agent mode with a conversation's history gets the earlier turns too."""
+        if mode == "agent" and history:
+            from retrieval.modes.agent import run_agent
+
+            return run_agent(ctx, question, params, progress, history=history)[0]
+        return mode_function(mode)(ctx, question, params, progress)
+
+    def judge(self, answer: Answer, ctx: Context) -> None:
+        """Check each citation's span against its source and rate the answer's confidence (every face's answers)."""
+        texts = {h.id: h.text for h in answer.evidence}
+        missing = [c.chunk_id for c in answer.citations() if c.kind == "chunk" and c.chunk_id not in texts]
+        texts.update({chunk_id: hit.text for chunk_id, hit in explore.chunks(ctx, missing).items()})
+        match_citations(answer, texts)
+        answer.confidence = assess(answer)
 
     def close(self) -> None:
         self.bus.close()

@@ -32,7 +32,7 @@ from retrieval.errors import ConfigError
 from retrieval.store.base import GraphStore, Row, filter_clause, ident
 
 SCOPE_KEYS: tuple[str, ...] = ("application_id", "agent_id", "user_id", "thread_id")
-_TEXT_KEYS: tuple[str, ...] = ("text", "role", "timestamp", *SCOPE_KEYS, "message_id", "author_name")
+_TEXT_KEYS: tuple[str, ...] = ("text", "role", "timestamp", *SCOPE_KEYS, "message_id", "author_name", "payload")
 _RECORD_KEYS: tuple[str, ...] = ("id", *_TEXT_KEYS, "invalid_at", "invalid_reason")
 _VALID: dict[str, str] = {"invalid_at": ""}
 #: Scopes up to this size are scored exactly; larger ones go through the vector index (see the module doc).
@@ -80,6 +80,8 @@ class MemoryMessage(BaseModel):
     message_id: str = ""
     author_name: str = ""
     timestamp: str = ""
+    #: Opaque JSON an application keeps with the message (a conversation keeps the full answer); not embedded.
+    payload: str = ""
 
 
 class MemoryRecord(BaseModel):
@@ -95,6 +97,7 @@ class MemoryRecord(BaseModel):
     thread_id: str = ""
     message_id: str = ""
     author_name: str = ""
+    payload: str = ""
     invalid_at: str = ""
     invalid_reason: str = ""
     score: float | None = None
@@ -184,6 +187,7 @@ class MemoryStore:
                 timestamp=m.timestamp or (base + timedelta(microseconds=i)).isoformat(timespec="microseconds"),
                 message_id=m.message_id,
                 author_name=m.author_name,
+                payload=m.payload,
                 application_id=scope_values.get("application_id", ""),
                 agent_id=scope_values.get("agent_id", ""),
                 user_id=scope_values.get("user_id", ""),
@@ -309,6 +313,14 @@ class MemoryStore:
         where, params = self._where(scope.exact(), {"id": memory_id}, "m.id = $id")
         rows = self.store.read(f"MATCH (m:{self.label}) WHERE {where} RETURN {self._columns()}", params)
         return self._record(rows[0]) if rows else None
+
+    def message(self, scope: Scope, message_id: str) -> list[MemoryRecord]:
+        """Every memory of `scope` (set parts; others any) stored under one message id, oldest first."""
+        where, params = self._where(scope, {"message_id": message_id}, "m.message_id = $message_id")
+        rows = self.store.read(
+            f"MATCH (m:{self.label}) WHERE {where} RETURN {self._columns()} ORDER BY m.timestamp", params
+        )
+        return [self._record(r) for r in rows]
 
     def page(
         self, scope: Scope, *, offset: int = 0, limit: int = 50, include_invalid: bool = True, role: str | None = None

@@ -41,6 +41,8 @@ class Citation(BaseModel):
     score: float | None = None
     kind: Literal["chunk", "community", "node"] = "chunk"
     lines: Lines | None = None
+    #: Share (0-1) of the span's words found in one run in the cited text; None when that text was not at hand.
+    match: float | None = None
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -115,6 +117,24 @@ class Usage(BaseModel):
         self.phases.setdefault(phase, PhaseUsage()).wall_ms += wall_ms
 
 
+class ConfidencePart(BaseModel):
+    """One ingredient of an answer's confidence; `value` None means it could not be judged (and weighs nothing)."""
+
+    name: str
+    label: str
+    value: float | None = None
+    weight: float = 0.0
+    detail: str = ""
+
+
+class Confidence(BaseModel):
+    """How sure an answer is (0-1), the parts it is made of, and one sentence on what is weak when it is low."""
+
+    score: float = 0.0
+    parts: list[ConfidencePart] = Field(default_factory=list)
+    limitation: str = ""
+
+
 class Answer(BaseModel):
     """What every mode returns; `answered_by` tells the reader whether a model wrote it."""
 
@@ -130,6 +150,9 @@ class Answer(BaseModel):
     evidence: list[Hit] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
+    confidence: Confidence | None = None
+    #: The knobs the answer was made with (QueryParams as a dict): exports record them, the UI compares them.
+    params: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def empty(cls, question: str, mode: Mode, answered_by: AnsweredBy, note: str = "No data found") -> Answer:

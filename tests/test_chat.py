@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from prompt_toolkit import PromptSession
@@ -18,13 +21,23 @@ from retrieval.llm import ChatModel
 from retrieval.store import open_store
 from tests import tiny_graph
 from tests.conftest import make_settings
-from tests.scripted_openai import ScriptedOpenAI, tool_calls
+from tests.scripted_openai import ScriptedOpenAI, json_reply, tool_calls
+
+
+@contextmanager
+def _chat_app(tmp_path: Path, server: ScriptedOpenAI, out: io.StringIO) -> Iterator[ChatApp]:
+    """A terminal chat over the tiny graph, its model the scripted server, printing into `out`."""
+    settings = make_settings(tmp_path, project=tiny_graph.PROJECT, openai_base_url=server.base_url)
+    with open_store(settings) as store:
+        embedder = make_embedder(settings)
+        tiny_graph.build(store, embedder)
+        engine = Engine(settings, store=store, embedder=embedder, llm=ChatModel(settings))
+        yield ChatApp(engine, mode="local", console=Console(file=out, width=200, color_system=None))
 
 
 def test_chat_answers_with_numbered_citations_and_shows_the_trace(
     tmp_path: Path, scripted_openai: ScriptedOpenAI
 ) -> None:
-    settings = make_settings(tmp_path, project=tiny_graph.PROJECT, openai_base_url=scripted_openai.base_url)
     scripted_openai.script(
         tool_calls(("vector_search", {"search_text": "mission budget", "limit": 1})),
         tool_calls(
@@ -36,18 +49,13 @@ def test_chat_answers_with_numbered_citations_and_shows_the_trace(
         tool_calls(("submit_answer", {"answer": "It was approved in 2024."})),
     )
     out = io.StringIO()
-    with open_store(settings) as store:
-        embedder = make_embedder(settings)
-        tiny_graph.build(store, embedder)
-        engine = Engine(settings, store=store, embedder=embedder, llm=ChatModel(settings))
-        app = ChatApp(engine, mode="local", console=Console(file=out, width=200, color_system=None))
-        with create_pipe_input() as pipe:
-            pipe.send_text(
-                "/trace\n/mode nonsense\n/mode agent\nWhat is the mission budget?\n/trace\n"
-                "When was it approved?\n/quit\nnever read\n"
-            )
-            session: PromptSession[str] = PromptSession(input=pipe, output=DummyOutput())
-            app.loop(session.prompt)
+    with _chat_app(tmp_path, scripted_openai, out) as app, create_pipe_input() as pipe:
+        pipe.send_text(
+            "/trace\n/mode nonsense\n/mode agent\nWhat is the mission budget?\n/trace\n"
+            "When was it approved?\n/quit\nnever read\n"
+        )
+        session: PromptSession[str] = PromptSession(input=pipe, output=DummyOutput())
+        app.loop(session.prompt)
     text = out.getvalue()
     assert "/mode [local|global|drift|agent]" in text and "No trace yet" in text
     assert "Unknown mode 'nonsense'" in text and "Mode is now agent" in text
@@ -64,3 +72,27 @@ def test_chat_answers_with_numbered_citations_and_shows_the_trace(
 def test_chat_command_is_registered() -> None:
     args = build_parser().parse_args(["chat", "--mode", "agent", "--project", "p"])
     assert args.mode == "agent" and args.project == "p" and args.func.__module__ == "retrieval.cli.chat"
+
+
+def test_chat_citation_markers_match_the_listed_references_when_one_chunk_has_two_spans(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI
+) -> None:
+    facts = [
+        {
+            "fact": "The budget is 420 million euros.",
+            "chunk_ids": ["c3", "c3"],
+            "spans": ["420 million euros", "approved by the ESA council"],
+        },
+        {"fact": "ESA funds Orion.", "chunk_ids": ["c1"], "spans": ["funded by the European Space Agency"]},
+    ]
+    scripted_openai.script(json_reply({"answer": "About 420 million euros.", "confidence": 0.8, "key_facts": facts}))
+    out = io.StringIO()
+    with _chat_app(tmp_path, scripted_openai, out) as app:
+        app.handle("What is the mission budget and who funds it?")
+    text = out.getvalue()
+    assert "• The budget is 420 million euros. [1][2]" in text  # was [2][2]: the chunk's last number
+    assert "• ESA funds Orion. [3]" in text
+    assert "[1] budget.md: “420 million euros”" in text
+    assert "[2] budget.md: “approved by the ESA council”" in text
+    assert "[3] launch.md: “funded by the European Space Agency”" in text
+    assert re.search(r"^confidence \d+%", text, re.M)

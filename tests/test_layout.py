@@ -195,3 +195,18 @@ def test_the_drift_outline_gives_every_step_its_own_row_and_a_full_label() -> No
         "labels are cut to fit the column"
     )
     assert drawing.figure.layout.hovermode == "y", "a click anywhere on a row picks its step"
+
+
+def test_directed_relations_get_an_arrowhead_turned_towards_their_target() -> None:
+    nodes = [GraphNode(id=i, label=i, kind="entity") for i in ("a", "b", "c")]
+    edges = [GraphEdge("a", "b", "founded", directed=True), GraphEdge("b", "c", "co-occurs")]
+    positions = {"a": (100.0, 100.0), "b": (300.0, 100.0), "c": (300.0, 300.0)}
+    fig = network.figure(
+        [network.Dot(n.id, n.label, (), "entity", "#888", 10) for n in nodes],
+        positions,
+        CANVAS,
+        graph_view.lines(Subgraph(nodes, edges), positions),
+    ).figure
+    heads = [t for t in fig.data if t.marker is not None and t.marker.symbol == "arrow"]
+    assert len(heads) == 1 and list(heads[0].x) == [250.0] and list(heads[0].y) == [100.0]
+    assert list(heads[0].marker.angle) == [90.0]  # a -> b runs to the right: the arrow turns a quarter clockwise

@@ -1,4 +1,4 @@
-"""Ask: chat with the graph in the sidebar's mode (or compare local, global and DRIFT side by side)."""
+"""Ask: a conversation with the graph in the sidebar's mode (or several modes side by side), kept as a thread."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import streamlit as st
 
 from components import answer as answer_view
-from components import live, session, status
+from components import conversation, live, session, status
 from components.export import mode_name
-from components.untrusted import plain
+from retrieval.conversation import Conversation, Turn
 from retrieval.errors import DriftLensError
 from retrieval.models import Answer, Mode
 
@@ -27,45 +27,45 @@ def suggestions(path: Path = SUGGESTIONS, n: int = N_SUGGESTIONS) -> list[str]:
         return [row["question_text"].strip() for row in csv.DictReader(handle) if row.get("question_text")][:n]
 
 
-def ask(question: str, mode: Mode) -> tuple[Answer | None, list]:
-    """One answer with live progress; a product error becomes one message and no answer."""
-    engine, params, project = session.engine(), session.params(), session.project()
+def ask(chat: Conversation, turn: Turn, mode: Mode) -> Answer | None:
+    """One mode's answer to the turn with live progress; a product error becomes one message and no answer."""
+    params, project = session.params(), session.project()
     try:
-        return live.run(
-            lambda callback: engine.ask(question, mode, params, project=project, on_progress=callback),
+        result, events = live.run(
+            lambda callback: chat.answer(turn, mode, params, project=project, on_progress=callback),
             f"{mode_name(mode)} search",
         )
     except DriftLensError as exc:
         session.show_error(exc)
-        return None, []
+        return None
+    if mode == "drift":
+        session.drift_runs().append({"answer": result, "events": events, "run_id": turn.id})
+    return result
 
 
-def show_turn(turn: dict, index: int, latest: bool) -> None:
-    ctx = session.context()
-    with st.chat_message("user"):
-        st.markdown(plain(turn["question"]))
-    with st.chat_message("assistant"):
-        answers: list[Answer] = turn["answers"]
-        columns = st.columns(len(answers)) if len(answers) > 1 else [st.container()]
-        for column, result in zip(columns, answers, strict=True):
-            with column:
-                answer_view.render(result, ctx, key=f"turn{index}-{result.mode}", show_graph=latest)
-
-
-ctx = session.context()
 st.title("Ask")
 if status.empty_graph(st.session_state["health"]):
     st.stop()
-if session.engine().llm is None:
+engine = session.engine()
+if engine.llm is None:
     st.caption("No LLM configured: answers are extractive (ranked evidence sentences with citations).")
-history: list[dict] = st.session_state.setdefault("chat", [])
-compare = st.toggle("Compare modes (local, global and DRIFT side by side)", key="ask_compare")
+chat = conversation.current()
+try:
+    conversation.sidebar(chat)
+    turns = chat.turns()
+except DriftLensError as exc:  # the thread cannot be read: say so, and still let a question be asked
+    session.show_error(exc)
+    turns = []
+if turns:
+    st.query_params["thread"] = chat.thread_id
+compare_modes = (*COMPARE, "agent") if engine.llm is not None else COMPARE
+compare = st.toggle(f"Compare modes ({', '.join(mode_name(m) for m in compare_modes)} side by side)", key="ask_compare")
 
-for i, turn in enumerate(history):
-    show_turn(turn, i, latest=i == len(history) - 1)
+previous = conversation.show(turns)
+conversation.downloads(turns, chat.thread_id)
 
 suggested = st.empty()
-if not history:
+if not turns:
     with suggested.container():
         st.markdown("**Try one of these**")
         for i, text in enumerate(suggestions()):
@@ -76,19 +76,33 @@ if not history:
 question = st.chat_input("Ask the graph…") or st.session_state.pop("ask_pending", None)
 if question:
     suggested.empty()
-    modes = COMPARE if compare else (session.mode(),)
-    with st.chat_message("user"):
-        st.markdown(plain(question))
+    modes = compare_modes if compare else (session.mode(),)
+    try:
+        turn = chat.begin(question, modes)
+    except DriftLensError as exc:
+        session.show_error(exc)
+        st.stop()
+    conversation.question(turn, scroll=True)
+    failed = False
     with st.chat_message("assistant"):
         columns = st.columns(len(modes)) if len(modes) > 1 else [st.container()]
-        answers: list[Answer] = []
         for column, mode in zip(columns, modes, strict=True):
             with column:
-                result, events = ask(question, mode)
+                result = ask(chat, turn, mode)
+                failed = failed or result is None
                 if result is not None:
-                    answer_view.render(result, ctx, key=f"turn{len(history)}-{mode}", show_graph=True)
-                    answers.append(result)
-                    if mode == "drift":
-                        session.drift_runs().append({"answer": result, "events": events})
-    if answers:
-        history.append({"question": question, "answers": answers})
+                    answer_view.render(
+                        result,
+                        session.context(),
+                        key=f"t{turn.id}-{mode}",
+                        show_graph=True,
+                        previous=previous.get(mode),
+                    )
+    try:
+        chat.finish(turn)
+    except DriftLensError as exc:
+        session.show_error(exc)
+    else:
+        st.query_params["thread"] = chat.thread_id
+        if not failed:  # a failed mode's message stays on screen until the next question
+            st.rerun()  # redraw the thread from the store: shared citations marked, the new turn in the list

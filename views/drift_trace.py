@@ -8,9 +8,10 @@ from functools import partial
 import streamlit as st
 
 from components import answer as answer_view
-from components import charts, graph_view, live, session, status, trace_tree
+from components import charts, conversation, graph_view, live, session, status, trace_tree
 from components.layout import Canvas
-from components.untrusted import inert
+from components.untrusted import inert, plain
+from retrieval.conversation import find_run
 from retrieval.errors import DriftLensError
 from retrieval.events import ProgressEvent
 from retrieval.models import TraceStep
@@ -36,27 +37,43 @@ if submitted and question.strip():
             steps.append(TraceStep(**event.step))
             live_tree.plotly_chart(trace_tree.drawing(steps).figure, width="stretch")
 
-    engine, params, project = session.engine(), session.params(), session.project()
+    params, project = session.params(), session.project()
+    chat = conversation.current()  # a run here is a turn of the open conversation, so `?run=` reopens it
     try:
+        turn = chat.begin(question, ["drift"])
         result, events = live.run(
-            lambda callback: engine.ask(question, "drift", params, project=project, on_progress=callback),
+            lambda callback: chat.answer(turn, "drift", params, project=project, on_progress=callback),
             "DRIFT search",
             on_event=grow,
         )
+        chat.finish(turn)
     except DriftLensError as exc:
         session.show_error(exc)
     else:
-        session.drift_runs().append({"answer": result, "events": events})
+        session.drift_runs().append({"answer": result, "events": events, "run_id": turn.id})
+        st.query_params["run"] = turn.id
         st.rerun()
 
 runs = session.drift_runs()
+wanted = st.query_params.get("run")
+if wanted and all(r.get("run_id") != wanted for r in runs):  # a run kept with a thread, opened by URL
+    try:
+        found = find_run(session.engine(), wanted)
+    except DriftLensError as exc:
+        session.show_error(exc)
+        found = None
+    if found is None:
+        st.warning(f"No DRIFT run “{plain(wanted)}” is kept for user {plain(session.settings().user)}.")
+    else:
+        runs.append({"answer": found[1], "events": [], "run_id": wanted, "thread_id": found[0]})
 if not runs:
     st.info("No DRIFT run yet in this session: run one above, or ask in DRIFT mode on the Ask page.")
     st.stop()
 
-if st.session_state.get("drift_seen") != len(runs):  # a new run (here or on Ask) is shown first
-    st.session_state["drift_seen"] = len(runs)
-    st.session_state["drift_pick"] = len(runs) - 1
+newest = next((i for i, r in enumerate(runs) if wanted and r.get("run_id") == wanted), len(runs) - 1)
+if st.session_state.get("drift_seen") != (len(runs), wanted):  # a new run (here, on Ask, by URL) is shown first
+    st.session_state["drift_seen"] = (len(runs), wanted)
+    st.session_state["drift_pick"] = newest
 pick = st.selectbox(
     "Run",
     list(range(len(runs))),
@@ -64,6 +81,8 @@ pick = st.selectbox(
     key="drift_pick",
 )
 run = runs[pick]
+if run.get("run_id"):
+    st.query_params["run"] = run["run_id"]
 answer = run["answer"]
 trace = trace_tree.shown_steps(answer.trace)
 step_key = f"drift_step_{pick}"

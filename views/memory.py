@@ -7,7 +7,8 @@ import plotly.express as px
 import streamlit as st
 
 from components import session
-from components.untrusted import inert
+from components.untrusted import inert, plain
+from retrieval.conversation import threads
 from retrieval.errors import DriftLensError
 from retrieval.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope, by_owner
 
@@ -25,11 +26,24 @@ except DriftLensError as exc:
     st.stop()
 if not scopes:
     st.info(
-        "No memories stored yet. Applications store conversation messages with "
-        "`retrieval.memory.MemoryStore.add(scope, messages)`; they then appear here by application, agent, "
-        "user and thread."
+        "No memories stored yet. Conversations on the Ask page are stored here, one thread per conversation; "
+        "other applications store messages with `retrieval.memory.MemoryStore.add(scope, messages)`."
     )
     st.stop()
+
+conversations = threads(engine, limit=50)
+if conversations:
+    with st.expander(f"Your conversations ({len(conversations)}, user {engine.settings.user})", expanded=True):
+        for thread in conversations:
+            st.page_link(
+                "views/ask.py",
+                label=f"{plain(thread.title)} · turns: {thread.turns} · {thread.last_timestamp[:16]}",
+                query_params={"thread": thread.thread_id},
+            )
+        st.caption(
+            "Invalidate a question below and the next follow-up in its thread no longer draws on it; "
+            "its answers stop being recalled as context from earlier."
+        )
 
 filters: dict[str, str] = {}
 columns = st.columns(len(SCOPE_KEYS))
@@ -90,15 +104,27 @@ if not chosen:
 for record in chosen[:5]:
     with st.expander(f"{record.role} · {record.timestamp}", expanded=len(chosen) == 1):
         st.markdown(inert(record.text))
-        st.json(record.model_dump(exclude={"text"}))
+        st.json(record.model_dump(exclude={"text", "payload"}))
 owners = by_owner(chosen)  # each memory is changed under its own full scope, never a wider one
 reason = st.text_input("Reason for invalidating", key="mem_reason", placeholder="no longer true because…")
 left, right = st.columns(2)
-if left.button(f"Invalidate {len(chosen)}", key="mem_invalidate"):
+# Invalidating keeps the memory (it can be inspected, and search skips it): the safe, primary action.
+if left.button(f"Invalidate {len(chosen)}", type="primary", key="mem_invalidate"):
     n = sum(memory.invalidate(ids, reason, owner) for owner, ids in owners.items())
     st.toast(f"Invalidated {n} memories")
     st.rerun()
-if right.button(f"Delete {len(chosen)}", type="primary", key="mem_delete"):
-    n = sum(memory.delete(ids, owner) for owner, ids in owners.items())
-    st.toast(f"Deleted {n} memories")
-    st.rerun()
+# Deleting cannot be undone, so it asks first, naming what goes.
+chosen_ids = sorted(r.id for r in chosen)
+if right.button(f"Delete {len(chosen)}…", key="mem_delete"):
+    st.session_state["mem_delete_pending"] = chosen_ids
+if st.session_state.get("mem_delete_pending") == chosen_ids:
+    st.warning(f"Delete {len(chosen)} memories for good? This cannot be undone; invalidating keeps them.")
+    confirm, cancel = st.columns(2)
+    if confirm.button(f"Yes, delete {len(chosen)}", key="mem_delete_confirm"):
+        n = sum(memory.delete(ids, owner) for owner, ids in owners.items())
+        st.session_state.pop("mem_delete_pending", None)
+        st.toast(f"Deleted {n} memories")
+        st.rerun()
+    if cancel.button("Cancel", key="mem_delete_cancel"):
+        st.session_state.pop("mem_delete_pending", None)
+        st.rerun()

@@ -99,19 +99,22 @@ class ChatApp:
 
     def _render(self, answer: Answer) -> None:
         citations = list(dict.fromkeys((c.chunk_id, c.source, c.span) for c in answer.citations()))
-        number = {chunk_id: n for n, (chunk_id, _, _) in enumerate(citations, start=1)}
+        number = {cited: n for n, cited in enumerate(citations, start=1)}  # one number per listed reference
         if answer.no_data_found and not answer.final_answer:
             self.console.print("[yellow]No data found.[/yellow]")
         if answer.final_answer:
             self.console.print(Markdown(answer.final_answer))
         for fact in answer.key_facts:
             if fact.fact != answer.final_answer:
-                marks = "".join(f"[{number[c.chunk_id]}]" for c in fact.citations)
+                marks = "".join(f"[{number[(c.chunk_id, c.source, c.span)]}]" for c in fact.citations)
                 self.console.print(f"• {fact.fact} {marks}", markup=False, highlight=False)
         for n, (_chunk_id, source, span) in enumerate(citations, start=1):
             self.console.print(f"  [{n}] {source}: “{' '.join(span.split())[:160]}”", markup=False, highlight=False)
         for note in answer.notes:
-            self.console.print(f"[dim]note: {note}[/dim]")
+            self.console.print(f"[dim]note: {note}[/dim]", highlight=False)
+        if answer.confidence is not None and not answer.no_data_found:
+            judged = answer.confidence
+            self.console.print(f"confidence {judged.score:.0%} {judged.limitation}".rstrip(), markup=False)
         footer = f"{answer.mode} · {answer.answered_by} · {answer.status} · {answer.usage.wall_ms:.0f} ms"
         self.console.print(f"[dim]{footer} · {answer.usage.llm_calls} LLM calls · /trace for the steps[/dim]")
 

@@ -24,9 +24,11 @@ from retrieval.modes.agent_args import Evidence, InvalidArguments, SubmitAnswerA
 from retrieval.modes.agent_tools import TOOL_SPECS, AgentTools, ToolResult, schema_summary
 from retrieval.modes.steps import fallback_note
 
+#: Evidence sentences agent mode shows when there is no model.
+NEEDS_LLM_FACTS = 5
 NEEDS_LLM_NOTE = (
     "Agent mode needs a language model: set OPENAI_API_KEY (or OPENAI_BASE_URL for a compatible server) or "
-    "AZURE_OPENAI_ENDPOINT. Shown instead: the evidence local search found for the question."
+    "AZURE_OPENAI_ENDPOINT. Shown instead: the best evidence sentences search found for the question."
 )
 
 SYSTEM_PROMPT = """You answer questions about a knowledge graph by exploring it with tools.
@@ -248,29 +250,18 @@ def _malformed(call: ToolCall) -> bool:
 
 
 def _needs_llm(ctx: Context, question: str, params: QueryParams) -> Answer:
+    """No model: the best evidence sentences of a hybrid search (whole sentences, never text cut mid-word)."""
+    from retrieval.search.evidence import extractive_facts
     from retrieval.search.hybrid import search_chunks
 
     hits = search_chunks(ctx, question, params)
-    facts = [
-        KeyFact(
-            fact=hit.text.strip()[:300],
-            citations=[
-                Citation(
-                    chunk_id=hit.id,
-                    span=hit.text.strip()[:300],
-                    document_name=hit.document_name or "",
-                    score=hit.score,
-                    lines=hit.lines,
-                )
-            ],
-        )
-        for hit in hits[:5]
-    ]
+    facts = extractive_facts(question, None, hits, ctx.embedder, NEEDS_LLM_FACTS) if hits else []
     return Answer(
         question=question,
         mode="agent",
         answered_by="extractive",
         status="needs_llm",
+        final_answer="\n".join(f"- {f.fact}" for f in facts),
         notes=[NEEDS_LLM_NOTE],
         key_facts=facts,
         evidence=hits,

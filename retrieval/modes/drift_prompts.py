@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from retrieval.confidence import source_confidence
 from retrieval.json_schema import BOOLEAN, NUMBER, STRING, array, final_answer, obj
 from retrieval.llm import Message
 from retrieval.models import Hit
@@ -68,7 +69,8 @@ def excerpt(text: str, limit: int) -> str:
 
 def chunk_block(hits: Iterable[Hit]) -> str:
     return "\n\n".join(
-        f"[chunk {h.id}] ({h.document_name or h.document_id or 'unknown document'})\n{excerpt(h.text, EXCERPT_CHARS)}"
+        f"[chunk {h.id}] ({h.document_name or h.document_id or 'unknown document'}; "
+        f"confidence {source_confidence(h):.0%})\n{excerpt(h.text, EXCERPT_CHARS)}"
         for h in hits
     )
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from retrieval.confidence import source_confidence
 from retrieval.context import Context
 from retrieval.errors import LLMError
 from retrieval.events import RetrievalProgress, sources_details
-from retrieval.json_schema import STRING, array, obj
+from retrieval.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
-from retrieval.modes.steps import fallback_note
+from retrieval.modes.steps import clamp01, fallback_note
 from retrieval.readable import nothing_to_search
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
@@ -31,14 +32,16 @@ CONTEXT_CHUNKS = 8
 
 SYSTEM = (
     "You answer questions about a document collection using only the numbered context passages. "
-    'Reply with one JSON object: {"answer": string, "key_facts": [{"fact": string, '
+    'Reply with one JSON object: {"answer": string, "confidence": number, "key_facts": [{"fact": string, '
     '"chunk_ids": [passage numbers or ids], "spans": [exact quotes from those passages]}]}. '
-    "Every fact cites the passages that support it and quotes them verbatim. "
+    "Every fact cites the passages that support it and quotes them verbatim. Each passage header gives its "
+    "retrieval confidence; `confidence` (0-1) is how sure you are that the answer is right. "
     "If the passages do not answer the question, say so in `answer` and return no key_facts."
 )
 SCHEMA: dict[str, Any] = obj(
     {
         "answer": STRING,
+        "confidence": NUMBER,
         "key_facts": array(
             obj(
                 {"fact": STRING, "chunk_ids": array({"type": ["string", "integer"]}), "spans": array(STRING)},
@@ -115,7 +118,8 @@ def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: lis
 
 def _context_block(hits: list[Hit]) -> str:
     return "\n\n".join(
-        f"[{n}] (id: {h.id}; document: {h.lines or h.document_name or h.document_id or 'unknown'})\n{h.text}"
+        f"[{n}] (id: {h.id}; document: {h.lines or h.document_name or h.document_id or 'unknown'}; "
+        f"confidence {source_confidence(h):.0%})\n{h.text}"
         for n, h in enumerate(hits, start=1)
     )
 
@@ -154,6 +158,7 @@ def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str])
             kind="answer",
             question=question,
             answer=result.final_answer,
+            confidence=None if reply.parsed.get("confidence") is None else clamp01(reply.parsed["confidence"]),
             chunk_ids=[c.chunk_id for c in result.citations()],
             details={"citations_dropped": dropped, "asks": reply.asks},
         )

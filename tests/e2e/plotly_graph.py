@@ -7,6 +7,7 @@ clicked point from what is under the pointer).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from playwright.sync_api import Locator, Page
@@ -39,6 +40,15 @@ class DrawnNode:
     selected: bool
     x: float
     y: float
+
+
+def key_ending(page: Page, suffix: str) -> str:
+    """The widget key of the first element whose key ends with `suffix` (Ask keys a turn's widgets by its id)."""
+    element = page.locator(f"[class*='{suffix}']").first
+    element.wait_for(timeout=WAIT_MS)
+    found = re.search(rf"st-key-(\S+{re.escape(suffix)})\b", element.get_attribute("class") or "")
+    assert found, f"no widget key ending in {suffix}"
+    return found.group(1)
 
 
 def chart(page: Page, key: str) -> Locator:

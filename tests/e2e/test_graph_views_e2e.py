@@ -128,7 +128,7 @@ def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     box.fill("Who was Marley?")
     box.press("Enter")
     expect(page.get_by_text("answered by: extractive").first).to_be_visible(timeout=WAIT_MS)
-    key = "turn0-local-evidence"
+    key = plotly_graph.key_ending(page, "-local-evidence")
     expect(page.get_by_text("Click a node to see what it is").first).to_be_visible(timeout=WAIT_MS)
     entity = next(n for n in plotly_graph.nodes(page, key) if n.text and n.group != "chunk")
 

@@ -1,0 +1,149 @@
+"""The Ask page's conversation: which thread is open, the sidebar's thread list, turns as chat messages.
+
+Why the thread is in the URL: `?thread=<id>` reopens a stored conversation after a reload or in another
+tab, and can be shared; the session keeps the open thread while the reader visits other pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from components import answer as answer_view
+from components import export, session
+from components.untrusted import inert, plain
+from retrieval.conversation import Conversation, Turn, dumps_turns, threads
+from retrieval.models import Answer, Mode
+
+#: Past threads listed in the sidebar.
+SIDEBAR_THREADS = 8
+TITLE_CHARS = 48
+
+
+def current() -> Conversation:
+    """The open conversation: the URL's `?thread=` when given, else the session's, else a new one."""
+    engine = session.engine()
+    wanted = st.query_params.get("thread")
+    open_now: Conversation | None = st.session_state.get("conversation")
+    if open_now is None or open_now.engine is not engine or (wanted and wanted != open_now.thread_id):
+        open_now = Conversation(engine, thread_id=wanted or None)
+        st.session_state["conversation"] = open_now
+    return open_now
+
+
+def _open(thread_id: str | None) -> None:
+    """Widget callback: switch to a thread (None: a new one) and put it in the URL."""
+    st.session_state["conversation"] = Conversation(session.engine(), thread_id=thread_id)
+    if thread_id:
+        st.query_params["thread"] = thread_id
+    else:
+        st.query_params.pop("thread", None)
+
+
+def sidebar(open_now: Conversation) -> None:
+    """ "New conversation" and the user's past threads, the open one highlighted."""
+    sb = st.sidebar
+    sb.markdown("**Conversations**")
+    sb.button("New conversation", key="conv_new", on_click=_open, args=(None,), width="stretch")
+    for thread in threads(session.engine(), limit=SIDEBAR_THREADS):
+        title = thread.title if len(thread.title) <= TITLE_CHARS else thread.title[: TITLE_CHARS - 1] + "…"
+        sb.button(
+            f"{plain(title)} ({thread.turns})",
+            key=f"conv_open_{thread.thread_id}",
+            on_click=_open,
+            args=(thread.thread_id,),
+            type="primary" if thread.thread_id == open_now.thread_id else "secondary",
+            width="stretch",
+        )
+
+
+def shared_citations(answers: Sequence[Answer]) -> dict[str, dict[str, str]]:
+    """Per mode, the chunk ids it cites that other modes of the same turn cite too, with those modes' names."""
+    cited = {a.mode: {c.chunk_id for c in a.citations()} for a in answers}
+    return {
+        a.mode: {
+            chunk: ", ".join(export.mode_name(m) for m, ids in cited.items() if m != a.mode and chunk in ids)
+            for chunk in cited[a.mode]
+            if any(m != a.mode and chunk in ids for m, ids in cited.items())
+        }
+        for a in answers
+    }
+
+
+def question(turn: Turn, *, scroll: bool = False) -> None:
+    """The question as typed (never Markdown), how it was searched, and what was recalled from earlier."""
+    with st.chat_message("user"):
+        if scroll:  # the new turn comes into view even when the reader had scrolled up
+            st.html(
+                f'<div id="turn-{turn.id}"></div><script>'
+                f"document.getElementById('turn-{turn.id}').scrollIntoView({{block: 'start'}});</script>",
+                unsafe_allow_javascript=True,
+            )
+        st.markdown(plain(turn.question))
+        if not turn.valid:
+            st.caption("Invalidated on the Memory page: later answers no longer use this turn.")
+        meta = turn.meta
+        if meta.searched_as and meta.searched_as != turn.question:
+            how = "Rewritten by the model as" if meta.rewritten else "Searched with words from earlier turns"
+            st.caption(f"{how}: {plain(meta.searched_as)}")
+        if meta.earlier:
+            with st.expander(f"From earlier ({len(meta.earlier)})"):
+                for i, memory in enumerate(meta.earlier, start=1):
+                    score = f" · similarity {memory.score:.2f}" if memory.score is not None else ""
+                    st.markdown(f"**[E{i}]** {memory.role} · {memory.timestamp[:16]}{score}")
+                    st.markdown(inert(memory.text))
+
+
+def answers(turn: Turn, answers_: Sequence[Answer], *, latest: bool, previous: Mapping[Mode, Answer]) -> None:
+    """A turn's answers side by side (compare) or alone; keys come from the turn, never from its content."""
+    ctx = session.context()
+    shared = shared_citations(answers_)
+    columns = st.columns(len(answers_)) if len(answers_) > 1 else [st.container()]
+    for column, result in zip(columns, answers_, strict=True):
+        with column:
+            answer_view.render(
+                result,
+                ctx,
+                key=f"t{turn.id}-{result.mode}",
+                show_graph=latest,
+                shared=shared.get(result.mode, {}),
+                previous=previous.get(result.mode),
+            )
+            if result.mode == "drift" and turn.timestamp:  # stored: the trace page can reopen it by URL
+                st.page_link(
+                    "views/drift_trace.py", label="Open this run in DRIFT trace", query_params={"run": turn.id}
+                )
+
+
+def show(turns: Sequence[Turn]) -> dict[Mode, Answer]:
+    """Every stored turn; returns each mode's latest answer (what the next answer's knobs are compared with)."""
+    previous: dict[Mode, Answer] = {}
+    for i, turn in enumerate(turns):
+        question(turn)
+        with st.chat_message("assistant"):
+            answers(turn, turn.answers, latest=i == len(turns) - 1, previous=previous)
+        previous.update({a.mode: a for a in turn.answers})
+    return previous
+
+
+def downloads(turns: Sequence[Turn], thread_id: str) -> None:
+    """The whole conversation as Markdown and JSON."""
+    if not turns:
+        return
+    stem = export.file_stem(turns[0].question, "conversation")
+    left, right = st.columns(2)
+    left.download_button(
+        "Export conversation (Markdown)",
+        export.conversation_markdown(turns),
+        file_name=f"{stem}.md",
+        mime="text/markdown",
+        key=f"conv-{thread_id}-md",
+    )
+    right.download_button(
+        "Export conversation (JSON)",
+        dumps_turns(turns),
+        file_name=f"{stem}.json",
+        mime="application/json",
+        key=f"conv-{thread_id}-json",
+    )
