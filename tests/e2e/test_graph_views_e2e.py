@@ -138,7 +138,8 @@ def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     expect(
         page.locator(f".st-key-{key}").locator("..").get_by_text(html.unescape(entity.text), exact=True).first
     ).to_be_visible()
-    page.locator(f".st-key-{key}").evaluate("(el) => el.scrollIntoView({block: 'center'})")
+    # While the click's rerun finishes, Streamlit keeps the previous drawing of the element too (data-stale).
+    page.locator(f".st-key-{key}:not([data-stale='true'])").evaluate("(el) => el.scrollIntoView({block: 'center'})")
     _done(wide, "ask-evidence")
 
 
