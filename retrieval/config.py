@@ -80,6 +80,9 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Server-side limit for every read (user Cypher, search, explorer); a hung server fails the read this long
     #: (plus a short grace) after it was sent, instead of blocking for the loading timeout below.
     query_timeout_ms: int = Field(30_000, ge=100)
+    #: Server-side limit for Cypher a person or a model writes: the explorer's Cypher box, the agent's tools and
+    #: the service's `read_cypher`. Below `query_timeout_ms` (which caps it): a runaway query frees the graph sooner.
+    cypher_timeout_ms: int = Field(10_000, ge=100)
     #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
     graph_load_timeout_s: float = Field(600.0, gt=0)
     #: Project used when a call names none; every node carries its project in `projectId`. Left unset, a graph
@@ -319,8 +322,6 @@ class Settings(BaseSettings, RetrievalKnobs):
     api_cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     #: Most rows `read_cypher` (MCP) returns.
     api_cypher_max_rows: int = Field(200, ge=1, le=10_000)
-    #: Server-side time limit of one `read_cypher` call, in ms.
-    api_cypher_timeout_ms: int = Field(10_000, ge=100)
     #: Log level of the service and the app (DEBUG, INFO, WARNING, ERROR).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

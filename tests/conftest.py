@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -145,18 +146,26 @@ def module_store(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iter
 
 
 #: Fixtures that keep a graph across tests; a test module names its own in `SHARED_GRAPHS`.
-SHARED_GRAPHS = ("carol_graph", "search_store", "module_store")
+SHARED_GRAPHS = ("carol_graph", "search_store", "module_store", "demo")
 
 
 @pytest.fixture(autouse=True)
 def _graph_in_place(request: pytest.FixtureRequest) -> None:
-    """On Neo4j, give each test the graph its shared fixtures built (another fixture may have reset it since)."""
+    """On Neo4j, give each test the graph its shared fixtures built (another fixture may have reset it since).
+
+    The one database holds one such graph at a time, so a test asking for two of them on Neo4j fails here, by
+    name, instead of reading one graph from a database that holds the other.
+    """
+    in_place: list[str] = []
     for name in (*SHARED_GRAPHS, *getattr(request.module, "SHARED_GRAPHS", ())):
         if name in request.fixturenames:
             value = request.getfixturevalue(name)
             for part in value if isinstance(value, tuple) else (value,):
                 if isinstance(part, GraphStore):
                     Occupant.ensure(part)
+                    in_place += [name] if part.backend == NEO4J else []
+    if len(in_place) > 1:
+        pytest.fail(f"{', '.join(in_place)}: Neo4j holds one shared graph at a time; split the test")
 
 
 # Re-exported so every test module can use the scripted OpenAI-compatible server fixture.
@@ -296,3 +305,32 @@ def carol_graph(
         Occupant.own(graph, lambda g: run_index(settings, g, embedder, [docs], project=CAROL_PROJECT))
         yield settings, graph, embedder
         Occupant.release(graph)
+
+
+# --- the app's demo graph (AppTest and the browser tests) -----------------------------------------
+class DemoGraph(NamedTuple):
+    """The demo graph on one backend, as an app process sees it (a tuple: `_graph_in_place` finds its store)."""
+
+    env: dict[str, str]  # environment of an app on it
+    where: str  # where the Home page says the graph lives: the embedded file or the Neo4j URI
+    data_dir: Path  # the app's data folder (one of its index roots)
+    store: GraphStore | None  # on Neo4j, kept open to say when the one database must be rebuilt for it
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[DemoGraph]:
+    """A Christmas Carol excerpt indexed offline, plus memories: the embedded file the browser tests share, or
+    the same graph built in the session's Neo4j."""
+    from tests.e2e.graph import app_env, build_demo, demo_graph
+
+    if backend != NEO4J:
+        path = demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
+        yield DemoGraph(app_env(path), str(path), path.parent, None)
+        return
+    root = tmp_path_factory.mktemp("demo-neo4j")
+    settings = make_settings(root, backend)
+    with open_store(settings) as store:
+        Occupant.own(store, lambda graph: build_demo(settings, graph, root))
+        env = {**app_env(settings.embedded_graph_path), **backend_env(settings)}
+        yield DemoGraph(env, settings.neo4j_uri or "", root, store)
+        Occupant.release(store)

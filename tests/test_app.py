@@ -1,4 +1,5 @@
-"""AppTest checks of the app's pages and shell against a small real graph (fast: no browser).
+"""AppTest checks of the app's pages and shell against a small real graph (fast: no browser), on both backends
+(the `demo` fixture); the checks of start-up settings and of the embedded server's own failures run once.
 
 Graphs are plotly charts: their figures can be read here, but a click on a node needs a browser
 (tests/e2e). Each test starts a fresh AppTest session on a fresh Engine cache.
@@ -18,17 +19,14 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from components.network import SELECTED_RING
+from retrieval.config import Settings
 from retrieval.conversation import REWRITE_PROMPT
-from tests.e2e.graph import app_env, demo_graph
+from tests.conftest import DemoGraph, backend_env
+from tests.e2e.graph import app_env
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 120
-
-
-@pytest.fixture(scope="session")
-def graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
 
 
 def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
@@ -42,8 +40,8 @@ def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
 
 
 @pytest.fixture
-def app(graph: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
-    yield _start(monkeypatch, app_env(graph))
+def app(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
+    yield _start(monkeypatch, demo.env)
     st.cache_resource.clear()
 
 
@@ -78,10 +76,10 @@ def _go(app: AppTest, page: str) -> AppTest:
 
 
 # --- shell and home -------------------------------------------------------------------------
-def test_home_shows_backend_counts_and_extractive_state(app: AppTest, graph: Path) -> None:
+def test_home_shows_backend_counts_and_extractive_state(app: AppTest, demo: DemoGraph) -> None:
     assert not app.exception
     text = _text(app)
-    assert str(graph) in text and "healthy" in text
+    assert demo.where in text and "healthy" in text
     assert "Searches read project 'demo'." in text  # a graph with projects is read one project at a time
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Chunk"].replace(",", "")) > 0 and int(metrics["Entity"].replace(",", "")) > 0
@@ -89,15 +87,17 @@ def test_home_shows_backend_counts_and_extractive_state(app: AppTest, graph: Pat
     assert "No LLM configured" in text and "extractive" in text and "agent mode needs an LLM" in text
 
 
-def test_invalid_settings_are_one_message(graph: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = _start(monkeypatch, {**app_env(graph), "DRIFTLENS_TOP_K": "0"})
+def test_invalid_settings_are_one_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _start(monkeypatch, {**app_env(tmp_path / "graph.db"), "DRIFTLENS_TOP_K": "0"})
     assert not app.exception
     assert len(app.error) == 1
     assert "DriftLens cannot start" in app.error[0].value and "top_k" in app.error[0].value
 
 
-def test_unreachable_backend_names_its_uri(graph: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = _start(monkeypatch, {**app_env(graph), "NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_PASSWORD": "x"})
+def test_unreachable_backend_names_its_uri(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _start(
+        monkeypatch, {**app_env(tmp_path / "graph.db"), "NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_PASSWORD": "x"}
+    )
     assert not app.exception
     assert len(app.error) == 1
     assert "Backend down" in app.error[0].value and "bolt://127.0.0.1:9" in app.error[0].value
@@ -124,9 +124,8 @@ def test_banner_while_the_embedded_server_is_down_clears_when_it_is_back(
     assert "graph is empty" in _text(app)
 
 
-def test_empty_graph_says_how_to_build_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    env = {**app_env(tmp_path / "empty.db"), "DRIFTLENS_DATA_DIR": str(tmp_path)}
-    app = _start(monkeypatch, env)
+def test_empty_graph_says_how_to_build_one(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _start(monkeypatch, {**app_env(settings.embedded_graph_path), **backend_env(settings)})
     assert not app.exception
     assert "graph is empty" in _text(app) and "Index" in _text(app)
     _go(app, "ask")
@@ -223,7 +222,7 @@ def test_a_follow_up_uses_the_first_turn_and_the_thread_can_be_left_and_reopened
 
 
 def test_a_thread_and_a_drift_run_reopen_by_url_in_a_new_session(
-    app: AppTest, graph: Path, monkeypatch: pytest.MonkeyPatch
+    app: AppTest, demo: DemoGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _go(app, "ask")
     app.selectbox(key="mode").set_value("drift").run()
@@ -232,13 +231,13 @@ def test_a_thread_and_a_drift_run_reopen_by_url_in_a_new_session(
     run_id = chat.turns()[0].id
     assert any(f"run={run_id}" in str(p.proto) for p in app.get("page_link"))
 
-    fresh = _start(monkeypatch, app_env(graph))  # a reload: a new session, nothing in session state
+    fresh = _start(monkeypatch, demo.env)  # a reload: a new session, nothing in session state
     fresh.query_params["thread"] = chat.thread_id
     _go(fresh, "ask")
     assert [t.question for t in fresh.session_state["conversation"].turns()] == ["How does Scrooge treat his clerk?"]
     assert "mode: DRIFT" in _text(fresh)
 
-    reloaded = _start(monkeypatch, app_env(graph))
+    reloaded = _start(monkeypatch, demo.env)
     reloaded.query_params["run"] = run_id
     _go(reloaded, "drift_trace")
     assert "No DRIFT run yet" not in _text(reloaded)
@@ -337,7 +336,7 @@ def test_compare_marks_the_citations_the_modes_share(app: AppTest) -> None:
 
 
 def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
-    graph: Path, monkeypatch: pytest.MonkeyPatch, scripted_openai: ScriptedOpenAI
+    demo: DemoGraph, monkeypatch: pytest.MonkeyPatch, scripted_openai: ScriptedOpenAI
 ) -> None:
     def route(request: dict[str, Any]) -> Step:
         system = request["messages"][0]["content"]
@@ -347,7 +346,7 @@ def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
 
     scripted_openai.script(router=route)
     llm = {"OPENAI_BASE_URL": scripted_openai.base_url, "OPENAI_API_KEY": "sk-apptest", "RETRY_MAX_ATTEMPTS": "1"}
-    app = _start(monkeypatch, {**app_env(graph), **llm, "DRIFTLENS_USER": "model-user"})
+    app = _start(monkeypatch, {**demo.env, **llm, "DRIFTLENS_USER": "model-user"})
     _go(app, "ask")
     assert "Agent" in app.toggle(key="ask_compare").label
     _ask(app, "Who was Marley?")
@@ -490,7 +489,7 @@ def test_memory_page_lists_scoped_memories(app: AppTest) -> None:
     assert app.dataframe[0].value.iloc[0]["text"].startswith("Marley was")
 
 
-def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, graph: Path, tmp_path: Path) -> None:
+def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, demo: DemoGraph, tmp_path: Path) -> None:
     _go(app, "index")
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -501,7 +500,7 @@ def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, graph: Pat
     assert any("outside the folders you can index from" in e.value for e in app.error)
     assert not app.success
 
-    folder = graph.parent / "notes"  # inside the data dir, one of the default index roots
+    folder = demo.data_dir / "notes"  # inside the data dir, one of the default index roots
     folder.mkdir(exist_ok=True)
     (folder / "note.txt").write_text("Ada Lovelace wrote about the Analytical Engine of Charles Babbage.\n" * 3)
     app.text_input(key="index_folder").set_value(str(folder))

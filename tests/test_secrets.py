@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 
 from retrieval.cli import main
-from retrieval.config import load_settings
+from retrieval.config import Settings, load_settings
 from retrieval.embed import make_embedder
 from retrieval.errors import DriftLensError, LLMError, StoreUnavailable
 from retrieval.llm import ChatModel
 from retrieval.redact import MASK, install_log_redaction, redact, register_secrets
 from retrieval.store import open_store
 from tests import tiny_graph
-from tests.conftest import make_settings
+from tests.conftest import backend_env, make_settings
 from tests.scripted_openai import ScriptedOpenAI, error
 
 NEO4J_PASSWORD = "n4j-Pa55word-7f1c"
@@ -128,7 +128,7 @@ def test_unreachable_neo4j_with_a_password_in_the_uri_leaks_it_nowhere(
 # --- a model server that echoes the key ----------------------------------------------------------
 def test_a_key_echoed_by_the_model_server_leaks_nowhere(
     clean_env: pytest.MonkeyPatch,
-    tmp_path: Path,
+    settings: Settings,
     scripted_openai: ScriptedOpenAI,
     caplog: pytest.LogCaptureFixture,
     capsys: pytest.CaptureFixture[str],
@@ -136,23 +136,22 @@ def test_a_key_echoed_by_the_model_server_leaks_nowhere(
     caplog.set_level(logging.DEBUG)
     echo = error(500, message=f"upstream rejected Authorization: Bearer {KEY} (key {KEY})")
     scripted_openai.script(router=lambda request: echo)
-    graph = tmp_path / "tiny.db"
-    settings = make_settings(tmp_path, graph_path=graph, project=tiny_graph.PROJECT)
-    with open_store(settings) as store:
+    assert settings.project == tiny_graph.PROJECT
+    with open_store(settings) as store:  # on both backends: the CLI below reads it
         tiny_graph.build(store, make_embedder(settings))
 
     llm_settings = make_settings(
-        tmp_path, openai_base_url=scripted_openai.base_url, openai_api_key=KEY, retry_max_attempts=2
+        settings.data_dir, openai_base_url=scripted_openai.base_url, openai_api_key=KEY, retry_max_attempts=2
     )
     with pytest.raises(LLMError) as raised:
         ChatModel(llm_settings).complete([{"role": "user", "content": "hi"}], phase="answer")
     assert "HTTP 500" in str(raised.value)
     assert KEY not in everything_said_about(raised.value)
 
-    for name, value in {"OPENAI_BASE_URL": scripted_openai.base_url, "OPENAI_API_KEY": KEY}.items():
+    model = {"OPENAI_BASE_URL": scripted_openai.base_url, "OPENAI_API_KEY": KEY, "RETRY_MAX_ATTEMPTS": "1"}
+    for name, value in {**backend_env(settings), **model}.items():
         clean_env.setenv(name, value)
-    clean_env.setenv("RETRY_MAX_ATTEMPTS", "1")
-    args = ["ask", "Who funds the Orion probe?", "--graph", str(graph), "--project", tiny_graph.PROJECT]
+    args = ["ask", "Who funds the Orion probe?", "--project", tiny_graph.PROJECT]
     assert main([*args, "--json"]) == 0
     assert main(args) == 0
     out = capsys.readouterr()

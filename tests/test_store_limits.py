@@ -5,18 +5,22 @@ Backend-independent (the `store` and `backend` fixtures): they run on both backe
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder
+from retrieval.engine import Engine
 from retrieval.errors import ConfigError, QueryError
 from retrieval.models import Hit, QueryParams
 from retrieval.modes.agent_tools import AgentTools
 from retrieval.search.enrich import enrich
 from retrieval.search.explore import run_cypher
+from retrieval.service.handlers import read_cypher
 from retrieval.store import GraphStore, open_store
 from retrieval.store.cypher_limits import bound_ranges, bounded
 from tests.conftest import make_settings
@@ -47,10 +51,29 @@ def test_huge_range_in_the_explorer_fails_clearly_and_the_server_survives(
 def test_huge_range_from_the_agent_is_a_tool_error_and_the_server_survives(
     store: GraphStore, embedder: Embedder
 ) -> None:
-    tools = AgentTools(_context(store, embedder), QueryParams(), row_limit=50, timeout_ms=5_000)
+    tools = AgentTools(_context(store, embedder), QueryParams(), row_limit=50)
     result = tools.call("execute_cypher", {"query": HUGE})
     assert result.error and "Query" in result.error
     assert _alive(store)
+
+
+def test_user_and_model_cypher_stop_at_the_cypher_timeout_setting(settings: Settings, embedder: Embedder) -> None:
+    """One setting times the explorer's box, the agent's tools and the service's read_cypher.
+
+    The query makes 400M rows from two short lists: Neo4j streams a long range() fast enough to finish 20M rows
+    inside 300 ms, and the embedded store would build a long range() as one list in memory.
+    """
+    slow = "UNWIND range(1, 20000) AS a UNWIND range(1, 20000) AS b WITH a * b AS x WHERE x % 7919 = -1 RETURN count(x)"
+    stopped = r"stopped after 300 ms \(DRIFTLENS_CYPHER_TIMEOUT_MS\)"
+    with open_store(settings.model_copy(update={"cypher_timeout_ms": 300})) as store:
+        ctx = _context(store, embedder)
+        with pytest.raises(QueryError, match=stopped):
+            run_cypher(ctx, slow)
+        tools = AgentTools(ctx, QueryParams(), row_limit=50)
+        assert re.search(stopped, tools.call("execute_cypher", {"query": slow}).error or "")
+        with pytest.raises(QueryError, match=stopped):
+            read_cypher(Engine(store.settings, store=store, embedder=embedder, llm=None), slow, max_rows=10)
+        assert _alive(store)
 
 
 def test_explorer_row_limit_is_applied_by_the_database(
@@ -95,8 +118,8 @@ def test_bounded_ranges_keep_every_result_the_memory_cap_allows(store: GraphStor
 
 
 def test_enrichment_query_has_the_read_timeout(tmp_path: Path, embedder: Embedder, backend: str) -> None:
-    slow = (
-        "WITH node, score UNWIND range(1, 20000000) AS x WITH node, score, count(x) AS n "
+    slow = (  # 400M rows from two short lists: Neo4j counts a streamed range(1, 20000000) inside 200 ms when warm
+        "WITH node, score UNWIND range(1, 20000) AS a UNWIND range(1, 20000) AS b WITH node, score, count(a * b) AS n "
         "RETURN node.text AS text, score"
     )
     settings = make_settings(tmp_path, backend, query_timeout_ms=200, retrieval_query=slow)

@@ -46,11 +46,11 @@ Rules:
 
 @dataclass(frozen=True)
 class AgentLimits:
-    """Bounds for one agent run: LLM calls, rows per Cypher result, and how long one query may run."""
+    """Bounds for one agent run: LLM calls and rows per Cypher result (how long one query may run is
+    Settings.cypher_timeout_ms, as for the explorer's Cypher box)."""
 
     max_iterations: int = 8
     row_limit: int = 50
-    cypher_timeout_ms: int = 5_000
 
 
 def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
@@ -98,7 +98,7 @@ class _AgentRun:
         self.progress = progress
         self.limits = limits
         self.tracer = tracer
-        self.tools = AgentTools(ctx, params, row_limit=limits.row_limit, timeout_ms=limits.cypher_timeout_ms)
+        self.tools = AgentTools(ctx, params, row_limit=limits.row_limit)
         self.answer = Answer(question=question, mode="agent", answered_by="llm")
 
     def run(self, history: list[Message]) -> Answer:

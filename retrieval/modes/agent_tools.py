@@ -158,11 +158,10 @@ def schema_summary(ctx: Context, sample: int = 100) -> str:
 class AgentTools:
     """Runs the model's tool calls against one project; `seen` collects every node and chunk returned."""
 
-    def __init__(self, ctx: Context, params: QueryParams, *, row_limit: int, timeout_ms: int) -> None:
+    def __init__(self, ctx: Context, params: QueryParams, *, row_limit: int) -> None:
         self.ctx = ctx
         self.params = params
         self.row_limit = row_limit
-        self.timeout_ms = timeout_ms
         self.seen: dict[str, Seen] = {}
 
     def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
@@ -181,7 +180,7 @@ class AgentTools:
             return ToolResult(None, error=str(exc))
 
     def execute_cypher(self, args: ExecuteCypherArgs) -> ToolResult:
-        result = run_cypher(self.ctx, args.query, limit=self.row_limit, timeout_ms=self.timeout_ms)
+        result = run_cypher(self.ctx, args.query, limit=self.row_limit)
         rows = [{k: self._value(v) for k, v in row.items()} for row in result.rows]
         payload: dict[str, Any] = {"rows": rows, "row_count": len(rows)}
         if result.truncated:
@@ -210,7 +209,7 @@ class AgentTools:
             "WITH m, [r IN relationships(p) | type(r)] AS via, length(p) AS hops ORDER BY hops "
             "RETURN m AS node, labels(m) AS labels, collect(via)[0] AS via, min(hops) AS hops LIMIT $limit",
             {"id": node_id, "project": self.ctx.project, "types": types, "limit": self.row_limit},
-            timeout_ms=self.timeout_ms,
+            timeout_ms=self.ctx.settings.cypher_timeout_ms,  # the model chose the depth: its reads, its limit
         )
         if not rows:
             return ToolResult({"node_id": node_id, "neighbours": [], "note": "no such node or no neighbours"})

@@ -388,13 +388,15 @@ def example_cypher(ctx: Context) -> str:
     return f"MATCH (a:{entity})-[r:{related(ctx.settings)}]->(b:{entity}) RETURN a, r, b LIMIT 25"
 
 
-def run_cypher(ctx: Context, cypher: str, limit: int = 200, timeout_ms: int = 10_000) -> CypherResult:
-    """Run analyst Cypher through the store's read-only path (a write raises ReadOnlyViolation).
+def run_cypher(ctx: Context, cypher: str, limit: int = 200) -> CypherResult:
+    """Run analyst or model Cypher through the store's read-only path (a write raises ReadOnlyViolation), stopped
+    after Settings.cypher_timeout_ms.
 
     Rows are cleaned for display (no vectors); nodes found in a row become graph nodes, and
     consecutive nodes of a row are joined by an edge named after the relationship between them.
     """
-    rows = ctx.store.read_limited(cypher, limit + 1, timeout_ms=timeout_ms)  # the server stops at limit + 1 rows
+    # The server stops at limit + 1 rows.
+    rows = ctx.store.read_limited(cypher, limit + 1, timeout_ms=ctx.settings.cypher_timeout_ms)
     truncated = len(rows) > limit
     shown = [{k: _clean(v) for k, v in row.items()} for row in rows[:limit]]
     return CypherResult(shown, _rows_graph(ctx, rows[:limit]), truncated)

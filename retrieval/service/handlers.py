@@ -205,12 +205,10 @@ def expand_entity(
     }
 
 
-def read_cypher(
-    engine: Engine, cypher: str, *, max_rows: int, timeout_ms: int, project_id: str | None = None
-) -> dict[str, Any]:
-    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after `timeout_ms`."""
+def read_cypher(engine: Engine, cypher: str, *, max_rows: int, project_id: str | None = None) -> dict[str, Any]:
+    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after cypher_timeout_ms."""
     ctx = engine.context(checked_project(engine, project_id))
-    result = explore.run_cypher(ctx, cypher, limit=max_rows, timeout_ms=timeout_ms)
+    result = explore.run_cypher(ctx, cypher, limit=max_rows)
     return {"rows": result.rows, "truncated": result.truncated, "maxRows": max_rows}
 
 

@@ -95,7 +95,6 @@ def build_mcp(get_service: Callable[[], Service]) -> MCPServer:
             handlers.read_cypher,
             cypher,
             max_rows=limits.api_cypher_max_rows,
-            timeout_ms=limits.api_cypher_timeout_ms,
             project_id=project_id,
         )
         return result

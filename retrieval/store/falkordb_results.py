@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from retrieval.config import Settings
-from retrieval.store.base import Row
+from retrieval.store.base import Row, timed_out
 
 
 def rows(result: Any) -> list[Row]:
@@ -48,7 +48,7 @@ def _plain(value: Any) -> Any:
 def explain(message: str, s: Settings, timeout_ms: int | None) -> str:
     """The server's reason, with the setting that caused it when a limit stopped the query."""
     if "timed out" in message.lower():
-        return f"Query stopped after {timeout_ms or s.query_timeout_ms} ms (DRIFTLENS_QUERY_TIMEOUT_MS); narrow it."
+        return timed_out(s, timeout_ms)
     if "mem consumption exceeded" in message:
         return (
             f"Query stopped: it needed more than {s.graph_query_memory_mb} MB of memory "

@@ -15,6 +15,7 @@ from neo4j.graph import Node, Path, Relationship
 
 from retrieval.config import Settings
 from retrieval.errors import DriftLensError, QueryError, ReadOnlyViolation, StoreUnavailable
+from retrieval.store.base import timed_out
 
 WRITE_REFUSED = "This query writes to the graph; only read queries are allowed here."
 #: EXPLAIN's query type of a query that only reads ("rw", "w" and "s" change data or schema).
@@ -60,8 +61,7 @@ def query_error(exc: Neo4jError, settings: Settings, timeout_ms: int | None) -> 
     if code.endswith("Statement.AccessMode") or "ForbiddenDueToTransactionType" in code:
         return ReadOnlyViolation(WRITE_REFUSED)
     if "TransactionTimedOut" in code:
-        waited = timeout_ms or settings.query_timeout_ms
-        return QueryError(f"Query stopped after {waited} ms (DRIFTLENS_QUERY_TIMEOUT_MS); narrow it.")
+        return QueryError(timed_out(settings, timeout_ms))
     if "MemoryPoolOutOfMemory" in code:
         return QueryError(f"Query stopped: it needed more memory than the server allows; narrow it. ({exc.message})")
     return QueryError(f"Query failed: {exc.message}")

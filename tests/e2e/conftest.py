@@ -20,10 +20,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from retrieval.store import GraphStore, open_store
 from tests.backends import NEO4J, Occupant
-from tests.conftest import backend_env, make_settings
-from tests.e2e.graph import ROOT, app_env, build_demo, demo_graph
+from tests.conftest import DemoGraph
+from tests.e2e.graph import ROOT, app_env, demo_graph
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -156,26 +155,21 @@ def session(browser: Browser, app_url: str) -> Iterator[Session]:
 
 
 @pytest.fixture(scope="package")
-def neo4j_app(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[tuple[str, GraphStore]]:
-    """An app process on the demo graph in Neo4j; its store (kept open here) says when to rebuild the graph."""
+def neo4j_app(tmp_path_factory: pytest.TempPathFactory, demo: DemoGraph) -> Iterator[str]:
+    """An app process on the demo graph in Neo4j (the `demo` fixture says when to rebuild it)."""
     require_chromium()
-    root = tmp_path_factory.mktemp("neo4j-app")
-    settings = make_settings(root, backend)
-    with open_store(settings) as store:
-        Occupant.own(store, lambda graph: build_demo(settings, graph, root))
-        port = free_port()
-        process = start_app(settings.embedded_graph_path, port, root / "app.log", extra_env=backend_env(settings))
-        yield f"http://127.0.0.1:{port}", store
-        stop_app(process)
-        Occupant.release(store)
+    port = free_port()
+    process = start_app(demo.data_dir / "graph.db", port, tmp_path_factory.mktemp("neo4j-app") / "app.log", demo.env)
+    yield f"http://127.0.0.1:{port}"
+    stop_app(process)
 
 
 @pytest.fixture
 def backend_session(browser: Browser, backend: str, request: pytest.FixtureRequest) -> Iterator[Session]:
     """A page on an app over `backend`'s graph: the embedded demo graph's app, or one over Neo4j."""
     if backend == NEO4J:
-        url, store = request.getfixturevalue("neo4j_app")
-        Occupant.ensure(store)
+        url = request.getfixturevalue("neo4j_app")
+        Occupant.ensure(request.getfixturevalue("demo").store)
     else:
         url = request.getfixturevalue("app_url")
     with browse(browser, url) as result:

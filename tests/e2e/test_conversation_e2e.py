@@ -25,7 +25,10 @@ def _answers(page: Page, n: int) -> None:
     expect(page.get_by_text("answered by: extractive")).to_have_count(n, timeout=WAIT_MS)
 
 
-def test_a_follow_up_uses_the_first_turn_and_the_thread_survives_a_reload(session: Session, browser: Browser) -> None:
+def test_a_follow_up_uses_the_first_turn_and_the_thread_survives_a_reload(
+    backend_session: Session, browser: Browser
+) -> None:
+    session = backend_session  # on both backends: the thread is stored in the graph as memories
     session.open("Ask")
     page = session.page
     _ask(page, FIRST)

@@ -1,5 +1,6 @@
 """The graph views in a real browser at 1440x900: legend, fullscreen, clicking nodes in the explorer, the DRIFT
-tree, the evidence graph and the community network — and never a request that leaves 127.0.0.1."""
+tree, the evidence graph and the community network — and never a request that leaves 127.0.0.1. On both backends:
+the views read the graph through the store, and on Neo4j through its own Cypher."""
 
 from __future__ import annotations
 
@@ -18,9 +19,9 @@ CAPTION = re.compile(r"^\d+ nodes, \d+ relations")
 
 
 @pytest.fixture
-def wide(session: Session) -> Session:
-    session.page.set_viewport_size({"width": 1440, "height": 900})
-    return session
+def wide(backend_session: Session) -> Session:
+    backend_session.page.set_viewport_size({"width": 1440, "height": 900})
+    return backend_session
 
 
 def _done(session: Session, screenshot: str) -> None:
@@ -137,7 +138,8 @@ def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     expect(
         page.locator(f".st-key-{key}").locator("..").get_by_text(html.unescape(entity.text), exact=True).first
     ).to_be_visible()
-    page.locator(f".st-key-{key}").evaluate("(el) => el.scrollIntoView({block: 'center'})")
+    # While the click's rerun finishes, Streamlit keeps the previous drawing of the element too (data-stale).
+    page.locator(f".st-key-{key}:not([data-stale='true'])").evaluate("(el) => el.scrollIntoView({block: 'center'})")
     _done(wide, "ask-evidence")
 
 
