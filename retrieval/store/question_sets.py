@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from retrieval.errors import ConfigError
 from retrieval.store.base import GraphStore
@@ -92,48 +92,42 @@ class QuestionSetStore:
     def save(self, owner: Owner, question_set: QuestionSet) -> int:
         """Create or replace the set (named as in `question_set`); returns the questions written."""
         self.delete(owner, question_set.name)
-        self._ensure_set(owner, question_set.name, question_set.unit)
-        for question in question_set.questions:
-            labels = [(question_set.passages[k], True) for k in sorted(question.gold)]
-            labels += [(question_set.passages[k], False) for k in sorted(question.negative)]
-            self.label(owner, question_set.name, question.text, labels, question_id=question.id, replace=True)
-        return len(question_set.questions)
+        set_id = self._ensure_set(owner, question_set.name, question_set.unit)
+        started = datetime.now(UTC)
+        rows = []
+        for i, question in enumerate(question_set.questions):
+            items = [_item(question_set.passages[k], True) for k in sorted(question.gold)]
+            items += [_item(question_set.passages[k], False) for k in sorted(question.negative)]
+            rows.append(
+                _row(owner, set_id, question.id, question.text, items, added=started + timedelta(microseconds=i))
+            )
+        self.store.write_batch(f"UNWIND $rows AS row CREATE (q:{QUESTION_LABEL}) SET q = row", rows)
+        return len(rows)
 
-    def label(
-        self,
-        owner: Owner,
-        name: str,
-        question: str,
-        labels: Sequence[tuple[Passage, bool]],
-        *,
-        question_id: str | None = None,
-        replace: bool = False,
-    ) -> None:
-        """Add (or with `replace`, set) one question's labels in set `name`, creating the set when new.
+    def label(self, owner: Owner, name: str, question: str, labels: Sequence[tuple[Passage, bool]]) -> None:
+        """Add one question's labels to set `name`, creating the set when new.
 
         A passage labelled again takes its latest label: a thumb changed from up to down is a correction."""
         set_id = self._ensure_set(owner, name, "chunk")
-        qid = question_id or _question_id(question)
+        qid = _question_id(question)
         params = {"set": set_id, "qid": qid, "project": owner.project, "user": owner.user}
         current = self.store.read(
             f"MATCH (q:{QUESTION_LABEL}) WHERE q.set_id = $set AND q.question_id = $qid AND q.projectId = $project "
-            "AND q.user_id = $user RETURN q.labels AS labels",
+            "AND q.user_id = $user RETURN q.labels AS labels, q.added_at AS added",
             params,
         )
         merged: dict[str, dict[str, object]] = {}
-        if current and not replace:
-            for item in json.loads(current[0]["labels"] or "[]"):
-                merged[Passage(item["title"], item["text"]).key] = item
+        for item in json.loads(current[0]["labels"] or "[]") if current else []:
+            merged[Passage(str(item["title"]), str(item["text"])).key] = item
         for passage, relevant in labels:
-            merged[passage.key] = {"title": passage.title, "text": passage.text, "relevant": bool(relevant)}
-        items = list(merged.values())
+            merged[passage.key] = _item(passage, relevant)
+        added = datetime.fromisoformat(current[0]["added"]) if current else datetime.now(UTC)
+        row = _row(owner, set_id, qid, question, list(merged.values()), added=added)
         self.store.query(
             f"MERGE (q:{QUESTION_LABEL} {{set_id: $set, question_id: $qid, projectId: $project, user_id: $user}}) "
-            "ON CREATE SET q.added_at = $now "
-            "SET q.text = $text, q.labels = $labels, q.relevant = $relevant",
-            {**params, "text": question, "labels": json.dumps(items, ensure_ascii=False), "now": _now(),
-             "relevant": sum(1 for item in items if item["relevant"])},
-        )  # fmt: skip
+            "SET q = $row",
+            {**params, "row": row},
+        )
 
     def delete(self, owner: Owner, name: str) -> int:
         params = {"id": owner.set_id(name), "project": owner.project, "user": owner.user}
@@ -161,3 +155,23 @@ class QuestionSetStore:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _item(passage: Passage, relevant: bool) -> dict[str, object]:
+    return {"title": passage.title, "text": passage.text, "relevant": bool(relevant)}
+
+
+def _row(
+    owner: Owner, set_id: str, question_id: str, text: str, items: list[dict[str, object]], *, added: datetime
+) -> dict[str, object]:
+    """One question node's properties; `added_at` keeps the set's order (microsecond steps within a batch)."""
+    return {
+        "set_id": set_id,
+        "question_id": question_id,
+        "projectId": owner.project,
+        "user_id": owner.user,
+        "text": text,
+        "labels": json.dumps(items, ensure_ascii=False),
+        "relevant": sum(1 for item in items if item["relevant"]),
+        "added_at": added.isoformat(timespec="microseconds"),
+    }
