@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,6 +37,7 @@ from retrieval.indexing import (
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
 from retrieval.indexing.communities import Community
+from retrieval.indexing.embed_worker import EmbedWorker
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
@@ -156,7 +157,27 @@ class _Run:
                 chunked.append(chunk_source(doc.path, doc.text, outline, s.chunk_tokens, s.chunk_overlap))
                 facts.append(repo_facts.of(doc.path, doc.text, outline))
                 self.tick("chunk", i + 1, len(docs), doc.path)
-        vectors = self.embed([c.text for chunks in chunked for c in chunks], "embed")
+        texts = [c.text for chunks in chunked for c in chunks]
+        worker = EmbedWorker(self.embedder, texts, EMBED_STEP)  # embeds while this thread extracts
+        try:
+            self.tick("embed", 0, len(texts))
+            extractions = self.extract(docs, chunked, lambda: self.tick("embed", worker.done, len(texts)))
+            vectors = worker.result(lambda done: self.tick("embed", done, len(texts)))
+        finally:
+            worker.close()
+        self.report.seconds["embed"] = round(self.report.seconds.get("embed", 0.0) + worker.seconds, 3)
+        self.tick("embed", len(texts), len(texts))
+        offset = 0
+        with self.stage("write", len(docs)):
+            for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
+                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found, fact)
+                offset += len(chunks)
+                self.tick("write", i + 1, len(docs), doc.path)
+
+    def extract(
+        self, docs: list[SourceDocument], chunked: list[list[Chunk]], between: Callable[[], None]
+    ) -> list[list[ChunkExtraction]]:
+        """Entities and relations per chunk of each document; `between()` after each (embed progress)."""
         extractions: list[list[ChunkExtraction]] = []
         with self.stage("extract", len(docs)):
             for i, (doc, chunks) in enumerate(zip(docs, chunked, strict=True)):
@@ -171,12 +192,8 @@ class _Run:
                     self.report.notes.extend(f"{doc.path} {note}" for note in notes)
                 extractions.append(found)
                 self.tick("extract", i + 1, len(docs), doc.path)
-        offset = 0
-        with self.stage("write", len(docs)):
-            for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
-                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found, fact)
-                offset += len(chunks)
-                self.tick("write", i + 1, len(docs), doc.path)
+                between()
+        return extractions
 
     def write_document(
         self,
