@@ -225,6 +225,21 @@ def communities_by_id(store: GraphStore) -> dict[str, str]:
     }
 
 
+def level0_members(store: GraphStore) -> dict[str, set[str]]:
+    rows = store.query("MATCH (e:__Entity__)-[:IN_COMMUNITY]->(k:__Community__ {level: 0}) RETURN k.id AS k, e.id AS e")
+    members: dict[str, set[str]] = {}
+    for r in rows:
+        members.setdefault(r["k"], set()).add(r["e"])
+    return members
+
+
+def mentioned_in(store: GraphStore, path: str) -> set[str]:
+    rows = store.query(
+        "MATCH (c:__Chunk__ {path: $path})-[:HAS_ENTITY]->(e:__Entity__) RETURN e.id AS e", {"path": path}
+    )
+    return {r["e"] for r in rows}
+
+
 def chunk_texts(store: GraphStore, path: str | None = None) -> set[str]:
     rows = store.query("MATCH (c:__Chunk__) RETURN c.path AS path, c.text AS text")
     return {r["text"] for r in rows if path is None or r["path"] == path}
@@ -234,6 +249,8 @@ def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(gr
     settings, store = graph
     run_index(settings, store, embedder, [corpus], project="p")
     before = communities_by_id(store)
+    level0_before = level0_members(store)
+    murati = mentioned_in(store, "corpus/murati.txt")
     others = chunk_texts(store) - chunk_texts(store, "corpus/murati.txt")
     text = (corpus / "murati.txt").read_text(encoding="utf-8")
     (corpus / "murati.txt").write_text(text + " Mira Murati later visited Tirana with Greg Brockman.", encoding="utf-8")
@@ -247,6 +264,8 @@ def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(gr
     assert new and kept  # the edit moved some communities and left others alone
     assert report.written["communities"] == len(new) and report.written["communities_deleted"] == len(gone)
     assert all(before[k] == after[k] for k in kept)  # a kept community is not rewritten
+    elsewhere = [k for k, members in level0_before.items() if not members & murati]
+    assert elsewhere and set(elsewhere) <= kept  # communities of the untouched documents stay as they were
     props = {k: json.loads(v) for k, v in after.items()}
     embedded = {k for k, p in props.items() if f"{p['title']}\n{p['summary']}" in recorder.texts}
     assert embedded == new  # only the new communities were summarised and embedded
