@@ -4,6 +4,7 @@ remove, kill-and-resume, embedder mismatch, and the LLM extraction path against 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -269,6 +270,27 @@ def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(gr
     props = {k: json.loads(v) for k, v in after.items()}
     embedded = {k for k, p in props.items() if f"{p['title']}\n{p['summary']}" in recorder.texts}
     assert embedded == new  # only the new communities were summarised and embedded
+
+
+def test_embedding_overlaps_extraction_but_reports_on_the_callers_thread(graph, corpus, embedder) -> None:
+    """Chunks are embedded on a worker thread; progress still arrives on the thread that started the run."""
+    settings, store = graph
+    events: list[tuple[StageProgress, int]] = []
+    report = run_index(
+        settings,
+        store,
+        embedder,
+        [corpus],
+        project="p",
+        on_progress=lambda e: events.append((e, threading.get_ident())),
+    )
+    assert {thread for _e, thread in events} == {threading.get_ident()}
+    embed = [e for e, _t in events if e.stage == "embed"]
+    assert embed[0].done == 0 and embed[-1].done == embed[-1].total == report.written["chunks"] > 0
+    assert report.seconds["embed"] > 0 and report.seconds["extract"] > 0
+    stored = store.query("MATCH (c:__Chunk__) RETURN c.text AS text, c.embedding AS v")
+    for row in stored:  # each chunk's vector is its own text's, in order
+        assert np.allclose(row["v"], embedder.embed([row["text"]])[0], atol=2e-3)
 
 
 def test_delete_from_folder_and_remove_command(graph, corpus, embedder) -> None:

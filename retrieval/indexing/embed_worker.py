@@ -53,6 +53,12 @@ class EmbedWorker:
         self.seconds = time.perf_counter() - started
         return np.concatenate(parts)
 
+    def progress(self) -> int:
+        """Texts embedded so far; raises the worker's error as soon as it failed (not after extraction)."""
+        if self._future.done() and self._future.exception() is not None:
+            self._future.result()
+        return self.done
+
     def result(self, on_wait: Callable[[int], None]) -> np.ndarray:
         """The vectors, in input order; while waiting, `on_wait(done)` every WAIT_TICK_SECONDS."""
         while True:

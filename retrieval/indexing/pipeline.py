@@ -161,7 +161,7 @@ class _Run:
         worker = EmbedWorker(self.embedder, texts, EMBED_STEP)  # embeds while this thread extracts
         try:
             self.tick("embed", 0, len(texts))
-            extractions = self.extract(docs, chunked, lambda: self.tick("embed", worker.done, len(texts)))
+            extractions = self.extract(docs, chunked, lambda: self.tick("embed", worker.progress(), len(texts)))
             vectors = worker.result(lambda done: self.tick("embed", done, len(texts)))
         finally:
             worker.close()
