@@ -277,7 +277,8 @@ class _Run:
         self.count("entities_deleted", len(stale))
         with self.stage("relate"):
             edges = relations.aggregate(g.chunk_relations(), wanted)
-            write, drop = relations.diff(edges, g.related())
+            stored_edges = g.related()
+            write, drop = relations.diff(edges, stored_edges)
             g.write_related(write)
             g.delete_related(drop)
             degrees = g.sync_degrees()
@@ -286,7 +287,11 @@ class _Run:
         self.count("relationships_deleted", len(drop))
         self.count("degrees", degrees)
         self.count("timestamps", dated)
-        touched = [(row["source"], row["target"]) for row in write] + drop
+        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
+        # re-dates every edge it supports, which leaves the partition alone).
+        touched = [
+            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
+        ] + drop
         self.communities(wanted, edges, mentions, None if resumed else frozenset(e for pair in touched for e in pair))
 
     def communities(
