@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from redis.retry import Retry
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25
+from retrieval.store import bm25, falkordb_params
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.cypher_limits import bound_ranges
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
@@ -153,10 +154,35 @@ class FalkorDBStore(GraphStore):
         return f"vecf32({expr})"
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        return rows(self._write(falkordb_params.header(params) + cypher))
+
+    def _write(self, text: str) -> Any:
+        """Run a query whose parameters are already in its text (`falkordb_params.header`)."""
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
-        result = self._run(lambda: self._graph.query(cypher, dict(params or {})), None, write=True)
-        return rows(result)
+        return self._run(lambda: self._graph.query(text), None, write=True)
+
+    def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
+        """As the port's, with the next batch's parameters encoded while the server stores this one.
+
+        Why: encoding a batch (Python, this process) and storing it (the server's process) took about as long
+        as each other on a bulk load; on two cores they overlap. One batch ahead bounds the memory held.
+        """
+        starts = range(0, len(rows), batch_size)
+        if len(starts) < 2:
+            return super().write_batch(cypher, rows, batch_size)
+
+        def encoded(start: int) -> str:
+            return falkordb_params.header({"rows": list(rows[start : start + batch_size])}) + cypher
+
+        with ThreadPoolExecutor(1, thread_name_prefix="falkordb-encode") as encoder:
+            ahead = encoder.submit(encoded, starts[0])
+            for following in [*starts[1:], None]:
+                text = ahead.result()
+                if following is not None:
+                    ahead = encoder.submit(encoded, following)
+                self._write(text)
+        return len(rows)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
@@ -164,7 +190,8 @@ class FalkorDBStore(GraphStore):
         timeout = min(timeout_ms or limit, limit)
         max_elements = self.settings.graph_query_memory_mb * 1024 * 1024 // 16 + 1
         bounded = bound_ranges(cypher, max_elements)
-        result = self._run(lambda: self._ro_graph.ro_query(bounded, dict(params or {}), timeout=timeout), timeout)
+        text = falkordb_params.header(params) + bounded
+        result = self._run(lambda: self._ro_graph.ro_query(text, timeout=timeout), timeout)
         return rows(result)
 
     def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
