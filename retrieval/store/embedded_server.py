@@ -356,6 +356,21 @@ class EmbeddedServer:
                 _stop_pid(pid)  # a server that did not stop in time is stopped the hard way
             self._record(None)
 
+    def stop(self) -> bool:
+        """Stop this graph's server unless a DriftLens client still uses it; whether none runs now.
+
+        For a server `graph_keep_server` left running: its last client closed without stopping it.
+        """
+        if not self._running_pid():
+            return True
+        name = f"{CLIENT_PREFIX}stop-{os.getpid()}"
+        client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=STOP_WAIT_S, client_name=name)
+        try:
+            self.release(client, name)
+        finally:
+            client.close()
+        return not self._running_pid()
+
     # --- repair -----------------------------------------------------------------------------
     def repair(self) -> str:
         """Back up the log, then let Redis's own checker cut it at the first damaged entry; returns its report."""

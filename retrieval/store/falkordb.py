@@ -135,12 +135,21 @@ class FalkorDBStore(GraphStore):
         self._index_cache = None
 
     def close(self) -> None:
+        """Disconnect; the last client also saves and stops the server, unless `graph_keep_server` keeps it."""
+        self._close(stop=not self.settings.graph_keep_server)
+
+    def stop_server(self) -> None:
+        """Close, and stop the server even when settings keep it, unless another DriftLens still uses it."""
+        self._close(stop=True)
+
+    def _close(self, *, stop: bool) -> None:
         self._closed = True
         writer = self._writer
         if writer is None:
             return
-        with contextlib.suppress(StoreUnavailable):
-            self.server.release(writer, self._client_name)
+        if stop:
+            with contextlib.suppress(StoreUnavailable):
+                self.server.release(writer, self._client_name)
         self._disconnect()
 
     def clear(self) -> None:
