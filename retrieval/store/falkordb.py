@@ -58,10 +58,13 @@ _client_ids = itertools.count(1)
 class FalkorDBStore(GraphStore):
     backend = "falkordb"
 
-    def __init__(self, settings: Settings, path: Path | None = None) -> None:
+    def __init__(
+        self, settings: Settings, path: Path | None = None, progress: Callable[[str], None] | None = None
+    ) -> None:
+        """Open the graph, starting its server unless one runs; `progress` hears how a slow open is going."""
         super().__init__(settings)
         self.path = Path(path or settings.embedded_graph_path).resolve()
-        self.server = EmbeddedServer(self.path, Limits.of(settings))
+        self.server = EmbeddedServer(self.path, Limits.of(settings), progress)
         self._client_name = f"{CLIENT_PREFIX}{os.getpid()}-{next(_client_ids)}"
         self._writer: redis.Redis | None = None
         self._closed = False
@@ -438,9 +441,14 @@ class FalkorDBStore(GraphStore):
         `label` None waits for every index of the graph, and for none when there are none.
         """
         deadline = time.monotonic() + INDEX_WAIT_S
+        told = ""
         while time.monotonic() < deadline:
             states = [s for s in self.index_states() if label is None or s.label == label]
-            if (states or label is None) and all(s.state == "OPERATIONAL" for s in states):
+            ready = sum(s.state == "OPERATIONAL" for s in states)
+            if label is None and (message := f"Graph indexes ready: {ready} of {len(states)}") != told:
+                self.server.progress(message)  # a reopened graph rebuilds each one: minutes for 100k chunks
+                told = message
+            if (states or label is None) and ready == len(states):
                 return
             time.sleep(0.05)
         raise QueryError(f"Index on {label} did not become operational within {INDEX_WAIT_S} s")
