@@ -121,7 +121,8 @@ def main() -> None:
     for scale in args.scale:
         started = time.perf_counter()
         rows.append(measure(scale, args.queries, args.recall_queries))
-        print(f"{scale}: measured in {time.perf_counter() - started:.0f} s", flush=True)
+        # Printed as it comes: a 1m build can run for an hour on a shared machine, and may be stopped.
+        print(f"{scale}: measured in {time.perf_counter() - started:.0f} s: {rows[-1]}", flush=True)
     print_table(
         "Scale (embedded store): load and index seconds, recall@10 vs exact numpy, hybrid + 1-hop retrieve() "
         "(query embedding excluded), graph server RSS; load avg = 1-min load average on 2 cores",
