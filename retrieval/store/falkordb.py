@@ -15,7 +15,6 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -139,18 +138,11 @@ class FalkorDBStore(GraphStore):
 
     def close(self) -> None:
         """Disconnect; the last client also saves and stops the server, unless `graph_keep_server` keeps it."""
-        self._close(stop=not self.settings.graph_keep_server)
-
-    def stop_server(self) -> None:
-        """Close, and stop the server even when settings keep it, unless another DriftLens still uses it."""
-        self._close(stop=True)
-
-    def _close(self, *, stop: bool) -> None:
         self._closed = True
         writer = self._writer
         if writer is None:
             return
-        if stop:
+        if not self.settings.graph_keep_server:
             with contextlib.suppress(StoreUnavailable):
                 self.server.release(writer, self._client_name)
         self._disconnect()
@@ -175,25 +167,9 @@ class FalkorDBStore(GraphStore):
         return self._run(lambda: self._graph.query(text), None, write=True)
 
     def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
-        """As the port's, with the next batch's parameters encoded while the server stores this one.
-
-        Why: encoding a batch (Python, this process) and storing it (the server's process) took about as long
-        as each other on a bulk load; on two cores they overlap. One batch ahead bounds the memory held.
-        """
-        starts = range(0, len(rows), batch_size)
-        if len(starts) < 2:
-            return super().write_batch(cypher, rows, batch_size)
-
-        def encoded(start: int) -> str:
-            return falkordb_params.header({"rows": list(rows[start : start + batch_size])}) + cypher
-
-        with ThreadPoolExecutor(1, thread_name_prefix="falkordb-encode") as encoder:
-            ahead = encoder.submit(encoded, starts[0])
-            for following in [*starts[1:], None]:
-                text = ahead.result()
-                if following is not None:
-                    ahead = encoder.submit(encoded, following)
-                self._write(text)
+        """As the port's, with the next batch's parameters encoded while the server stores this one."""
+        for text in falkordb_params.encoded_batches(cypher, rows, batch_size):
+            self._write(text)
         return len(rows)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
