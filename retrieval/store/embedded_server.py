@@ -52,6 +52,7 @@ DAMAGE_MARKERS = (
     "Invalid AOF manifest",
     "AOF manifest",
 )
+LOADING_NOTE = "a large graph takes minutes: its indexes are rebuilt as it loads"
 NOT_WRITABLE = "Check that the folder is writable and has free disk space, or set DRIFTLENS_GRAPH_PATH."
 
 
@@ -133,7 +134,8 @@ class EmbeddedServer:
                 _stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
                 pid = 0
             if not pid:
-                self.progress("Starting the graph server")
+                # FalkorDB decodes a graph and builds its indexes without answering anyone: say so up front.
+                self.progress(f"Starting the graph server and loading {self.layout.graph.name} ({LOADING_NOTE})")
                 self._start()
             connect(self.layout.socket)
 
