@@ -1,10 +1,10 @@
 """DRIFT's extractive counterparts: with no language model every step still runs on real evidence.
 
 Why they exist: the tree must be real and inspectable offline, so the primer answers from the
-community summaries, follow-ups are asked about the most-mentioned entities of the target
-communities (phrased from an entity and its most-mentioned partner of the other kind, as a person
-would ask: "What does Andrew Ng say about AGI?"), and answers are ranked evidence sentences with
-their citations.
+community summaries, follow-ups are asked about the entities the question's best hits name (the
+second hop) and the most-mentioned entities of the target communities (phrased from an entity and
+its most-mentioned partner of the other kind, as a person would ask: "What does Andrew Ng say about
+AGI?"), and answers are ranked evidence sentences with their citations, the question's own hits first.
 """
 
 from __future__ import annotations
