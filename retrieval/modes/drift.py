@@ -160,7 +160,8 @@ class DriftRun:
             self.communities.update((r.id, r) for r in reports)
             hits = self.representative_chunks(reports)
             if self.llm is None:  # the extractive answer starts from the question's own hits, as local search does
-                found = retrieve(self.ctx, self.question, self.params, query_vector=self.question_vector.tolist())
+                vector = self.question_vector.tolist()
+                found = retrieve(self.ctx, self.question, self.params, query_vector=vector, walk=False)
                 self.direct, self.hit_entities = found.chunks, found.hit_entities
                 hits = [*self.direct, *hits]
             elif not reports:  # a graph without communities: the primer reads the best chunks instead
@@ -404,7 +405,6 @@ class DriftRun:
         emit(self.progress, "aggregating_results", PHASE_PCT["aggregating_results"], "Combining the answers")
         started = time.perf_counter()
         tree = [s for s in self.steps.values() if s.answer]
-        pool = self.aggregation_pool(tree)
         parsed: dict[str, Any] | None = None
         notes: list[str] = []
         with timed(self.usage, "aggregate"):
@@ -415,7 +415,7 @@ class DriftRun:
                         prompts.AGGREGATE_PROMPT,
                         ("Question", self.question),
                         ("Answer tree", prompts.tree_block(tree)),
-                        ("Excerpts", prompts.chunk_block(pool)),
+                        ("Excerpts", prompts.chunk_block(self.aggregation_pool(tree))),
                     ),
                     schema=prompts.AGGREGATE_SCHEMA,
                     name="drift_aggregate",
@@ -479,7 +479,7 @@ class DriftRun:
         )
 
     def aggregation_pool(self, tree: Sequence[TraceStep]) -> list[Hit]:
-        """Chunks the steps cited first, then the best-scored of the rest of the retrieved set."""
+        """The model's excerpts for the aggregation: chunks the steps cited first, then the best-scored rest."""
         cited = [
             str(c["chunk_id"])
             for step in tree
@@ -493,7 +493,8 @@ class DriftRun:
     def offline_pool(self) -> list[Hit]:
         """The direct hits and, ranked among them by the question's own search, what the follow-ups retrieved."""
         with self._lock:
-            others = [i for i in self.retrieved if i not in {h.id for h in self.direct}]
+            direct = {h.id for h in self.direct}
+            others = [i for i in self.retrieved if i not in direct]
         rescored: list[Hit] = []
         if others:
             params = self.params.model_copy(update={"top_k": len(others)})
