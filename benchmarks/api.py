@@ -33,19 +33,12 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
+from benchmarks.questions import SERVICE
 from retrieval.store.embedded_server import EmbeddedServer, Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
-#: Questions about the demo corpus (interviews from "Behind the Tech"), sent in turn.
-QUESTIONS = (
-    "Who founded the company?",
-    "What did Steve build at Microsoft?",
-    "How did the guests get into computing?",
-    "What do they say about artificial intelligence?",
-    "Which programming languages are mentioned?",
-    "What advice is given to young engineers?",
-)
+QUESTIONS = SERVICE
 #: Environment variables that would give the service a model or another graph: removed (offline, this graph).
 _UNSET = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "OAI_BASE_URL", "NEO4J_URI", "REDIS_URL")
 

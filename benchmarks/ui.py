@@ -29,34 +29,14 @@ import numpy as np  # noqa: E402
 from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
 
 from benchmarks._table import print_table  # noqa: E402
+from benchmarks.questions import NAMED, SERVICE, TOPICS  # noqa: E402
 from retrieval.config import load_settings  # noqa: E402
 from retrieval.store import open_store  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
 
 CACHE = ROOT / "benchmarks" / ".cache" / "ui-graph"
 GRAPH = ".st-key-ex_graph .js-plotly-plot"
-QUESTIONS = (
-    "What did Bill Gates say about vaccines?",
-    "How did Fei-Fei Li build ImageNet?",
-    "What does Lisa Su say about chips?",
-    "What did Mae Jemison do at NASA?",
-    "What is Reid Hoffman's view on AI?",
-    "Who founded the company?",
-    "What did Steve build at Microsoft?",
-    "How did the guests get into computing?",
-    "What do they say about artificial intelligence?",
-    "Which programming languages are mentioned?",
-    "What advice is given to young engineers?",
-    "Who talks about open source software?",
-    "What is said about education and teaching?",
-    "How do the guests describe failure?",
-    "What role does curiosity play in their careers?",
-    "What is said about quantum computing?",
-    "Who worked on video games?",
-    "What do guests say about diversity in tech?",
-    "How did Kevin Scott grow up?",
-    "What are the risks of machine learning?",
-)
+QUESTIONS = (*NAMED, *SERVICE, *TOPICS)  # 20
 #: Installed in the page before a question is sent: the browser's own clock for the key press, the first status
 #: box of the answer (its label names the search from first draw to "done") and the rendered answer. Polling
 #: from the test driver instead misses short-lived states and adds its own delay.

@@ -16,22 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.api import QUESTIONS  # noqa: E402
-from retrieval.config import load_settings  # noqa: E402
-from retrieval.engine import Engine  # noqa: E402
-from retrieval.service import schemas  # noqa: E402
+from benchmarks.questions import NAMED, SERVICE, TOPICS
+from retrieval.config import load_settings
+from retrieval.engine import Engine
+from retrieval.service import schemas
 
-#: More questions than the load benchmark sends: names, rare words, common words, a multi-hop one.
-EXTRA = (
-    "What did Bill Gates say about vaccines?",
-    "How did Fei-Fei Li build ImageNet?",
-    "What does Lisa Su say about chips?",
-    "What did Mae Jemison do at NASA?",
-    "What is Reid Hoffman's view on AI?",
-    "Which guest grew up on a farm and later worked on robots?",
-    "quantum computing",
-    "the the of",
-)
+#: Beyond the benchmarks' questions: a multi-hop one, a bare topic, stop words only.
+EXTRA = ("Which guest grew up on a farm and later worked on robots?", "quantum computing", "the the of")
 
 
 def main() -> None:
@@ -42,7 +33,7 @@ def main() -> None:
     engine = Engine(settings)
     out = {}
     try:
-        for question in (*QUESTIONS, *EXTRA):
+        for question in (*SERVICE, *NAMED, *TOPICS, *EXTRA):
             request = schemas.SearchRequest.model_validate({"query": question})
             found = engine.search(request.query, engine.params(top_k=request.local.k))
             out[question] = {
