@@ -7,11 +7,13 @@ then only deal with a working engine.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import streamlit as st
 
 from components import session, sidebar
+from retrieval.engine import Engine
 from retrieval.errors import ConfigError, DriftLensError, StoreUnavailable
 from retrieval.logs import configure_logging
 
@@ -29,12 +31,30 @@ PAGES = [
 ]
 
 
+def _open_engine() -> Engine:
+    """Open the graph with each step on the page: a large embedded graph rebuilds its indexes for minutes."""
+    started = time.perf_counter()
+    with st.status("Opening the graph…", expanded=True) as box:
+
+        def step(message: str) -> None:
+            box.update(label=f"Opening the graph: {message}…")
+            box.write(message)
+
+        try:
+            engine = session.engine(step)
+        except Exception:
+            box.update(label="Opening the graph failed", state="error")
+            raise
+        box.update(label=f"Graph opened in {time.perf_counter() - started:.1f} s", state="complete", expanded=False)
+    return engine
+
+
 def main() -> None:
     configure_logging()  # the same JSON lines, request ids aside, as the HTTP service writes
     st.set_page_config(page_title="DriftLens", page_icon=str(FAVICON), layout="wide")
     navigation = st.navigation(PAGES)
     try:
-        engine = session.engine()
+        engine = session.engine() if session.engine_open() else _open_engine()
         health = engine.health()
     except ConfigError as exc:
         st.error(f"DriftLens cannot start: {exc}")

@@ -7,6 +7,8 @@ place keeps pages thin and makes "the sidebar's sliders apply everywhere" true b
 from __future__ import annotations
 
 import atexit
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
@@ -43,15 +45,37 @@ def settings() -> Settings:
     return load_settings()
 
 
-@st.cache_resource(show_spinner="Opening the graph and loading the embedder…")
-def engine() -> Engine:
+class _Slot:
+    """Where the process's one Engine goes once open; the lock makes a second session wait for the first open."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.engine: Engine | None = None
+
+
+@st.cache_resource(show_spinner=False)
+def _slot() -> _Slot:
+    return _Slot()
+
+
+def engine_open() -> bool:
+    return _slot().engine is not None
+
+
+def engine(opening: Callable[[str], None] | None = None) -> Engine:
     """One Engine per process: the store connection and the ONNX embedder are expensive to open.
 
-    Closed at exit, so the embedded graph server is saved and stopped with the app instead of outliving it.
+    Why not cache the Engine itself: a cached function's page elements are recorded and replayed, so the steps of
+    a slow open (an embedded graph rebuilding its indexes takes minutes at 100k chunks) could not be shown live;
+    `opening` hears them (app.py draws them). Closed at exit, so the embedded graph server is saved and stopped
+    with the app instead of outliving it (unless DRIFTLENS_GRAPH_KEEP_SERVER keeps it for the next start).
     """
-    opened = Engine(settings())
-    atexit.register(opened.close)
-    return opened
+    slot = _slot()
+    with slot.lock:
+        if slot.engine is None:
+            slot.engine = Engine(settings(), opening=opening)
+            atexit.register(slot.engine.close)
+        return slot.engine
 
 
 def defaults() -> dict[str, Any]:

@@ -85,6 +85,10 @@ class Settings(BaseSettings, RetrievalKnobs):
     cypher_timeout_ms: int = Field(10_000, ge=100)
     #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
     graph_load_timeout_s: float = Field(600.0, gt=0)
+    #: Leave the embedded graph server running when the last DriftLens closes the graph, so the next start
+    #: attaches to it in about a second instead of reloading the graph and rebuilding its indexes (minutes for
+    #: 100k chunks). The server keeps the graph's memory until `python -m retrieval stop` stops it.
+    graph_keep_server: bool = False
     #: Project used when a call names none; every node carries its project in `projectId`. Left unset, a graph
     #: that holds no project at all (built by another tool) is read whole.
     project: str = "demo"

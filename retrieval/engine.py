@@ -49,12 +49,18 @@ class Engine:
         store: GraphStore | None = None,
         embedder: Embedder | None = None,
         llm: ChatModel | None = None,
+        opening: Callable[[str], None] | None = None,
     ) -> None:
+        """Open the graph and the embedder; `opening` hears each step, for a person waiting on a slow open."""
+        tell = opening or (lambda _message: None)
         self.settings = settings
-        self.store = store or open_store(settings)
+        self.store = store or open_store(settings, tell)
+        if embedder is None:
+            tell("Loading the embedder")
         self.embedder = embedder or make_embedder(settings)
         self.llm = llm if llm is not None else make_chat_model(settings)
         self.bus = ProgressBus(settings, default_url=self.store.pubsub_url)
+        tell("Checking the graph")
         self.check_embedder()
         check_retrieval_query(self.context())  # a bad enrichment query fails now, not on the first question
         self.embedder.embed_query("warm-up")  # loads the model now, so the first question is not the slow one

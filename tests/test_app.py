@@ -87,6 +87,20 @@ def test_home_shows_backend_counts_and_extractive_state(app: AppTest, demo: Demo
     assert "No LLM configured" in text and "extractive" in text and "agent mode needs an LLM" in text
 
 
+def test_opening_the_graph_shows_each_step_then_how_long_it_took(app: AppTest, demo: DemoGraph) -> None:
+    """A large embedded graph rebuilds its indexes for minutes on open: the page says so instead of staying blank."""
+    [status] = app.status
+    assert status.label.startswith("Graph opened in ") and status.label.endswith(" s")
+    steps = [m.value for m in status.markdown]
+    if demo.env.get("NEO4J_URI"):
+        assert steps[0] == "Connecting to Neo4j", steps
+    else:  # the server is started unless another test's app left it running; its indexes are waited for
+        assert steps[0].startswith(("Starting the graph server", "Graph indexes ready: ")), steps
+        assert any(step.startswith("Graph indexes ready: ") for step in steps), steps
+    assert steps[-2:] == ["Loading the embedder", "Checking the graph"]
+    assert not _go(app, "home").status, "shown while the graph opens, not on every page after"
+
+
 def test_invalid_settings_are_one_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = _start(monkeypatch, {**app_env(tmp_path / "graph.db"), "DRIFTLENS_TOP_K": "0"})
     assert not app.exception

