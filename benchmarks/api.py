@@ -28,22 +28,17 @@ from typing import Any
 
 import httpx
 import numpy as np
+import redis
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
+from benchmarks.questions import SERVICE
+from retrieval.store.embedded_server import EmbeddedServer, Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
-#: Questions about the demo corpus (interviews from "Behind the Tech"), sent in turn.
-QUESTIONS = (
-    "Who founded the company?",
-    "What did Steve build at Microsoft?",
-    "How did the guests get into computing?",
-    "What do they say about artificial intelligence?",
-    "Which programming languages are mentioned?",
-    "What advice is given to young engineers?",
-)
+QUESTIONS = SERVICE
 #: Environment variables that would give the service a model or another graph: removed (offline, this graph).
 _UNSET = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "OAI_BASE_URL", "NEO4J_URI", "REDIS_URL")
 
@@ -107,10 +102,11 @@ def free_port() -> int:
         return port
 
 
-def start_service(graph: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_service(graph: Path, port: int, log: Path, workers: int) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if k not in _UNSET}
     env["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "retrieval", "serve", "--host", HOST, "--port", str(port), "--graph", str(graph)]
+    command += ["--workers", str(workers)]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
     deadline = time.monotonic() + 300
@@ -127,6 +123,17 @@ def start_service(graph: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     raise SystemExit("the service did not answer /health within 300 s")
 
 
+def graph_reads(graph: Path) -> int | None:
+    """Read queries the embedded graph server has run so far (its own command statistics), or None when the
+    server cannot be reached. Per request, the difference is the search's round trips to the graph."""
+    try:
+        socket_path = EmbeddedServer(graph, Limits(0, 0, 0.0)).owner()["socket"]
+        stats = redis.Redis(unix_socket_path=str(socket_path)).info("commandstats")
+    except (OSError, KeyError, redis.RedisError):
+        return None
+    return sum(int(v.get("calls", 0)) for k, v in stats.items() if k.lower() == "cmdstat_graph.ro_query")
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -138,20 +145,29 @@ def main() -> None:
     parser.add_argument("--clients", type=int, nargs="+", default=[10, 50])
     parser.add_argument("--endpoints", nargs="+", choices=("search", "retrieve"), default=["search", "retrieve"])
     parser.add_argument("--max-requests", type=int, default=20_000, help="cap per run, whatever the duration")
+    parser.add_argument("--workers", type=int, default=1, help="`serve --workers`: service processes")
     args = parser.parse_args()
     if not args.graph.with_name(args.graph.name + ".data").exists():
         raise SystemExit(f"no graph at {args.graph}: build the demo graph with `python -m retrieval demo`")
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"driftlens-api-bench-{port}.log"
-    service = start_service(args.graph, port, log)
+    service = start_service(args.graph, port, log, args.workers)
     base_url = f"http://{HOST}:{port}"
     rows = []
     try:
         for endpoint in args.endpoints:
             asyncio.run(load(base_url, endpoint, 2, 3.0, 20))  # warm-up: caches, first-call costs
             for clients in args.clients:
+                reads_before = graph_reads(args.graph)
                 run = asyncio.run(load(base_url, endpoint, clients, args.duration, args.max_requests))
+                reads_after = graph_reads(args.graph)
                 lat = run.latencies_ms
+                answered = len(lat) + run.errors
+                reads = (
+                    round((reads_after - reads_before) / answered, 1)
+                    if reads_before is not None and reads_after is not None and answered
+                    else "-"
+                )
                 rows.append(
                     [
                         endpoint,
@@ -163,6 +179,7 @@ def main() -> None:
                         round(percentile(lat, 99), 1),
                         run.errors,
                         run.shed,
+                        reads,
                     ]
                 )
                 if run.error_samples:
@@ -171,8 +188,9 @@ def main() -> None:
         service.terminate()
         service.wait(timeout=60)
     print_table(
-        f"HTTP service on {args.graph} ({args.duration:g} s per run, offline; cores: {os.cpu_count()})",
-        ["endpoint", "clients", "requests", "ok/s", "p50 ms", "p95 ms", "p99 ms", "errors", "503 shed"],
+        f"HTTP service on {args.graph} ({args.duration:g} s per run, offline; {args.workers} worker(s); "
+        f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.1f})",
+        ["endpoint", "clients", "requests", "ok/s", "p50 ms", "p95 ms", "p99 ms", "errors", "503 shed", "reads/req"],
         rows,
     )
     print("targets: search p95 <= 300 ms at 10 clients; 0 errors at 50 clients (503 shedding is not an error)")

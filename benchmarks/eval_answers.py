@@ -1,6 +1,6 @@
 """Extractive answer quality: does the offline answer contain the gold answer? Per mode, on a dev set.
 
-Usage: python benchmarks/eval_answers.py DATASET.jsonl|json [--limit N] [--methods baseline,local,drift]
+Usage: python benchmarks/eval_answers.py DATASET.jsonl|json [--start N] [--limit N] [--methods baseline,local,drift]
 Reads the same HotpotQA/MuSiQue files as eval_retrieval.py (and the same cached graph under
 benchmarks/.cache/<set>/, built on first use), answers each question with no language model and
 reports, per method:
@@ -115,9 +115,9 @@ def open_graph(data: EvalSet, graph_dir: Path | None) -> tuple[GraphStore, Setti
 
 
 def evaluate(
-    data: EvalSet, golds: dict[str, list[str]], limit: int | None, chosen: list[str], graph_dir: Path | None
+    data: EvalSet, golds: dict[str, list[str]], span: slice, chosen: list[str], graph_dir: Path | None
 ) -> None:
-    questions = [q for q in data.questions if golds.get(q.id)][:limit]
+    questions = [q for q in data.questions if golds.get(q.id)][span]
     store, settings = open_graph(data, graph_dir)
     ctx = Context(settings, store, make_embedder(settings), None, settings.project)
     rows = []
@@ -132,9 +132,10 @@ def evaluate(
         ms = (time.perf_counter() - started) * 1000 / max(len(questions), 1)
         print(f"  {data.name} {name}: done, {ms:.0f} ms/question", file=sys.stderr, flush=True)
         rows.append([name, contains / len(questions), recall / len(questions), ms])
+    first = (span.start or 0) + 1
     store.close()
     print_table(
-        f"{data.name}: {len(questions)} questions with gold answers",
+        f"{data.name}: questions {first}-{first + len(questions) - 1} with gold answers",
         ["method", "contains", "word recall", "ms/q"],
         rows,
     )
@@ -143,14 +144,16 @@ def evaluate(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="+", type=Path)
-    parser.add_argument("--limit", type=int, default=None, help="evaluate only the first N questions")
+    parser.add_argument("--start", type=int, default=0, help="skip the first N questions (settings chosen on them)")
+    parser.add_argument("--limit", type=int, default=None, help="evaluate at most N questions (after --start)")
     parser.add_argument("--methods", default="baseline,local,drift", help="comma-separated: baseline, local, drift")
     parser.add_argument(
         "--graph-dir", type=Path, default=None, help="answer on the graphs under DIR/<set>/ as they are (no indexing)"
     )
     args = parser.parse_args()
     for path in args.datasets:
-        evaluate(read_set(path), gold_answers(path), args.limit, args.methods.split(","), args.graph_dir)
+        span = slice(args.start, None if args.limit is None else args.start + args.limit)
+        evaluate(read_set(path), gold_answers(path), span, args.methods.split(","), args.graph_dir)
 
 
 if __name__ == "__main__":

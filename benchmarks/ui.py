@@ -1,17 +1,19 @@
 """UI benchmark: the app's speed targets, measured in headless Chromium (Debian's /usr/bin/chromium).
 
-Usage: python benchmarks/ui.py [--graph PATH] [--questions 3] [--query Scrooge]
+Usage: python benchmarks/ui.py [--graph PATH] [--questions 20] [--query Scrooge] [--skip-explorer]
 Without --graph it uses the configured graph (DRIFTLENS_GRAPH_PATH, as `make demo` builds it) when that
 has entities, else it builds the demo graph once into benchmarks/.cache/ui-graph (`python -m retrieval demo`).
 
-Targets (issue 6, 2 cores):
-  question submitted -> first progress visible <= 0.5 s; offline local answer fully rendered <= 3 s;
+Targets (issues 6 and 15, 2 cores):
+  question submitted -> first progress visible p95 <= 0.3 s; offline local answer fully rendered p95 <= 2 s
+  (over 20 questions, each in a fresh session; timed by the browser's clock from the key press);
   a 300-node neighbourhood drawn and still <= 5 s after navigation; a slider move re-renders <= 2 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -23,22 +25,35 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
 from playwright.sync_api import Locator, Page, sync_playwright  # noqa: E402
 
 from benchmarks._table import print_table  # noqa: E402
+from benchmarks.questions import NAMED, SERVICE, TOPICS  # noqa: E402
 from retrieval.config import load_settings  # noqa: E402
 from retrieval.store import open_store  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_FLAGS, free_port, start_app  # noqa: E402
 
 CACHE = ROOT / "benchmarks" / ".cache" / "ui-graph"
 GRAPH = ".st-key-ex_graph .js-plotly-plot"
-QUESTIONS = (
-    "What did Bill Gates say about vaccines?",
-    "How did Fei-Fei Li build ImageNet?",
-    "What does Lisa Su say about chips?",
-    "What did Mae Jemison do at NASA?",
-    "What is Reid Hoffman's view on AI?",
-)
+QUESTIONS = (*NAMED, *SERVICE, *TOPICS)  # 20
+#: Installed in the page before a question is sent: the browser's own clock for the key press, the first status
+#: box of the answer (its label names the search from first draw to "done") and the rendered answer. Polling
+#: from the test driver instead misses short-lived states and adds its own delay.
+TIMES_JS = """() => {
+  const t = window.__driftlensTimes = {};
+  document.addEventListener('keydown', e => {
+    if (e.key === 'Enter' && t.key === undefined) t.key = performance.now();
+  }, true);
+  new MutationObserver(() => {
+    if (t.key === undefined) return;
+    const now = performance.now();
+    if (t.status === undefined && [...document.querySelectorAll('[data-testid="stChatMessage"] summary')]
+        .some(s => /Local search/.test(s.innerText))) t.status = now;
+    if (t.answer === undefined && [...document.querySelectorAll('button')].some(b => /Export JSON/.test(b.innerText)))
+      t.answer = now;
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
 STILL_MS = 250  # a graph unchanged for this long counts as "still"
 
 
@@ -80,16 +95,17 @@ def open_page(page: Page, url: str, title: str) -> None:
 def ask_times(page: Page, url: str, n: int) -> tuple[list[float], list[float]]:
     """Each question in a fresh session, so no earlier answer's status box can be mistaken for the new one."""
     first, full = [], []
-    for question in QUESTIONS[:n]:
+    for question in (QUESTIONS * (n // len(QUESTIONS) + 1))[:n]:
         open_page(page, url, "Ask")
+        page.evaluate(TIMES_JS)
         box = page.get_by_placeholder("Ask the graph")
         box.fill(question)
-        started = time.perf_counter()
         box.press("Enter")
-        page.get_by_text(re.compile(r"^Local search")).first.wait_for(timeout=60_000)  # the st.status box
-        first.append(time.perf_counter() - started)
         page.get_by_role("button", name="Export JSON").first.wait_for(timeout=60_000)
-        full.append(time.perf_counter() - started)
+        page.wait_for_function("() => window.__driftlensTimes.answer !== undefined", timeout=60_000)
+        times = page.evaluate("window.__driftlensTimes")
+        first.append((times["status"] - times["key"]) / 1000)
+        full.append((times["answer"] - times["key"]) / 1000)
     return first, full
 
 
@@ -126,10 +142,15 @@ def explorer_times(page: Page, url: str, query: str) -> tuple[int, float, int, f
     return nodes, drawn, 10, time.perf_counter() - started
 
 
+def p95(values: list[float]) -> float:
+    return float(np.percentile(values, 95))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--graph", type=Path, default=None, help="embedded graph file to serve")
-    parser.add_argument("--questions", type=int, default=3)
+    parser.add_argument("--questions", type=int, default=20)
+    parser.add_argument("--skip-explorer", action="store_true", help="time the Ask page only")
     parser.add_argument("--query", default="Kevin Scott", help="entity search for the neighbourhood view")
     args = parser.parse_args()
     if not CHROMIUM.exists():
@@ -145,20 +166,24 @@ def main() -> int:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             open_page(page, url, "Ask")  # warm-up: engine, embedder, first script run
             first, full = ask_times(page, url, args.questions)
-            nodes, drawn, after, moved = explorer_times(page, url, args.query)
+            explored = None if args.skip_explorer else explorer_times(page, url, args.query)
             browser.close()
     finally:
         process.terminate()
         process.wait(timeout=30)
+    p95_first, p95_full = p95(first), p95(full)
+    rows = [
+        ["question -> first progress", statistics.median(first), p95_first, max(first), 0.3, p95_first <= 0.3],
+        ["local answer fully rendered", statistics.median(full), p95_full, max(full), 2.0, p95_full <= 2.0],
+    ]
+    if explored is not None:
+        nodes, drawn, after, moved = explored
+        rows.append([f"neighbourhood ({nodes} nodes) drawn + still", drawn, drawn, drawn, 5.0, drawn <= 5.0])
+        rows.append([f"slider move -> redrawn ({after} nodes)", moved, moved, moved, 2.0, moved <= 2.0])
     print_table(
-        f"UI timings on {graph} (headless Chromium)",
-        ["measure", "median s", "max s", "target s", "ok"],
-        [
-            ["question -> first progress", statistics.median(first), max(first), 0.5, max(first) <= 0.5],
-            ["local answer fully rendered", statistics.median(full), max(full), 3.0, max(full) <= 3.0],
-            [f"neighbourhood ({nodes} nodes) drawn + still", drawn, drawn, 5.0, drawn <= 5.0],
-            [f"slider move -> redrawn ({after} nodes)", moved, moved, 2.0, moved <= 2.0],
-        ],
+        f"UI timings on {graph} (headless Chromium; {len(first)} questions; load average {os.getloadavg()[0]:.1f})",
+        ["measure", "median s", "p95 s", "max s", "target s", "ok"],
+        rows,
     )
     return 0
 

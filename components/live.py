@@ -11,6 +11,7 @@ from __future__ import annotations
 import queue
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -33,22 +34,43 @@ PHASE_LABELS = {
 POLL_SECONDS = 0.05
 
 
+@dataclass(frozen=True)
+class Shown:
+    """A status box with its progress bar, drawn before the work starts."""
+
+    label: str
+    box: StatusContainer
+    bar: DeltaGenerator
+
+
+def show(label: str, *, expanded: bool = True) -> Shown:
+    """The status box of a search about to run, on screen now: a page draws it before any graph work (reading
+    the thread, saving the question), so a submitted question shows progress at once; `run` then fills it."""
+    box = st.status(label, expanded=expanded)
+    with box:
+        bar = st.progress(0, text="submitted")
+    return Shown(label, box, bar)
+
+
 def run[T](
     work: Callable[[Callback], T],
     label: str,
     *,
     on_event: Callback | None = None,
     expanded: bool = True,
+    shown: Shown | None = None,
 ) -> tuple[T, list[ProgressEvent]]:
     """Run `work(callback)` with an st.status that lists each phase; returns its result and the events.
 
-    `on_event` runs in the script thread for every event (e.g. to redraw a DRIFT tree). Exceptions from
-    `work` are re-raised here after the status box is marked as failed.
+    `shown` is a box `show` drew earlier (else one is drawn now). `on_event` runs in the script thread for every
+    event (e.g. to redraw a DRIFT tree). Exceptions from `work` are re-raised here after the status box is
+    marked as failed.
     """
     inbox: queue.Queue[ProgressEvent] = queue.Queue()
     events: list[ProgressEvent] = []
-    with st.status(label, expanded=expanded) as box:
-        bar = st.progress(0, text="submitted")
+    shown = shown or show(label, expanded=expanded)
+    box = shown.box
+    with box:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="driftlens-ask") as pool:
             future = pool.submit(work, inbox.put)
             while not (future.done() and inbox.empty()):
@@ -57,7 +79,7 @@ def run[T](
                 except queue.Empty:
                     continue
                 events.append(event)
-                _show(event, bar, box, new_phase=len(events) == 1 or events[-2].phase != event.phase)
+                _show(event, shown, new_phase=len(events) == 1 or events[-2].phase != event.phase)
                 if on_event is not None:
                     on_event(event)
             try:
@@ -69,10 +91,11 @@ def run[T](
     return result, events
 
 
-def _show(event: ProgressEvent, bar: DeltaGenerator, box: StatusContainer, new_phase: bool) -> None:
+def _show(event: ProgressEvent, shown: Shown, new_phase: bool) -> None:
     phase = PHASE_LABELS.get(event.phase, event.phase)
-    bar.progress(event.progress_pct, text=f"{phase} · {event.progress_pct}%")
-    box.update(label=f"{phase}…")
+    shown.bar.progress(event.progress_pct, text=f"{phase} · {event.progress_pct}%")
+    # The search's name stays in the label: side by side (compare), each box says which mode it runs.
+    shown.box.update(label=f"{shown.label}: {phase.lower()}…")
     if new_phase:
         st.markdown(f"**{phase}** — {inert(event.thought_summary)}")
     elif event.thought_summary:

@@ -143,7 +143,7 @@ class Engine:
                 query_vector=query_vector,
             ),
         )
-        return found or GraphSearch(no_data=missing_data(ctx))
+        return found or GraphSearch(no_data=missing_data(ctx), project=ctx.project)
 
     def ask(
         self,

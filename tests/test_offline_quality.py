@@ -24,6 +24,7 @@ from retrieval.models import Hit, QueryParams
 from retrieval.modes import drift, global_mode
 from retrieval.readable import NOTHING_TO_SEARCH, boilerplate, clean_spoken, sentence_key
 from retrieval.search.evidence import extractive_facts, sentences, shortlist
+from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
 from tests.conftest import CAROL_PROJECT
 
@@ -229,3 +230,17 @@ def test_offline_global_answers_with_titled_themes(carol_graph: Graph) -> None:
         assert re.search(r"\(\d+ entities\)", line) and re.search(r"\[facts \d+(, \d+)*\]", line)
     assert all(c.kind == "community" for c in answer.citations())
     assert _said_twice(answer.final_answer, [f.fact for f in answer.key_facts]) == []
+
+
+def test_offline_drift_answers_from_the_questions_own_hits_first(carol_graph: Graph) -> None:
+    settings, store, embedder = carol_graph
+    ctx = Context(settings, store, embedder, None, CAROL_PROJECT)
+    params = QueryParams.from_settings(settings, drift_rounds=1, drift_followups_per_round=3)
+    question = "What did Scrooge see of Marley's ghost?"
+    answer = drift.answer(ctx, question, params, None)
+    direct = retrieve(ctx, question, params, walk=False).chunks
+    primer = next(s for s in answer.trace if s.kind == "primer")
+    # The primer reads what local search reads, and the best direct hit leads the final answer's evidence:
+    # follow-ups about a community's entities used to crowd it out of the key facts.
+    assert {h.id for h in direct} <= set(primer.chunk_ids)
+    assert answer.key_facts[0].citations[0].chunk_id in {h.id for h in direct}

@@ -288,3 +288,14 @@ def test_own_repository_answers_where_the_fulltext_query_is_escaped(self_indexed
     assert any(
         lines.path == "store/text_query.py" and escaping & set(range(lines.start, lines.end + 1)) for lines in top
     ), [str(lines) for lines in top]
+
+
+def test_a_folder_named_explicitly_is_indexed_though_a_gitignore_above_ignores_it(
+    settings, store, embedder, tmp_path
+) -> None:
+    top = tmp_path / "monorepo"
+    root = copy_fixture(top / "scratch")
+    (top / ".git").mkdir()
+    (top / ".gitignore").write_text("scratch/\n", encoding="utf-8")  # a scratch area the repository never commits
+    report = index(settings, store, embedder, root)
+    assert sorted(report.added) == sorted(f"{ROOT}/{p}" for p in INDEXED)  # its own .gitignore still applies

@@ -258,3 +258,24 @@ def test_expansion_and_entity_search_on_an_empty_indexed_graph(empty_ctx: Contex
     empty_ctx.store.ensure_schema(empty_ctx.embedder.dim)
     assert search_chunks(empty_ctx, "anything", QueryParams()) == []
     assert expand(empty_ctx, ["nobody"], QueryParams()).entities == []
+
+
+def test_chunks_without_an_embedding_keep_their_keyword_score_and_properties(empty_ctx: Context) -> None:
+    """Keyword candidates arrive with their text only, and a restricted search scores what its vector arm read;
+    a chunk the vector arm cannot see (no embedding) must still be scored and shown with its document."""
+    ctx = empty_ctx
+    s = ctx.settings
+    ctx.store.ensure_schema(ctx.embedder.dim)
+    texts = {"seen": "Polonium was discovered in 1898.", "unseen": "Polonium glows faintly blue in the dark."}
+    vector = ctx.embedder.embed_query(texts["seen"])
+    ctx.store.query(
+        f"CREATE (:`{s.chunk_label}` {{id: 'seen', projectId: 'demo', text: $seen, document_name: 'Curie', "
+        f"embedding: {ctx.store.vec('v')}}}), "
+        f"(:`{s.chunk_label}` {{id: 'unseen', projectId: 'demo', text: $unseen, document_name: 'Curie'}})",
+        {**texts, "v": vector},
+    )
+    for restrict in (None, ["seen", "unseen"]):
+        hits = search_chunks(ctx, "polonium", params(ctx), restrict_ids=restrict)
+        assert {h.id for h in hits} == {"seen", "unseen"}
+        unseen = next(h for h in hits if h.id == "unseen")
+        assert unseen.document_name == "Curie" and unseen.sources.get("fulltext", 0) > 0

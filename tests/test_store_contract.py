@@ -189,3 +189,33 @@ def test_fulltext_ranks_rare_terms_above_common_ones(loaded: GraphStore) -> None
     leading = [h for h in hits if "quantum" in h.props["text"]]
     assert hits[: len(leading)] == leading  # every rare-term passage before any common-only one
     assert hits[0].score > hits[-1].score
+
+
+def test_fulltext_text_only_returns_the_indexed_text_and_the_same_ranking(loaded: GraphStore) -> None:
+    label = loaded.settings.chunk_label
+    full = loaded.fulltext_search(label, "pasta quantum team2", 30)
+    slim = loaded.fulltext_search(label, "pasta quantum team2", 30, text_only=True)
+    assert [(h.id, h.score) for h in slim] == [(h.id, h.score) for h in full]
+    assert all(set(h.props) == {"id", "text"} for h in slim)
+    assert {"group", "n"} <= set(full[0].props)
+
+
+def test_fulltext_rescore_scores_known_hits_as_a_restricted_search_does(loaded: GraphStore, corpus: np.ndarray) -> None:
+    """The vector arm's hits, scored by keywords without a search, equal the search restricted to their ids."""
+    label = loaded.settings.chunk_label
+    known = loaded.vector_search(label, corpus[0].tolist(), 25, filters={"group": "g1"})
+    ids = [h.id for h in known]
+    searched = loaded.fulltext_search(label, "quantum team1", len(ids), filters={"group": "g1", "id": ids})
+    rescored = loaded.fulltext_rescore(label, "quantum team1", known, filters={"group": "g1"})
+    assert searched and {h.id for h in rescored} <= set(ids)
+    assert sorted((h.id, round(h.score, 9)) for h in rescored) == sorted((h.id, round(h.score, 9)) for h in searched)
+    assert loaded.fulltext_rescore(label, "quantum", []) == []
+
+
+def test_properties_reads_every_property_but_the_vector(loaded: GraphStore) -> None:
+    s = loaded.settings
+    found = loaded.properties(s.chunk_label, ["c1", "c2", "absent"])
+    assert set(found) == {"c1", "c2"}
+    assert found["c1"]["text"].startswith("passage 1 ") and found["c1"]["group"] == "g1"
+    assert s.embedding_property not in found["c1"]
+    assert loaded.properties(s.chunk_label, []) == {}

@@ -10,6 +10,7 @@ import streamlit as st
 from components import answer as answer_view
 from components import conversation, live, session, status
 from components.export import mode_name
+from components.untrusted import plain
 from retrieval.conversation import Conversation, Turn
 from retrieval.errors import DriftLensError
 from retrieval.models import Answer, Mode
@@ -27,13 +28,15 @@ def suggestions(path: Path = SUGGESTIONS, n: int = N_SUGGESTIONS) -> list[str]:
         return [row["question_text"].strip() for row in csv.DictReader(handle) if row.get("question_text")][:n]
 
 
-def ask(chat: Conversation, turn: Turn, mode: Mode) -> Answer | None:
-    """One mode's answer to the turn with live progress; a product error becomes one message and no answer."""
+def ask(chat: Conversation, turn: Turn, mode: Mode, shown: live.Shown) -> Answer | None:
+    """One mode's answer to the turn with live progress in its status box (drawn before the turn was saved);
+    a product error becomes one message and no answer."""
     params, project = session.params(), session.project()
     try:
         result, events = live.run(
             lambda callback: chat.answer(turn, mode, params, project=project, on_progress=callback),
-            f"{mode_name(mode)} search",
+            shown.label,
+            shown=shown,
         )
     except DriftLensError as exc:
         session.show_error(exc)
@@ -49,55 +52,67 @@ if status.empty_graph(st.session_state["health"]):
 engine = session.engine()
 if engine.llm is None:
     st.caption("No LLM configured: answers are extractive (ranked evidence sentences with citations).")
-chat = conversation.current()
-try:
-    conversation.sidebar(chat)
-    turns = chat.turns()
-except DriftLensError as exc:  # the thread cannot be read: say so, and still let a question be asked
-    session.show_error(exc)
-    turns = []
-if turns:
-    st.query_params["thread"] = chat.thread_id
 compare_modes = (*COMPARE, "agent") if engine.llm is not None else COMPARE
 compare = st.toggle(f"Compare modes ({', '.join(mode_name(m) for m in compare_modes)} side by side)", key="ask_compare")
+# The thread is drawn into this slot later: a submitted question's status boxes go on screen before the graph
+# is read (the thread, its history, saving the question), so its progress shows at once.
+thread = st.container()
+question = st.chat_input("Ask the graph…") or st.session_state.pop("ask_pending", None)
+modes = compare_modes if compare else (session.mode(),)
+if question:
+    asked = st.empty()
+    with asked.container(), st.chat_message("user"):
+        st.markdown(plain(question))
+    with st.chat_message("assistant"):
+        columns = st.columns(len(modes)) if len(modes) > 1 else [st.container()]
+        boxes = []
+        for column, mode in zip(columns, modes, strict=True):
+            with column:
+                boxes.append((live.show(f"{mode_name(mode)} search"), st.container()))
 
-previous = conversation.show(turns)
-conversation.downloads(turns, chat.thread_id)
-
-suggested = st.empty()
-if not turns:
-    with suggested.container():
+with thread:
+    chat = conversation.current()
+    try:
+        conversation.sidebar(chat)
+        turns = chat.turns()
+    except DriftLensError as exc:  # the thread cannot be read: say so, and still let a question be asked
+        session.show_error(exc)
+        turns = []
+    if turns:
+        st.query_params["thread"] = chat.thread_id
+    previous = conversation.show(turns)
+    conversation.downloads(turns, chat.thread_id)
+    if not turns and not question:
         st.markdown("**Try one of these**")
         for i, text in enumerate(suggestions()):
             if st.button(text, key=f"suggest-{i}"):
                 st.session_state["ask_pending"] = text
                 st.rerun()
 
-question = st.chat_input("Ask the graph…") or st.session_state.pop("ask_pending", None)
 if question:
-    suggested.empty()
-    modes = compare_modes if compare else (session.mode(),)
     try:
         turn = chat.begin(question, modes)
     except DriftLensError as exc:
+        asked.empty()
+        for shown, _ in boxes:
+            shown.box.update(label=f"{shown.label}: not started", state="error", expanded=False)
         session.show_error(exc)
         st.stop()
-    conversation.question(turn, scroll=True)
+    with asked.container():
+        conversation.question(turn, scroll=True)
     failed = False
-    with st.chat_message("assistant"):
-        columns = st.columns(len(modes)) if len(modes) > 1 else [st.container()]
-        for column, mode in zip(columns, modes, strict=True):
-            with column:
-                result = ask(chat, turn, mode)
-                failed = failed or result is None
-                if result is not None:
-                    answer_view.render(
-                        result,
-                        session.context(),
-                        key=f"t{turn.id}-{mode}",
-                        show_graph=True,
-                        previous=previous.get(mode),
-                    )
+    for mode, (shown, below) in zip(modes, boxes, strict=True):
+        with below:
+            result = ask(chat, turn, mode, shown)
+            failed = failed or result is None
+            if result is not None:
+                answer_view.render(
+                    result,
+                    session.context(),
+                    key=f"t{turn.id}-{mode}",
+                    show_graph=True,
+                    previous=previous.get(mode),
+                )
     try:
         chat.finish(turn)
     except DriftLensError as exc:

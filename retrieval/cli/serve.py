@@ -5,16 +5,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from retrieval.cli import settings_from_args
 from retrieval.engine import Engine
 from retrieval.logs import configure_logging
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     serve = sub.add_parser("serve", help="HTTP API + MCP (streamable HTTP at /mcp) over the graph")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=None, help="port (default: API_PORT, else 8000)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes, each with its own Engine (default 1; one per core lifts throughput, see README)",
+    )
     _graph_option(serve)
     serve.set_defaults(func=run_serve)
 
@@ -39,16 +52,40 @@ def run_serve(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     configure_logging(settings.log_level)
     port = args.port or settings.api_port
-    app = create_app(settings, host=args.host)
-    uvicorn.run(  # access_log off: our JSON access lines (retrieval/service/access.py) replace uvicorn's
-        app,
-        host=args.host,
-        port=port,
-        access_log=False,
-        log_config=None,
-        timeout_keep_alive=settings.api_keep_alive_s,
-    )
+    options: dict[str, Any] = {  # access_log off: our JSON access lines (retrieval/service/access.py) replace uvicorn's
+        "host": args.host,
+        "port": port,
+        "access_log": False,
+        "log_config": None,
+        "timeout_keep_alive": settings.api_keep_alive_s,
+    }
+    if args.workers > 1:
+        # Why processes: a search is CPU-bound Python (parsing graph replies, scoring), so threads of one process
+        # share one core through the GIL. Each worker builds its app from the environment, so the options
+        # given here travel there.
+        if args.graph:
+            os.environ["DRIFTLENS_GRAPH_PATH"] = str(Path(args.graph).resolve())
+        os.environ[HOST_VARIABLE] = args.host
+        uvicorn.run("retrieval.cli.serve:app_from_environment", factory=True, workers=args.workers, **options)
+        return 0
+    uvicorn.run(create_app(settings, host=args.host), **options)
     return 0
+
+
+#: Where `serve --workers` leaves the listening address for its workers (the MCP endpoint checks Host by it).
+HOST_VARIABLE = "DRIFTLENS_SERVE_HOST"
+
+
+def app_from_environment() -> FastAPI:
+    """One worker's app, with the settings from the environment (`serve --workers` starts several)."""
+    from retrieval.config import load_settings
+    from retrieval.service.app import create_app
+
+    settings = load_settings()
+    configure_logging(settings.log_level)
+    # Uvicorn silenced its access logger before loading this app; configure_logging re-attached it to the root.
+    logging.getLogger("uvicorn.access").propagate = False
+    return create_app(settings, host=os.environ.get(HOST_VARIABLE, "127.0.0.1"))
 
 
 def run_mcp(args: argparse.Namespace) -> int:

@@ -56,7 +56,10 @@ class IgnoreRules:
 
 def for_folder(root: Path) -> IgnoreRules:
     """Rules for a walk of `root`, starting with the `.gitignore` files above it up to its repository's top (the
-    folder holding `.git`): indexing `repo/src` leaves out what `repo/.gitignore` ignores."""
+    folder holding `.git`): indexing `repo/src` leaves out what `repo/.gitignore` ignores.
+
+    A `.gitignore` above that ignores `root` itself is passed over (like `git add -f`): the user named that folder,
+    and honouring the file would index nothing without a word (a scratch folder under an ignored `cache/`)."""
     rules = IgnoreRules()
     real = root.resolve()
     chain = [real, *real.parents]
@@ -66,9 +69,10 @@ def for_folder(root: Path) -> IgnoreRules:
     for folder in reversed(chain[1 : top + 1]):  # the repository's top first
         file = folder / GITIGNORE
         with contextlib.suppress(OSError), file.open("rb") as stream:
-            rules.add(
-                "", gitignore_lines(stream.read(MAX_GITIGNORE_BYTES)), above=f"{real.relative_to(folder).as_posix()}/"
-            )
+            above = f"{real.relative_to(folder).as_posix()}/"
+            lines = gitignore_lines(stream.read(MAX_GITIGNORE_BYTES))
+            if not pathspec.GitIgnoreSpec.from_lines(lines).match_file(above):
+                rules.add("", lines, above=above)
     return rules
 
 

@@ -11,7 +11,6 @@ never retrieved is dropped and logged, and spans are verified against the chunk 
 
 from __future__ import annotations
 
-import itertools
 import logging
 import threading
 import time
@@ -26,25 +25,17 @@ from retrieval.context import Context
 from retrieval.events import PHASE_PCT, RetrievalProgress, followup_details, followup_pct, sources_details
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes import drift_prompts as prompts
-from retrieval.modes.drift_offline import (
-    MemoEmbedder,
-    best_sentence,
-    entity_followups,
-    primer_answer,
-)
+from retrieval.modes.drift_followups import FollowUp, FollowUpPlanner
+from retrieval.modes.drift_offline import MemoEmbedder, best_sentence, primer_answer, question_ranked
+from retrieval.modes.drift_scope import CommunityScope
 from retrieval.modes.steps import ask_json, ask_text, clamp01, emit, timed
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.communities import community_levels, search_communities
-from retrieval.search.community_context import (
-    CommunityReport,
-    EntityRef,
-    community_chunk_ids,
-    community_reports,
-    top_entities,
-)
+from retrieval.search.community_context import CommunityReport, community_reports
 from retrieval.search.evidence import MAX_EMBEDDED, answer_lead, extractive_facts, shortlist, validate_citations
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
+from retrieval.search.ranking import retrieve
 
 log = logging.getLogger(__name__)
 
@@ -53,21 +44,18 @@ MAX_CHILD_FOLLOWUPS = 3
 CHUNKS_PER_COMMUNITY = 3
 FOLLOWUP_TOP_K = 6
 EXPANSION_CHUNKS = 3
-#: Scopes up to this many chunks are scored exactly; larger ones use the index, over-fetched and filtered.
-EXACT_SCOPE_LIMIT = 300
-OVERFETCH = 4
-MAX_TOP_K = 200
 #: Follow-ups are already scoped to their communities: a one-hop neighbourhood adds context cheaply.
 EXPANSION_HOPS = 1
 EXPANSION_NODES = 25
 #: Chunks whose sentences an offline follow-up ranks (embedding sentences dominates its cost).
 FACT_POOL = 3
 SEED_ENTITIES = 3
-ENTITIES_PER_COMMUNITY = 6
 FOLLOWUP_FACTS = 3
 #: Sentences an offline follow-up embeds: its three facts come from the best few of a lexical shortlist.
 FOLLOWUP_EMBEDDED = 8
 KEY_FACTS = 5
+#: Offline primer follow-ups about the entities the best direct hits name (the second hop), before community ones.
+BRIDGE_FOLLOWUPS = 3
 #: Chunks the final step reads (cited ones first); the model may still cite any retrieved chunk.
 AGGREGATE_POOL = 12
 
@@ -80,31 +68,6 @@ class Gathered:
     scoped: int
     seeds: list[str]
     evidence: list[Hit]
-
-
-@dataclass
-class FollowUp:
-    """An open question in the tree; `priority` (0-1) is the model's, or offline its similarity to the question."""
-
-    question: str
-    targets: tuple[str, ...]
-    priority: float
-    parent_id: str
-    seq: int
-    topic: str | None = None
-    vector: np.ndarray | None = None
-    relevance: float = 0.0
-    #: Searched with the question (offline: the user's question), so an entity follow-up phrased as a person
-    #: would ask it still retrieves what bears on what was asked; the tree shows `question` alone.
-    context: str = ""
-
-    @property
-    def query(self) -> str:
-        return f"{self.question} {self.context}" if self.context else self.question
-
-    def rank_key(self) -> tuple[float, float, int]:
-        """Best first; ties go to the one closer to the question, then to the one asked first (never random)."""
-        return (-self.priority, -self.relevance, self.seq)
 
 
 def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
@@ -131,11 +94,11 @@ class DriftRun:
         self.question_vector = np.zeros(ctx.embedder.dim, dtype=np.float32)
         self.search_vector = self.question_vector
         self._lock = threading.Lock()
-        self._seq = itertools.count()
-        self._asked: set[str] = {_norm(question)}
-        self._topics: set[str] = set()
-        self._scopes: dict[tuple[str, ...], list[str]] = {}
-        self._entities: dict[str, list[EntityRef]] = {}
+        self.planner = FollowUpPlanner(ctx, question)
+        self.scopes = CommunityScope(ctx, params)
+        #: Offline: the question's own retrieval (what local search reads) and the entities its best hits name.
+        self.direct: list[Hit] = []
+        self.hit_entities: dict[str, float] = {}
 
     # --- the run ----------------------------------------------------------------------------
     def run(self) -> Answer:
@@ -196,18 +159,23 @@ class DriftRun:
             reports = [by_id[h.id] for h in selected if h.id in by_id]
             self.communities.update((r.id, r) for r in reports)
             hits = self.representative_chunks(reports)
-            if not reports:  # a graph without communities: the primer reads the best chunks instead
+            if self.llm is None:  # the extractive answer starts from the question's own hits, as local search does
+                vector = self.question_vector.tolist()
+                found = retrieve(self.ctx, self.question, self.params, query_vector=vector, walk=False)
+                self.direct, self.hit_entities = found.chunks, found.hit_entities
+                hits = [*self.direct, *hits]
+            elif not reports:  # a graph without communities: the primer reads the best chunks instead
                 params = self.params.model_copy(update={"top_k": FOLLOWUP_TOP_K})
                 hits = search_chunks(self.ctx, self.question, params, query_vector=self.search_vector.tolist())
         return reports, _unique(hits)
 
     def representative_chunks(self, reports: list[CommunityReport]) -> list[Hit]:
         """Up to 3 chunks per community, its best matches from one search over all their chunks."""
-        scopes = {r.id: set(self.scope((r.id,))) for r in reports}
+        scopes = {r.id: set(self.scopes.chunks((r.id,))) for r in reports}
         union = sorted(set().union(*scopes.values())) if scopes else []
         if not union:
             return []
-        ranked = self.search_scope(
+        ranked = self.scopes.search(
             self.question, self.search_vector, union, min(len(union), 4 * CHUNKS_PER_COMMUNITY * len(reports))
         )
         picked: list[Hit] = []
@@ -238,15 +206,17 @@ class DriftRun:
             targets = tuple(r.id for r in reports)
             if parsed is not None:
                 text, confidence = str(parsed["answer"]), clamp01(parsed["confidence"])
-                followups = self.model_followups(parsed["follow_ups"], "primer", MAX_PRIMER_FOLLOWUPS, targets)
+                followups = self.planner.from_model(
+                    parsed["follow_ups"], "primer", MAX_PRIMER_FOLLOWUPS, targets, set(self.communities)
+                )
             else:
                 facts = [] if reports else self.facts(self.question, self.question_vector, hits, FOLLOWUP_FACTS)
                 text = primer_answer(self.question, reports) or " ".join(f.fact for f in facts)
                 scores = [self.community_scores.get(r.id, 0.0) for r in reports]
                 confidence = _confidence(max(scores) if scores else _best_score(facts))
-                followups = []
+                followups = self.planner.from_bridges(self.hit_entities, "primer", BRIDGE_FOLLOWUPS)
             if len(followups) < MIN_PRIMER_FOLLOWUPS:
-                followups += self.entity_followups(targets, "primer", MAX_PRIMER_FOLLOWUPS - len(followups))
+                followups += self.planner.from_entities(targets, "primer", MAX_PRIMER_FOLLOWUPS - len(followups))
         self.notes.extend(notes)
         step = TraceStep(
             id="primer",
@@ -330,8 +300,8 @@ class DriftRun:
         """
         started = time.perf_counter()
         params = self.params.model_copy(update={"top_k": min(self.params.top_k, FOLLOWUP_TOP_K)})
-        scope = self.scope(followup.targets)
-        hits = self.search_scope(followup.query, followup.vector, scope, params.top_k)
+        scope = self.scopes.chunks(followup.targets)
+        hits = self.scopes.search(followup.query, followup.vector, scope, params.top_k)
         seeds: list[Hit] = []
         chunks: list[Hit] = []
         if self.llm is not None or len(hits) < FACT_POOL:
@@ -392,14 +362,16 @@ class DriftRun:
             )
             citations = kept[0].citations if kept else []
             go_on = bool(parsed["should_continue"])
-            children = self.model_followups(parsed["follow_ups"], step_id, MAX_CHILD_FOLLOWUPS, followup.targets)
+            children = self.planner.from_model(
+                parsed["follow_ups"], step_id, MAX_CHILD_FOLLOWUPS, followup.targets, set(self.communities)
+            )
             children = children if go_on else []
         else:
             facts = self.facts(followup.query, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS, FOLLOWUP_EMBEDDED)
             text = " ".join(f.fact for f in facts)
             citations = [c for f in facts for c in f.citations]
             confidence = _confidence(_best_score(facts))
-            children = self.entity_followups(followup.targets, step_id, MAX_CHILD_FOLLOWUPS)
+            children = self.planner.from_entities(followup.targets, step_id, MAX_CHILD_FOLLOWUPS)
             go_on = bool(children)
         with self._lock:
             self.notes.extend(notes)
@@ -433,7 +405,6 @@ class DriftRun:
         emit(self.progress, "aggregating_results", PHASE_PCT["aggregating_results"], "Combining the answers")
         started = time.perf_counter()
         tree = [s for s in self.steps.values() if s.answer]
-        pool = self.aggregation_pool(tree)
         parsed: dict[str, Any] | None = None
         notes: list[str] = []
         with timed(self.usage, "aggregate"):
@@ -443,8 +414,8 @@ class DriftRun:
                     prompts.messages(
                         prompts.AGGREGATE_PROMPT,
                         ("Question", self.question),
-                        ("Answer tree", _tree_text(tree)),
-                        ("Excerpts", prompts.chunk_block(pool)),
+                        ("Answer tree", prompts.tree_block(tree)),
+                        ("Excerpts", prompts.chunk_block(self.aggregation_pool(tree))),
                     ),
                     schema=prompts.AGGREGATE_SCHEMA,
                     name="drift_aggregate",
@@ -453,11 +424,11 @@ class DriftRun:
                 )
             open_note = _open_note(leftover)
             if parsed is not None:
-                facts = self.validate([_model_fact(f) for f in parsed["key_facts"] if isinstance(f, dict)])
+                facts = self.validate([prompts.model_fact(f) for f in parsed["key_facts"] if isinstance(f, dict)])
                 final = str(parsed["final_answer"])
                 uncertainty = " ".join(p for p in (str(parsed["residual_uncertainty"]), open_note) if p)
             else:
-                facts = self.facts(self.question, self.question_vector, pool, KEY_FACTS)
+                facts = self.facts(self.question, self.question_vector, self.offline_pool(), KEY_FACTS)
                 final = answer_lead(facts)
                 uncertainty = " ".join(
                     p
@@ -508,7 +479,7 @@ class DriftRun:
         )
 
     def aggregation_pool(self, tree: Sequence[TraceStep]) -> list[Hit]:
-        """Chunks the steps cited first, then the best-scored of the rest of the retrieved set."""
+        """The model's excerpts for the aggregation: chunks the steps cited first, then the best-scored rest."""
         cited = [
             str(c["chunk_id"])
             for step in tree
@@ -519,35 +490,19 @@ class DriftRun:
         rest = sorted((h for h in self.retrieved.values() if h.id not in set(cited)), key=lambda h: -h.score)
         return [*first, *rest][:AGGREGATE_POOL]
 
-    # --- helpers --------------------------------------------------------------------------------
-    def scope(self, community_ids: tuple[str, ...]) -> list[str]:
-        """Chunk ids under the target communities (cached: sibling follow-ups often share targets)."""
-        key = tuple(sorted(community_ids))
-        if not key:
-            return []
+    def offline_pool(self) -> list[Hit]:
+        """The direct hits and, ranked among them by the question's own search, what the follow-ups retrieved."""
         with self._lock:
-            cached = self._scopes.get(key)
-        if cached is None:
-            cached = sorted({c for ids in community_chunk_ids(self.ctx, key).values() for c in ids})
-            with self._lock:
-                self._scopes[key] = cached
-        return cached
+            direct = {h.id for h in self.direct}
+            others = [i for i in self.retrieved if i not in direct]
+        rescored: list[Hit] = []
+        if others:
+            params = self.params.model_copy(update={"top_k": len(others)})
+            vector = self.question_vector.tolist()
+            rescored = search_chunks(self.ctx, self.question, params, query_vector=vector, restrict_ids=others)
+        return question_ranked(self.direct, rescored, AGGREGATE_POOL)
 
-    def search_scope(self, query: str, vector: np.ndarray | None, scope: list[str], k: int) -> list[Hit]:
-        """Hybrid search inside `scope` (all chunks when empty).
-
-        A small scope is scored exactly (restrict_ids); a large one is nearly the whole graph, where
-        reading every vector costs more than an index search over-fetched and filtered to the scope.
-        """
-        as_list = vector.tolist() if vector is not None else None
-        if not scope or len(scope) <= EXACT_SCOPE_LIMIT:
-            params = self.params.model_copy(update={"top_k": k})
-            return search_chunks(self.ctx, query, params, query_vector=as_list, restrict_ids=scope or None)
-        params = self.params.model_copy(update={"top_k": min(OVERFETCH * k, MAX_TOP_K)})
-        inside = set(scope)
-        found = search_chunks(self.ctx, query, params, query_vector=as_list)
-        return [h for h in found if h.id in inside][:k]
-
+    # --- helpers --------------------------------------------------------------------------------
     def remember(self, hits: Iterable[Hit]) -> None:
         with self._lock:
             for hit in hits:
@@ -605,66 +560,6 @@ class DriftRun:
     def community_list(self) -> str:
         return "\n".join(f"- {r.id}: {r.title}" for r in self.communities.values())
 
-    def model_followups(
-        self, items: Sequence[Any], parent_id: str, limit: int, default_targets: tuple[str, ...]
-    ) -> list[FollowUp]:
-        """The model's follow-ups, new questions only; unknown target ids fall back to the parent's targets."""
-        made: list[FollowUp] = []
-        for item in items:
-            if not isinstance(item, dict) or not str(item.get("question", "")).strip() or len(made) >= limit:
-                continue
-            question = str(item["question"]).strip()
-            if not self.claim(question, None):
-                continue
-            targets = tuple(t for t in map(str, item.get("target_communities") or []) if t in self.communities)
-            made.append(
-                FollowUp(
-                    question=question,
-                    targets=targets or default_targets,
-                    priority=clamp01(item.get("priority"), default=0.5),
-                    parent_id=parent_id,
-                    seq=next(self._seq),
-                )
-            )
-        return made
-
-    def entity_followups(self, targets: tuple[str, ...], parent_id: str, limit: int) -> list[FollowUp]:
-        """Offline follow-ups: the most-mentioned unasked entities of the target communities."""
-        if limit < 1 or not targets:
-            return []
-        entities = self.topics_of(targets)
-        with self._lock:
-            asked = set(self._topics)
-        picked = entity_followups(self.question, entities, targets, asked, limit)
-        return [
-            FollowUp(
-                question, (entity.community,), 0.0, parent_id, next(self._seq), topic=entity.id, context=self.question
-            )
-            for question, entity in picked
-            if self.claim(question, entity.id)
-        ]
-
-    def topics_of(self, targets: tuple[str, ...]) -> dict[str, list[EntityRef]]:
-        """Top entities per community, read once per run for each community."""
-        with self._lock:
-            missing = [t for t in targets if t not in self._entities]
-        if missing:
-            found = top_entities(self.ctx, missing, ENTITIES_PER_COMMUNITY)
-            with self._lock:
-                self._entities.update({t: found.get(t, []) for t in missing})
-        with self._lock:
-            return {t: self._entities[t] for t in targets}
-
-    def claim(self, question: str, topic: str | None) -> bool:
-        """Reserve a question (and its topic) so no two branches ask the same thing."""
-        with self._lock:
-            if _norm(question) in self._asked or (topic is not None and topic in self._topics):
-                return False
-            self._asked.add(_norm(question))
-            if topic is not None:
-                self._topics.add(topic)
-            return True
-
     def embed_followups(self, followups: list[FollowUp]) -> None:
         """Vectors for retrieval and ranking; an offline follow-up's priority is its similarity to the question."""
         todo = [f for f in followups if f.vector is None]
@@ -676,10 +571,6 @@ class DriftRun:
             followup.relevance = float(vector @ self.question_vector)
             if followup.topic is not None:
                 followup.priority = max(followup.relevance, 0.0)
-
-
-def _norm(question: str) -> str:
-    return " ".join(question.lower().split())
 
 
 def _unique(hits: Iterable[Hit]) -> list[Hit]:
@@ -696,28 +587,6 @@ def _best_score(facts: Sequence[KeyFact]) -> float:
 def _confidence(similarity: float) -> float:
     """Offline confidence: the best evidence similarity, clipped to 0..1 (a ranking signal, not a probability)."""
     return round(min(max(similarity, 0.0), 1.0), 3)
-
-
-def _model_fact(item: dict[str, Any]) -> KeyFact:
-    citations = []
-    for c in item.get("citations") or []:
-        if isinstance(c, dict) and c.get("chunk_id"):
-            citations.append(Citation(chunk_id=str(c["chunk_id"]), span=str(c.get("span") or "")))
-        elif isinstance(c, str) and c:
-            citations.append(Citation(chunk_id=c))
-    return KeyFact(fact=str(item.get("fact", "")), citations=citations)
-
-
-def _tree_text(steps: Sequence[TraceStep]) -> str:
-    lines = []
-    for step in steps:
-        cited = ", ".join(str(c["chunk_id"]) for c in step.details.get("citations", []))
-        confidence = f"{step.confidence:.2f}" if step.confidence is not None else "n/a"
-        lines.append(
-            f"[{step.id}] {step.kind}, round {step.round}, confidence {confidence}\n"
-            f"Q: {step.question}\nA: {step.answer}\nCited: {cited or 'none'}"
-        )
-    return "\n\n".join(lines)
 
 
 def _open_note(leftover: Sequence[FollowUp]) -> str:

@@ -1,10 +1,10 @@
 """DRIFT's extractive counterparts: with no language model every step still runs on real evidence.
 
 Why they exist: the tree must be real and inspectable offline, so the primer answers from the
-community summaries, follow-ups are asked about the most-mentioned entities of the target
-communities (phrased from an entity and its most-mentioned partner of the other kind, as a person
-would ask: "What does Andrew Ng say about AGI?"), and answers are ranked evidence sentences with
-their citations.
+community summaries, follow-ups are asked about the entities the question's best hits name (the
+second hop) and the most-mentioned entities of the target communities (phrased from an entity and
+its most-mentioned partner of the other kind, as a person would ask: "What does Andrew Ng say about
+AGI?"), and answers are ranked evidence sentences with their citations, the question's own hits first.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from retrieval.embed import Embedder
+from retrieval.models import Hit
 from retrieval.search.community_context import CommunityReport, EntityRef
 from retrieval.search.evidence import display, distinct, near_duplicate, sentences
 
@@ -111,3 +112,33 @@ def entity_followups(
                 if entity.id not in asked and all(entity.id != e.id for _q, e in picked):
                     picked.append((entity_question(question, entity, entities.get(community, [])), entity))
     return picked
+
+
+def bridge_topics(
+    question: str, hit_entities: dict[str, float], refs: Sequence[EntityRef], limit: int
+) -> list[EntityRef]:
+    """The entities of the best direct hits that the question does not name, best hit first, rarest first within one.
+
+    Why: a multi-hop question's second hop is about something its first passage names ("Brand is a play by Henrik
+    Ibsen" -> Ibsen), not about the most-mentioned entities of a community; a rare name ties two passages, a name
+    found everywhere ties none.
+    """
+    asked = question.lower()
+    fresh = [r for r in refs if r.title.lower() not in asked and r.id in hit_entities]
+    return sorted(fresh, key=lambda r: (-hit_entities[r.id], r.mentions, r.title))[:limit]
+
+
+def question_ranked(direct: Sequence[Hit], others: Sequence[Hit], limit: int) -> list[Hit]:
+    """The chunks an offline DRIFT answer's key facts come from: the direct hits, and follow-up material only
+    where the question itself scores it higher.
+
+    `direct` are the question's own retrieval (best first), `others` the rest of what the follow-ups retrieved,
+    scored against the question by the same search. The best direct hit stays first (as in local search); ties go
+    to the direct hits. Why: a follow-up about a community's entity retrieves passages that answer the follow-up,
+    and ranking them by that search's scores let them crowd out the passages that answer the question.
+    """
+    if not direct:
+        return sorted(others, key=lambda h: -h.score)[:limit]
+    seen = {h.id for h in direct}
+    rest = sorted([*direct[1:], *(h for h in others if h.id not in seen)], key=lambda h: -h.score)
+    return [direct[0], *rest][:limit]

@@ -13,7 +13,7 @@ from typing import Any
 from retrieval.confidence import source_confidence
 from retrieval.json_schema import BOOLEAN, NUMBER, STRING, array, final_answer, obj
 from retrieval.llm import Message
-from retrieval.models import Hit
+from retrieval.models import Citation, Hit, KeyFact, TraceStep
 from retrieval.search.community_context import CommunityReport
 
 EXCERPT_CHARS = 900
@@ -85,3 +85,27 @@ def messages(system: str, *sections: tuple[str, str]) -> list[Message]:
     """A system prompt plus one user message of titled sections; empty sections are left out."""
     body = "\n\n".join(f"## {title}\n{text}" for title, text in sections if text.strip())
     return [{"role": "system", "content": system}, {"role": "user", "content": body}]
+
+
+def model_fact(item: dict[str, Any]) -> KeyFact:
+    """A key fact of the aggregation reply; its citations are checked by the caller."""
+    citations = []
+    for c in item.get("citations") or []:
+        if isinstance(c, dict) and c.get("chunk_id"):
+            citations.append(Citation(chunk_id=str(c["chunk_id"]), span=str(c.get("span") or "")))
+        elif isinstance(c, str) and c:
+            citations.append(Citation(chunk_id=c))
+    return KeyFact(fact=str(item.get("fact", "")), citations=citations)
+
+
+def tree_block(steps: Sequence[TraceStep]) -> str:
+    """The answer tree as the aggregation prompt reads it: each step's question, answer and citations."""
+    lines = []
+    for step in steps:
+        cited = ", ".join(str(c["chunk_id"]) for c in step.details.get("citations", []))
+        confidence = f"{step.confidence:.2f}" if step.confidence is not None else "n/a"
+        lines.append(
+            f"[{step.id}] {step.kind}, round {step.round}, confidence {confidence}\n"
+            f"Q: {step.question}\nA: {step.answer}\nCited: {cited or 'none'}"
+        )
+    return "\n\n".join(lines)

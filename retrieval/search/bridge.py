@@ -153,7 +153,12 @@ def _residual(
         if not ids or not missing:
             continue
         found = ctx.store.fulltext_search(
-            s.chunk_label, " ".join(missing), len(ids), index=s.chunk_fulltext_index, filters={**where, "id": ids}
+            s.chunk_label,
+            " ".join(missing),
+            len(ids),
+            index=s.chunk_fulltext_index,
+            filters={**where, "id": ids},
+            text_only=True,
         )
         for hit in found:
             best[hit.id] = max(best.get(hit.id, 0.0), keyword_norm(hit.score, len(missing)))

@@ -78,6 +78,27 @@ def top_entities(ctx: Context, community_ids: Sequence[str], per_community: int)
     }
 
 
+def entity_refs(ctx: Context, entity_ids: Sequence[str]) -> list[EntityRef]:
+    """The entities with these ids that belong to a community, as follow-up topics (in the order asked)."""
+    if not entity_ids:
+        return []
+    s = ctx.settings
+    rows = ctx.store.read(
+        f"MATCH (m:{ident(s.entity_label)})-[:IN_COMMUNITY]->(c0:{ident(s.community_label)}) "
+        f"WHERE m.id IN $ids AND {ctx.in_scope('m')} "
+        "RETURN m.id AS id, m.title AS title, coalesce(m.mentions, 0) AS mentions, min(c0.id) AS community, "
+        "coalesce(m.type, '') AS type",
+        {"project": ctx.project, "ids": list(entity_ids)},
+    )
+    by_id = {
+        str(r["id"]): EntityRef(
+            str(r["id"]), str(r["title"] or r["id"]), int(r["mentions"]), str(r["community"]), str(r["type"])
+        )
+        for r in rows
+    }
+    return [by_id[i] for i in entity_ids if i in by_id]
+
+
 def community_sizes(ctx: Context, community_ids: Sequence[str]) -> dict[str, int]:
     """Entities beneath each community (any level)."""
     if not community_ids:

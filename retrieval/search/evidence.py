@@ -22,6 +22,7 @@ from retrieval.embed import Embedder
 from retrieval.indexing.speakers import LABEL, speaker_at, strip_label
 from retrieval.models import Citation, Hit, KeyFact
 from retrieval.readable import clean_spoken, sentence_key
+from retrieval.search.fact_selection import choose
 
 CitationKind = Literal["chunk", "community", "node"]
 #: Sentence ends (., !, ?, optionally closing quotes/brackets) followed by space, or line breaks.
@@ -33,10 +34,6 @@ MAX_SPAN_CHARS = 400
 MAX_CANDIDATES = 120
 #: Sentences embedded per question after the lexical shortlist: embedding dominates an extractive answer's cost.
 MAX_EMBEDDED = 16
-#: Two evidence sentences this similar say the same thing; the weaker one is dropped.
-DUPLICATE_SIMILARITY = 0.92
-#: Sentences scoring below this share of the best one are off-topic filler, not evidence.
-RELATIVE_FLOOR = 0.5
 #: Share of a sentence's score that comes from its chunk's retrieval score (the rest is its own similarity).
 HIT_WEIGHT = 0.3
 #: A small bonus for sharing the question's words (ties between equally similar sentences).
@@ -233,9 +230,11 @@ def extractive_facts(
 ) -> list[KeyFact]:
     """The `max_facts` best evidence sentences of `hits`, de-duplicated, each citing its chunk with a verbatim span.
 
-    Only the `embedded` best of a lexical shortlist are embedded and ranked by similarity; a sentence
-    said by a person the question names gets a bonus. A fact shows who said it and reads without
-    fillers; its citation keeps the verbatim span.
+    Only the `embedded` best of a lexical shortlist are embedded and scored by similarity; a sentence
+    said by a person the question names gets a bonus. The facts are then chosen one by one for what
+    each adds to the others (`fact_selection.choose`: question words not yet covered, the second hop
+    of a multi-hop question). A fact shows who said it and reads without fillers; its citation keeps
+    the verbatim span.
     """
     candidates = shortlist(question, hits, embedded, skip)
     if not candidates or max_facts < 1:
@@ -253,16 +252,8 @@ def extractive_facts(
         score + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
         for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
-    chosen: list[int] = []
-    floor = RELATIVE_FLOOR * max(scores)
-    for i in sorted(range(len(candidates)), key=lambda i: -scores[i]):
-        if scores[i] < floor:
-            break
-        if any(float(vectors[i] @ vectors[j]) >= DUPLICATE_SIMILARITY for j in chosen):
-            continue
-        chosen.append(i)
-        if len(chosen) == max_facts:
-            break
+    documents = [c.hit.document_id or c.hit.id for c in candidates]
+    chosen = choose(question, [c.span for c in candidates], scores, vectors, documents=documents, limit=max_facts)
     return [_fact(candidates[i], scores[i]) for i in chosen]
 
 

@@ -31,6 +31,8 @@ class GraphSearch:
     truncated: dict[str, bool] = field(default_factory=dict)
     #: Why nothing was found (no words, unknown or empty project), or None.
     no_data: str | None = None
+    #: The project searched (the scope decided once per search; callers need not decide it again).
+    project: str = ""
 
 
 def graph_search(
@@ -42,7 +44,7 @@ def graph_search(
 ) -> GraphSearch:
     """Hybrid search + bridge re-ranking + the drift-scored expansion, for `query` in `ctx.project`."""
     if query_vector is None and not terms(query):
-        return GraphSearch(no_data="The query has no words to search for.")
+        return GraphSearch(no_data="The query has no words to search for.", project=ctx.project)
     found = retrieve(ctx, query, params, query_vector=query_vector)
     entities = found.expansion.entities
     seeds = [e for e in entities if not e.metadata.get("hop")] or found.seeds
@@ -60,4 +62,5 @@ def graph_search(
             "chunks": len(found.chunks) >= params.top_k,
         },
         no_data=no_data,
+        project=ctx.project,
     )

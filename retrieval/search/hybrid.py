@@ -81,18 +81,20 @@ def _search(
     use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
     use_keyword = params.search_type != "vector" and fulltext_index is not None
     use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)
-    props: dict[str, dict[str, Any]] = {}
     vector_hits: list[StoreHit] = []
     keyword_hits: list[StoreHit] = []
+    # Both arms already scored every id of a restricted search that fetches them all; completing would
+    # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
+    exhaustive = restrict_ids is not None and fetch >= len(where["id"])
     if use_vector:
         vector = query_vector if query_vector is not None else ctx.embedder.embed_query(query)
         vector_hits = _vector_arm(ctx, label, vector, fetch, where)
     keywords = keyword_query(query)
     if use_keyword:
-        keyword_hits = ctx.store.fulltext_search(label, keywords, fetch, index=fulltext_index, filters=where)
-    # Both arms already scored every id of a restricted search that fetches them all; completing would
-    # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
-    exhaustive = restrict_ids is not None and fetch >= len(where["id"])
+        known = vector_hits if exhaustive else []
+        keyword_hits = _keyword_arm(
+            ctx, label, keywords, fetch=fetch, fulltext_index=fulltext_index, where=where, known=known
+        )
     if use_vector and use_keyword and not exhaustive:
         vector_hits, keyword_hits = _complete_arms(
             ctx,
@@ -104,10 +106,46 @@ def _search(
             vector_hits=vector_hits,
             keyword_hits=keyword_hits,
         )
-    for hit in [*keyword_hits, *vector_hits]:
-        props[hit.id] = hit.props
-    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))
-    return [_hit(ctx, kind, f, props[f.id]) for f in fused[:k]]
+    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
+    props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
+    return [_hit(ctx, kind, f, props[f.id]) for f in fused]
+
+
+def _keyword_arm(
+    ctx: Context,
+    label: str,
+    keywords: str,
+    *,
+    fetch: int,
+    fulltext_index: str | None,
+    where: Mapping[str, Any],
+    known: Sequence[StoreHit],
+) -> list[StoreHit]:
+    """Keyword candidates with their indexed text only. A restricted search whose vector arm already read
+    every id (`known`) scores those from what was read; only ids it lacks (no embedding) are searched."""
+    if not known:
+        return ctx.store.fulltext_search(label, keywords, fetch, index=fulltext_index, filters=where, text_only=True)
+    hits = ctx.store.fulltext_rescore(label, keywords, known, index=fulltext_index, filters=where)
+    read = {h.id for h in known}
+    unread = [i for i in where["id"] if i not in read]
+    if unread:
+        hits += ctx.store.fulltext_search(
+            label, keywords, len(unread), index=fulltext_index, filters={**where, "id": unread}, text_only=True
+        )
+        hits.sort(key=lambda hit: -hit.score)
+    return hits
+
+
+def _properties(
+    ctx: Context, label: str, ids: Sequence[str], vector_hits: Sequence[StoreHit], keyword_hits: Sequence[StoreHit]
+) -> dict[str, dict[str, Any]]:
+    """Every property of the kept hits: a vector hit has them; a keyword-only hit (no embedding, or a fulltext
+    search) has its indexed text only, so the few such hits are read in one round trip."""
+    props = {h.id: h.props for h in keyword_hits}
+    full = {h.id: h.props for h in vector_hits}
+    props.update(full)
+    props.update(ctx.store.properties(label, [i for i in ids if i not in full]))
+    return props
 
 
 def _complete_arms(
@@ -132,8 +170,9 @@ def _complete_arms(
     only_vector = [h.id for h in vector_hits if h.id not in keyword_ids]
     only_keyword = [h.id for h in keyword_hits if h.id not in vector_ids]
     if only_vector and keywords:
-        keyword_hits = keyword_hits + ctx.store.fulltext_search(
-            label, keywords, len(only_vector), index=fulltext_index, filters={**where, "id": only_vector}
+        scored_here = [h for h in vector_hits if h.id not in keyword_ids]  # their props are read already
+        keyword_hits = keyword_hits + ctx.store.fulltext_rescore(
+            label, keywords, scored_here, index=fulltext_index, filters=where
         )
     if only_keyword:
         vector_hits = vector_hits + _exact(ctx, label, vector, len(only_keyword), {**where, "id": only_keyword})

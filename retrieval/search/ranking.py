@@ -29,6 +29,8 @@ class Retrieval:
     seeds: list[Hit] = field(default_factory=list)
     expansion: Expansion = field(default_factory=Expansion)
     query_vector: list[float] | None = None
+    #: Entities the best hits mention (id -> the hit's score): a multi-hop question's bridges to its second hop.
+    hit_entities: dict[str, float] = field(default_factory=dict)
     #: Wall time of each phase (embed, chunks, entities, bridge, expand), for the service's `meta.timings`.
     timings_ms: dict[str, float] = field(default_factory=dict)
 
@@ -47,7 +49,7 @@ def retrieve(
     hits = search_chunks(ctx, query, params, query_vector=query_vector)
     clock.lap("chunks")
     if params.max_hops < 1:
-        return Retrieval(hits, [], Expansion(), query_vector, clock.laps)
+        return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     entity_hits = search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
     clock.lap("entities")
     bridged = bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, entity_hits=entity_hits)
@@ -58,7 +60,7 @@ def retrieve(
     walked = walk and seeds
     expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
     clock.lap("expand")
-    return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, clock.laps)
+    return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, bridged.hit_entities, clock.laps)
 
 
 class _Clock:

@@ -94,7 +94,7 @@ def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResp
         documents=_documents(found.chunks),
         final_answer=final,
         meta=schemas.SearchMeta(
-            project_id=engine.context(project).project,
+            project_id=found.project,
             modes=modes,
             timings_ms=timings,
             truncated=found.truncated,

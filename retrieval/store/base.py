@@ -239,9 +239,54 @@ class GraphStore(ABC):
 
     @abstractmethod
     def fulltext_search(
-        self, label: str, text: str, k: int, *, index: str | None = None, filters: Filters | None = None
+        self,
+        label: str,
+        text: str,
+        k: int,
+        *,
+        index: str | None = None,
+        filters: Filters | None = None,
+        text_only: bool = False,
     ) -> list[StoreHit]:
-        """Keyword search over a fulltext index; `text` is user text (any characters), matched as OR of terms."""
+        """Keyword search over a fulltext index; `text` is user text (any characters), matched as OR of terms.
+
+        Hits' props are every stored property but the vector; with `text_only`, only `id` and the indexed
+        fields. Why: a keyword arm ranks dozens of candidates and keeps a few, and building and parsing every
+        candidate's full property map cost more than the search itself (hybrid search reads the rest for the
+        hits it keeps)."""
+
+    def fulltext_rescore(
+        self,
+        label: str,
+        text: str,
+        hits: Sequence[StoreHit],
+        *,
+        index: str | None = None,
+        filters: Filters | None = None,
+    ) -> list[StoreHit]:
+        """The keyword hits `fulltext_search` restricted to these nodes' ids would return, best first (props:
+        the indexed text at least).
+
+        `hits` come from another search under the same `filters`, with every property but the vector (a vector
+        arm's hits). This default searches again; an adapter that scores such a restricted search from the
+        properties alone overrides it to score `hits` without a round trip.
+        """
+        ids = list(dict.fromkeys(h.id for h in hits))
+        if not ids:
+            return []
+        restricted = {**(filters or {}), "id": ids}
+        return self.fulltext_search(label, text, len(ids), index=index, filters=restricted, text_only=True)
+
+    def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
+        """Every property but the vector of the `label` nodes with these ids, by id (absent ids are left out)."""
+        if not ids:
+            return {}
+        prop = ident(self.settings.embedding_property)
+        rows = self.read(
+            f"MATCH (n:{ident(label)}) WHERE n.id IN $ids RETURN n.id AS id, n {{.*, {prop}: null}} AS props",
+            {"ids": list(ids)},
+        )
+        return {str(r["id"]): {k: v for k, v in r["props"].items() if v is not None} for r in rows}
 
     # --- schema -----------------------------------------------------------------------------
     @abstractmethod

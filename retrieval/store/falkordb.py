@@ -274,17 +274,27 @@ class FalkorDBStore(GraphStore):
         return sorted(hits, key=lambda hit: -hit.score)  # a zero vector's NaN distance sorts anywhere; 0.0 here
 
     def fulltext_search(
-        self, label: str, text: str, k: int, *, index: str | None = None, filters: Mapping[str, Any] | None = None
+        self,
+        label: str,
+        text: str,
+        k: int,
+        *,
+        index: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        text_only: bool = False,
     ) -> list[StoreHit]:
         words = terms(text)
         if not words or k < 1:
             return []
         self._require_index("fulltext", label, None)
         where, params = filter_clause("node", filters)
-        projection = self._projection(label, self.settings.embedding_property)
-        pool = max(BM25_POOL_PER_TERM, 2 * int(k))
+        pool = _pool(k)
         fields = self._fulltext_fields(label)
         corpus = self._corpus(label, fields, words)
+        if text_only:
+            projection = ", ".join(f".{ident(f)}" for f in ["id", *fields])
+        else:
+            projection = self._projection(label, self.settings.embedding_property)
         ids = (filters or {}).get("id")
         if isinstance(ids, list) and len(ids) <= pool:  # a known id set: score those nodes, no index walk
             known = self.read(
@@ -310,6 +320,36 @@ class FalkorDBStore(GraphStore):
             if word not in singles:
                 rows.update(self._candidates(label, {redisearch_query(word): corpus.doc_freq[word]}, **scope))
         return bm25.ranked(rows.values(), fields, words, corpus, k)
+
+    def fulltext_rescore(
+        self,
+        label: str,
+        text: str,
+        hits: Sequence[StoreHit],
+        *,
+        index: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[StoreHit]:
+        """What `fulltext_search` does with a known id set (BM25 over the nodes' properties), minus the read:
+        `_pool(k)` always holds the k ids of such a search, so it never walks the index."""
+        words = terms(text)
+        unique = list({h.id: h for h in hits}.values())
+        if not words or not unique:
+            return []
+        self._require_index("fulltext", label, None)
+        fields = self._fulltext_fields(label)
+        rows = [{"id": h.id, "props": h.props} for h in unique]
+        return bm25.ranked(rows, fields, words, self._corpus(label, fields, words), len(rows))
+
+    def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
+        if not ids:
+            return {}
+        rows = self.read(
+            f"MATCH (n:{ident(label)}) WHERE n.id IN $ids "
+            f"RETURN n.id AS id, n {{{self._projection(label, self.settings.embedding_property)}}} AS props",
+            {"ids": list(ids)},
+        )
+        return {str(r["id"]): r["props"] for r in rows}
 
     def _candidates(
         self, label: str, queries: Mapping[str, int], *, pool: int, where: str, params: Row, projection: str
@@ -469,6 +509,11 @@ class FalkorDBStore(GraphStore):
             for prop in ("title", "description"):
                 names[("fulltext", s.entity_label, prop)] = s.entity_fulltext_index
         return names
+
+
+def _pool(k: int) -> int:
+    """Candidates a keyword search ranks for a top `k`; an id set this small is scored without the index."""
+    return max(BM25_POOL_PER_TERM, 2 * int(k))
 
 
 def _conjunctions(matching: Sequence[str], corpus: bm25.Corpus) -> dict[str, int]:

@@ -199,7 +199,14 @@ class Neo4jStore(GraphStore):
         return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in rows]
 
     def fulltext_search(
-        self, label: str, text: str, k: int, *, index: str | None = None, filters: Mapping[str, Any] | None = None
+        self,
+        label: str,
+        text: str,
+        k: int,
+        *,
+        index: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+        text_only: bool = False,
     ) -> list[StoreHit]:
         """Lucene finds the candidates (its OR-query ranks them well); BM25 scores them as the embedded store does."""
         words = terms(text)
@@ -210,11 +217,12 @@ class Neo4jStore(GraphStore):
         fields = self._fulltext_fields(name)
         where, params = filter_clause("node", filters)
         emb = ident(self.settings.embedding_property)
+        projection = ", ".join(f".{ident(f)}" for f in ["id", *fields]) if text_only else f".*, {emb}: null"
         rows = self.read(
             "CALL db.index.fulltext.queryNodes($index, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
             + "WITH node, score ORDER BY score DESC LIMIT $pool "
-            + f"RETURN node.id AS id, node {{.*, {emb}: null}} AS props",
+            + f"RETURN node.id AS id, node {{{projection}}} AS props",
             {"index": name, "q": query, "pool": max(BM25_POOL, 4 * int(k)), **params},
         )
         candidates = [{"id": r["id"], "props": _without_none(r["props"])} for r in rows]
