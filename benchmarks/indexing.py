@@ -3,6 +3,7 @@
 Each corpus runs in its own process (fresh graph in a temp folder) so peak RSS is that corpus's own
 (the indexer process; the embedded graph server runs as a separate process).
 Usage: .venv/bin/python benchmarks/indexing.py [--corpus demo|carol] [--json]
+The whole 60-episode corpus, the embedder alone beside it and a one-episode edit: benchmarks/corpus.py.
 Targets on 2 cores without an LLM (issue 3): demo cold <= 180 s, unchanged re-run <= 5 s, peak RSS <= 2 GB.
 """
 

@@ -232,6 +232,9 @@ class Settings(BaseSettings, RetrievalKnobs):
     )
     #: Texts per local embedder call.
     embedding_batch: int = Field(16, ge=1, le=256)
+    #: Threads of the local embedder (ONNX Runtime intra-op); 0 means one per core. While indexing, the
+    #: embedder runs beside offline extraction, which keeps one more core busy.
+    embedding_threads: int = Field(0, ge=0, le=64)
     #: Embedding model when `embedder` is `openai` or `azure`.
     openai_embedding_model: str = Field(
         "text-embedding-3-small",

@@ -12,6 +12,7 @@ import shutil
 import sys
 import zipfile
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,16 +53,17 @@ def _join(parts: list[str]) -> str:
     return joined
 
 
-def episode_texts(archive: Path) -> dict[str, str]:
-    """Episodes reassembled from their parts; every episode chosen must be found."""
+def episode_texts(archive: Path, episodes: Collection[str] | None = EPISODES) -> dict[str, str]:
+    """Episodes reassembled from their parts (every one of them for `episodes=None`, as the corpus
+    benchmark reads them); every episode chosen must be found."""
     parts: dict[str, dict[int, str]] = defaultdict(dict)
     with zipfile.ZipFile(archive) as zf:
         for name in zf.namelist():
             match = _PART.match(name)
-            if match and match["episode"] in EPISODES:
+            if match and (episodes is None or match["episode"] in episodes):
                 raw = zf.read(name).decode("utf-8", errors="replace").replace("\r\n", "\n")
                 parts[match["episode"]][int(match["n"])] = _strip_name_line(raw, match["episode"])
-    missing = set(EPISODES) - set(parts)
+    missing = set(episodes or ()) - set(parts)
     if missing:
         sys.exit(f"episodes not in the archive: {sorted(missing)}")
     return {ep: _join([p[n] for n in sorted(p)]) for ep, p in parts.items()}

@@ -4,7 +4,8 @@ remove, kill-and-resume, embedder mismatch, and the LLM extraction path against 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +200,97 @@ def test_edit_replaces_chunks_and_orphans(graph, corpus, embedder) -> None:
     assert "p:mira-murati" in entities
     assert len(entities) == len(set(entities))
     assert_counts_stored(store)
+
+
+class RecordingEmbedder(Embedder):
+    """The real embedder, keeping every text it was given: which chunks, entities and communities a run embedded."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.texts: list[str] = []
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def communities_by_id(store: GraphStore) -> dict[str, str]:
+    rows = store.query("MATCH (k:__Community__) RETURN k.id AS id, properties(k) AS props")
+    return {
+        r["id"]: json.dumps({k: v for k, v in r["props"].items() if k != "embedding"}, sort_keys=True) for r in rows
+    }
+
+
+def level0_members(store: GraphStore) -> dict[str, set[str]]:
+    rows = store.query("MATCH (e:__Entity__)-[:IN_COMMUNITY]->(k:__Community__ {level: 0}) RETURN k.id AS k, e.id AS e")
+    members: dict[str, set[str]] = {}
+    for r in rows:
+        members.setdefault(r["k"], set()).add(r["e"])
+    return members
+
+
+def mentioned_in(store: GraphStore, path: str) -> set[str]:
+    rows = store.query(
+        "MATCH (c:__Chunk__ {path: $path})-[:HAS_ENTITY]->(e:__Entity__) RETURN e.id AS e", {"path": path}
+    )
+    return {r["e"] for r in rows}
+
+
+def chunk_texts(store: GraphStore, path: str | None = None) -> set[str]:
+    rows = store.query("MATCH (c:__Chunk__) RETURN c.path AS path, c.text AS text")
+    return {r["text"] for r in rows if path is None or r["path"] == path}
+
+
+def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(graph, corpus, embedder) -> None:
+    settings, store = graph
+    run_index(settings, store, embedder, [corpus], project="p")
+    before = communities_by_id(store)
+    level0_before = level0_members(store)
+    murati = mentioned_in(store, "corpus/murati.txt")
+    others = chunk_texts(store) - chunk_texts(store, "corpus/murati.txt")
+    text = (corpus / "murati.txt").read_text(encoding="utf-8")
+    (corpus / "murati.txt").write_text(text + " Mira Murati later visited Tirana with Greg Brockman.", encoding="utf-8")
+    recorder = RecordingEmbedder(embedder)
+    report = run_index(settings, store, recorder, [corpus], project="p")
+    after = communities_by_id(store)
+    edited = chunk_texts(store, "corpus/murati.txt")
+    assert edited and edited <= set(recorder.texts)  # every chunk of the edited document, re-embedded
+    assert not others & set(recorder.texts)  # and no chunk of the other documents
+    new, gone, kept = set(after) - set(before), set(before) - set(after), set(after) & set(before)
+    assert new and kept  # the edit moved some communities and left others alone
+    assert report.written["communities"] == len(new) and report.written["communities_deleted"] == len(gone)
+    assert all(before[k] == after[k] for k in kept)  # a kept community is not rewritten
+    elsewhere = [k for k, members in level0_before.items() if not members & murati]
+    assert elsewhere and set(elsewhere) <= kept  # communities of the untouched documents stay as they were
+    props = {k: json.loads(v) for k, v in after.items()}
+    embedded = {k for k, p in props.items() if f"{p['title']}\n{p['summary']}" in recorder.texts}
+    assert embedded == new  # only the new communities were summarised and embedded
+
+
+def test_embedding_overlaps_extraction_but_reports_on_the_callers_thread(graph, corpus, embedder) -> None:
+    """Chunks are embedded on a worker thread; progress still arrives on the thread that started the run."""
+    settings, store = graph
+    events: list[tuple[StageProgress, int]] = []
+    report = run_index(
+        settings,
+        store,
+        embedder,
+        [corpus],
+        project="p",
+        on_progress=lambda e: events.append((e, threading.get_ident())),
+    )
+    assert {thread for _e, thread in events} == {threading.get_ident()}
+    embed = [e for e, _t in events if e.stage == "embed"]
+    assert embed[0].done == 0 and embed[-1].done == embed[-1].total == report.written["chunks"] > 0
+    assert report.seconds["embed"] > 0 and report.seconds["extract"] > 0
+    stored = store.query("MATCH (c:__Chunk__) RETURN c.text AS text, c.embedding AS v")
+    for row in stored:  # each chunk's vector is its own text's, in order
+        assert np.allclose(row["v"], embedder.embed([row["text"]])[0], atol=2e-3)
 
 
 def test_delete_from_folder_and_remove_command(graph, corpus, embedder) -> None:

@@ -73,3 +73,33 @@ def test_a_hub_and_its_leaves_are_kept_in_capped_communities() -> None:
     assert sorted(placed) == sorted(nodes)  # every related entity has a community, none twice
     assert max(len(c.members) for c in level0) <= 40
     assert any({"a", "b", "c"} == set(c.members) for c in level0)
+
+
+def test_an_edit_moves_only_the_communities_of_the_changed_entities(carol_graph) -> None:
+    """One new entity related to two others: only their level-0 communities and those above are new."""
+    ids, edges = carol_graph
+    first = communities.hierarchy("c", ids, edges, max_size=10, max_levels=3)
+    touched = {"c:zz-new", ids[5], ids[7]}
+    previous = communities.Previous(
+        community_of={m: c.id for c in first if c.level == 0 for m in c.members},
+        parent_of={c.id: c.parent for c in first if c.parent},
+        changed=frozenset(touched),
+    )
+    edited = [*edges, ("c:zz-new", ids[5], 1.0), ("c:zz-new", ids[7], 1.0)]
+    second = communities.hierarchy("c", [*ids, "c:zz-new"], edited, max_size=10, max_levels=3, previous=previous)
+    before, after = {c.id: c for c in first}, {c.id for c in second}
+    untouched = {c.id for c in first if c.level == 0 and not touched & set(c.members)}
+    assert untouched <= after  # every level-0 community away from the edit kept its id (and its summary)
+    moved = set(before) - after
+    assert 0 < len(moved) <= 2 * 3  # the communities of ids[5] and ids[7], and at most their ancestors
+
+
+def test_an_unchanged_graph_keeps_every_community(carol_graph) -> None:
+    ids, edges = carol_graph
+    first = communities.hierarchy("c", ids, edges, max_size=10, max_levels=3)
+    previous = communities.Previous(
+        community_of={m: c.id for c in first if c.level == 0 for m in c.members},
+        parent_of={c.id: c.parent for c in first if c.parent},
+    )
+    again = communities.hierarchy("c", ids, edges, max_size=10, max_levels=3, previous=previous)
+    assert [c.id for c in again] == [c.id for c in first]

@@ -8,14 +8,19 @@ its own cap, `max_size * LEVEL_GROWTH**level` entities, enforced the same way: w
 (a podcast host related to everything) pulls nearly every entity into one top community, and
 the primer and global search then see one topic instead of the corpus's real ones.
 A community's id hashes its member entities, so an unchanged community keeps its id (and its
-summary) across runs, and a changed one gets a new id and a new summary.
+summary) across runs, and a changed one gets a new id and a new summary. A re-run after an edit
+keeps every level-0 community none of whose entities gained, lost or changed a relationship, and
+partitions only the rest; higher levels start Leiden from the parents the graph already has
+(`Previous`). From scratch, one added entity reorders Leiden's search and reshuffles communities far
+from the change (42 of 77 were rewritten after one episode of 11 was edited).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import igraph as ig
 import leidenalg
@@ -34,10 +39,29 @@ class Community:
     parent: str | None = None
 
 
-def _leiden(graph: ig.Graph, resolution: float = 1.0) -> list[list[int]]:
+@dataclass(frozen=True)
+class Previous:
+    """The partition a graph already holds: each entity's level-0 community, each community's parent, and
+    the entities whose relationships changed since it was computed."""
+
+    community_of: Mapping[str, str] = field(default_factory=dict)
+    parent_of: Mapping[str, str] = field(default_factory=dict)
+    changed: frozenset[str] = frozenset()
+
+
+def _start(keys: Sequence[str], group: Mapping[str, str]) -> list[int] | None:
+    """Leiden's initial membership: nodes of one previous group together, every other node alone."""
+    if not any(key in group for key in keys):
+        return None
+    numbers: dict[str, int] = {}
+    return [numbers.setdefault(group.get(key, f"\0{i}"), len(numbers)) for i, key in enumerate(keys)]
+
+
+def _leiden(graph: ig.Graph, resolution: float = 1.0, initial: list[int] | None = None) -> list[list[int]]:
     partition = leidenalg.find_partition(
         graph,
         leidenalg.RBConfigurationVertexPartition,
+        initial_membership=initial,
         weights="weight" if graph.ecount() else None,
         resolution_parameter=resolution,
         seed=SEED,
@@ -113,6 +137,27 @@ def _absorb_small(graph: ig.Graph, parts: list[list[int]], max_size: int, min_si
     return [sorted(part) for part in kept if len(part) >= min_size]
 
 
+def _kept(connected: Sequence[str], previous: Previous) -> list[list[int]]:
+    """Previous level-0 communities (as node lists) whose entities are all still there, unchanged."""
+    size = Counter(previous.community_of.values())
+    groups: dict[str, list[int]] = defaultdict(list)
+    for node, entity in enumerate(connected):
+        if entity in previous.community_of:
+            groups[previous.community_of[entity]].append(node)
+    return [
+        nodes
+        for key, nodes in groups.items()
+        if len(nodes) == size[key] and not any(connected[node] in previous.changed for node in nodes)
+    ]
+
+
+def _partition(graph: ig.Graph, nodes: list[int], max_size: int, min_size: int) -> list[list[int]]:
+    """Level-0 parts of the subgraph on `nodes`: Leiden, split under the cap, stranded nodes absorbed."""
+    sub = graph if len(nodes) == graph.vcount() else graph.subgraph(nodes)
+    parts = _absorb_small(sub, [p for top in _leiden(sub) for p in _capped(sub, top, max_size)], max_size, min_size)
+    return [[nodes[i] for i in part] for part in parts]
+
+
 def _community_id(project: str, level: int, members: Sequence[str]) -> str:
     digest = hashlib.sha1("\n".join(sorted(members)).encode("utf-8")).hexdigest()[:16]
     return f"{project}:c{level}:{digest}"
@@ -126,17 +171,23 @@ def hierarchy(
     max_size: int,
     max_levels: int,
     min_size: int = 2,
+    previous: Previous | None = None,
 ) -> list[Community]:
-    """Communities of every level, finest first; entities with no relationship belong to none."""
+    """Communities of every level, finest first; entities with no relationship belong to none.
+
+    With `previous`, unchanged level-0 communities are kept as they are and the levels above start from the
+    parents the graph already has."""
+    previous = previous or Previous()
     connected = sorted({e for a, b, _w in edges for e in (a, b)} & set(entity_ids))
     if not connected:
         return []
     index = {entity: i for i, entity in enumerate(connected)}
     graph = ig.Graph(n=len(connected), edges=[(index[a], index[b]) for a, b, _w in edges if a in index and b in index])
     graph.es["weight"] = [w for a, b, w in edges if a in index and b in index]
-    parts = _absorb_small(
-        graph, [p for top in _leiden(graph) for p in _capped(graph, top, max_size)], max_size, min_size
-    )
+    kept = _kept(connected, previous)
+    placed = {node for part in kept for node in part}
+    rest = [node for node in range(len(connected)) if node not in placed]
+    parts = kept + (_partition(graph, rest, max_size, min_size) if rest else [])
     groups = sorted((tuple(connected[i] for i in part) for part in parts if len(part) >= min_size), key=lambda g: g[0])
     level0 = [Community(_community_id(project, 0, g), 0, g, ()) for g in groups]
     levels = [level0]
@@ -155,7 +206,8 @@ def hierarchy(
         level = len(levels)
         sizes = [len(c.members) for c in below]
         cap = max_size * LEVEL_GROWTH**level
-        grouped = [part for group in _leiden(meta) for part in _capped(meta, group, cap, sizes=sizes)]
+        initial = _start([c.id for c in below], previous.parent_of)
+        grouped = [part for group in _leiden(meta, initial=initial) for part in _capped(meta, group, cap, sizes=sizes)]
         if len(grouped) >= len(below):
             break
         above = []

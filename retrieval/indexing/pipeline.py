@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,6 +37,7 @@ from retrieval.indexing import (
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
 from retrieval.indexing.communities import Community
+from retrieval.indexing.embed_worker import EmbedWorker
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
@@ -156,7 +157,27 @@ class _Run:
                 chunked.append(chunk_source(doc.path, doc.text, outline, s.chunk_tokens, s.chunk_overlap))
                 facts.append(repo_facts.of(doc.path, doc.text, outline))
                 self.tick("chunk", i + 1, len(docs), doc.path)
-        vectors = self.embed([c.text for chunks in chunked for c in chunks], "embed")
+        texts = [c.text for chunks in chunked for c in chunks]
+        worker = EmbedWorker(self.embedder, texts, EMBED_STEP)  # embeds while this thread extracts
+        try:
+            self.tick("embed", 0, len(texts))
+            extractions = self.extract(docs, chunked, lambda: self.tick("embed", worker.progress(), len(texts)))
+            vectors = worker.result(lambda done: self.tick("embed", done, len(texts)))
+        finally:
+            worker.close()
+        self.report.seconds["embed"] = round(self.report.seconds.get("embed", 0.0) + worker.seconds, 3)
+        self.tick("embed", len(texts), len(texts))
+        offset = 0
+        with self.stage("write", len(docs)):
+            for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
+                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found, fact)
+                offset += len(chunks)
+                self.tick("write", i + 1, len(docs), doc.path)
+
+    def extract(
+        self, docs: list[SourceDocument], chunked: list[list[Chunk]], between: Callable[[], None]
+    ) -> list[list[ChunkExtraction]]:
+        """Entities and relations per chunk of each document; `between()` after each (embed progress)."""
         extractions: list[list[ChunkExtraction]] = []
         with self.stage("extract", len(docs)):
             for i, (doc, chunks) in enumerate(zip(docs, chunked, strict=True)):
@@ -171,12 +192,8 @@ class _Run:
                     self.report.notes.extend(f"{doc.path} {note}" for note in notes)
                 extractions.append(found)
                 self.tick("extract", i + 1, len(docs), doc.path)
-        offset = 0
-        with self.stage("write", len(docs)):
-            for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
-                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found, fact)
-                offset += len(chunks)
-                self.tick("write", i + 1, len(docs), doc.path)
+                between()
+        return extractions
 
     def write_document(
         self,
@@ -235,8 +252,11 @@ class _Run:
         self.count("mentions", len(mention_rows))
 
     # --- derived graph ------------------------------------------------------------------------
-    def reconcile(self) -> None:
-        """Bring entities, RELATED and communities in line with the chunks; write only differences."""
+    def reconcile(self, resumed: bool) -> None:
+        """Bring entities, RELATED and communities in line with the chunks; write only differences.
+
+        `resumed`: the last run stopped before its communities were done, so the stored communities may not
+        be those of the stored RELATED edges, and are recomputed from scratch instead of kept where unchanged."""
         g = self.graph
         with self.stage("references"):
             written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
@@ -244,7 +264,8 @@ class _Run:
             self.count("references_deleted", dropped)
             self.count("links_deleted", g.delete_unlinked_urls())
         with self.stage("resolve"):
-            wanted = entities.resolve(g.mentions())
+            mentions = g.mentions()
+            wanted = entities.resolve(mentions)
             stored = g.entities()
             stale = sorted(set(stored) - set(wanted))
             g.delete_nodes(g.settings.entity_label, stale)
@@ -256,7 +277,8 @@ class _Run:
         self.count("entities_deleted", len(stale))
         with self.stage("relate"):
             edges = relations.aggregate(g.chunk_relations(), wanted)
-            write, drop = relations.diff(edges, g.related())
+            stored_edges = g.related()
+            write, drop = relations.diff(edges, stored_edges)
             g.write_related(write)
             g.delete_related(drop)
             degrees = g.sync_degrees()
@@ -265,19 +287,39 @@ class _Run:
         self.count("relationships_deleted", len(drop))
         self.count("degrees", degrees)
         self.count("timestamps", dated)
-        self.communities(wanted, edges)
+        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
+        # re-dates every edge it supports, which leaves the partition alone).
+        touched = [
+            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
+        ] + drop
+        self.communities(wanted, edges, mentions, None if resumed else frozenset(e for pair in touched for e in pair))
 
-    def communities(self, wanted: dict[str, entities.Entity], edges: dict[tuple[str, str], dict[str, Any]]) -> None:
+    def communities(
+        self,
+        wanted: dict[str, entities.Entity],
+        edges: dict[tuple[str, str], dict[str, Any]],
+        mentions: list[dict[str, Any]],
+        changed: frozenset[str] | None,
+    ) -> None:
+        """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
+        recomputed); only new communities are summarised and embedded."""
         g, s = self.graph, self.settings
         with self.stage("communities"):
+            existing = g.community_ids()
+            links = g.community_links()
+            previous = communities.Previous(
+                community_of={m: k for m, k in links if m in wanted},
+                parent_of={m: k for m, k in links if m in existing},
+                changed=changed or frozenset(),
+            )
             tree = communities.hierarchy(
                 self.report.project,
                 sorted(wanted),
                 [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
                 max_size=s.max_community_size,
                 max_levels=s.community_levels,
+                previous=None if changed is None else previous,
             )
-            existing = g.community_ids()
             g.delete_nodes(g.settings.community_label, sorted(existing - {c.id for c in tree}))
             # A community written by a run killed before its vector was stored is written again.
             done = existing & g.vectors.ids(s.community_label, self.report.project)
@@ -311,17 +353,19 @@ class _Run:
                     for (c, r), v in zip(made, vectors, strict=True)
                 ]
             )
-            self._link(tree)
+            self._link(tree, mentions, links)
         self.count("communities", len(new))
         self.count("communities_deleted", len(existing - {c.id for c in tree}))
 
-    def _link(self, tree: list[Community]) -> None:
-        """Entities and chunks -> level-0 communities, child -> parent; only links not already there."""
+    def _link(self, tree: list[Community], mentions: list[dict[str, Any]], have: set[tuple[str, str]]) -> None:
+        """Entities and chunks -> level-0 communities, child -> parent; only links not already there.
+
+        `mentions` are the ones the entities were resolved from (read once: the project's largest read), `have`
+        the links read before stale communities were deleted (a deleted community is linked to by nothing new)."""
         g = self.graph
-        have = g.community_links()
         level0 = {e: c.id for c in tree if c.level == 0 for e in c.members}
         entity_links = sorted((e, k) for e, k in level0.items())
-        chunk_links = sorted({(row["chunk"], level0[row["entity"]]) for row in g.mentions() if row["entity"] in level0})
+        chunk_links = sorted({(row["chunk"], level0[row["entity"]]) for row in mentions if row["entity"] in level0})
         parent_links = sorted((c.id, c.parent) for c in tree if c.parent)
         for label, links in (
             (g.lab.entity, entity_links),
@@ -414,7 +458,7 @@ def _apply(run: _Run, info: dict[str, Any] | None, todo: list[SourceDocument], g
         g.delete_document(stored[path]["id"])
     if todo:
         run.write_documents(todo)
-    run.reconcile()
+    run.reconcile(resumed=bool(info and info.get("dirty")))
     run.count("vectors_dropped", g.sync_vectors())
     g.set_dirty(False)
     g.set_last_run({k: len(getattr(run.report, k)) for k in ("added", "updated", "unchanged", "deleted")})
