@@ -110,9 +110,14 @@ def test_expansion_follows_directed_edges_out_in_or_both(store: GraphStore, embe
     assert reached("both") == {"out", "in", "plain"}
     assert reached("out") == {"out", "plain"}
     assert reached("in") == {"in", "plain"}
-    relations = expand(ctx, ["hub"], params(store.settings, max_hops=1)).relations
+    relations = expand(ctx, ["hub"], params(store.settings, max_hops=1), relations=True).relations
     edges = {(r["source"], r["target"], r["directed"]) for r in relations}
     assert edges == {("hub", "out", True), ("in", "hub", True), ("plain", "hub", False)}
+    outward = expand(ctx, ["hub"], params(store.settings, max_hops=1, expansion_direction="out"), relations=True)
+    assert {(r["source"], r["target"], r["directed"]) for r in outward.relations} == {
+        ("hub", "out", True),
+        ("plain", "hub", False),
+    }
     # The explorer gets the same flag on its edges (it draws an arrow on directed ones only).
     view = neighbourhood(ctx, ["hub"], params(store.settings, max_hops=1), cap=10)
     assert {(e.source, e.target, e.directed) for e in view.edges} == edges

@@ -171,9 +171,11 @@ def test_expansion_walks_hops_with_unique_nodes_and_penalises_hubs(ctx: Context)
     assert {"pierre", "polonium", "science"} <= set(ids) and "paris" not in ids
     score = {e.id: e.score for e in one.entities}
     assert score["science"] < score["polonium"]  # same edge weight, but science is a hub
-    two = expand(ctx, ["marie"], params(ctx, max_hops=2, max_nodes=100))
+    two = expand(ctx, ["marie"], params(ctx, max_hops=2, max_nodes=100), relations=True)
     assert "paris" in {e.id for e in two.entities}
     assert {r["target"] for r in two.relations} >= {"pierre", "paris"}
+    assert len(two.relations) == len(two.entities) - 1  # one edge per reached node: the one that reached it
+    assert all(r["description"] for r in two.relations)
 
 
 def test_expansion_cap_truncates(ctx: Context) -> None:

@@ -200,6 +200,6 @@ def _search_step(question: str, found: Retrieval, search_ms: float) -> TraceStep
             "expanded_entities": len(found.expansion.entities),
             "expansion_truncated": found.expansion.truncated,
             "budget_exhausted": found.expansion.budget_exhausted,
-            "relations": len(found.expansion.relations),
+            "reached_entities": sum(1 for e in found.expansion.entities if e.metadata.get("hop")),
         },
     )

@@ -78,11 +78,14 @@ def expand(
     *,
     seed_scores: Mapping[str, float] | None = None,
     chunk_limit: int | None = None,
+    relations: bool = False,
 ) -> Expansion:
-    """Entities within `params.max_hops` of the seeds (seeds first), their relations and evidence chunks.
+    """Entities within `params.max_hops` of the seeds (seeds first), evidence chunks and, with `relations`,
+    the edge that reached each node (with its description: for callers that show the edges).
 
-    Round trips: seeds, one per hop (UNWIND over the frontier), properties of the reached nodes, evidence
-    and its texts; each reads a bounded number of rows per node, so a hub costs what a leaf costs.
+    Round trips: seeds, one per hop (UNWIND over the frontier), properties of the reached nodes, the edges
+    when asked, evidence and its texts; each reads a bounded number of rows per node, so a hub costs what a
+    leaf costs.
     """
     seeds = list(dict.fromkeys(seed_entity_ids))
     if not seeds:
@@ -99,7 +102,8 @@ def expand(
         chunk_limit if chunk_limit is not None else params.top_k,
     )
     entities = [_entity_hit(n) for n in nodes]
-    return Expansion(entities, walk.relations(), chunks, walk.truncated, walk.budget_exhausted)
+    edges = walk.relations() if relations else []
+    return Expansion(entities, edges, chunks, walk.truncated, walk.budget_exhausted)
 
 
 class _Walk:
@@ -112,7 +116,8 @@ class _Walk:
         self.related = related(ctx.settings)
         self.nodes: dict[str, _Node] = {}
         self.frontier: list[str] = []
-        self.edges: dict[tuple[str, str], dict[str, Any]] = {}
+        #: The frontier node each reached node was reached from (its edge is read once, after the walk).
+        self.reached_from: dict[str, str] = {}
         self.truncated = False
         #: Drift score gathered by the hops so far, against `params.drift_budget`.
         self.spent = 0.0
@@ -137,10 +142,10 @@ class _Walk:
         if self.budget_exhausted or not self.frontier or room <= 0:
             self.truncated = self.truncated or bool(self.frontier and room <= 0 and self._has_new_neighbours())
             return False
-        rows = [row for row in self._neighbours(self.frontier) if row["id"] not in self.nodes]
+        rows = self._neighbours(self.frontier)
         degrees = self._degrees(rows)
         candidates: dict[str, _Node] = {}
-        via: dict[str, dict[str, Any]] = {}
+        via: dict[str, str] = {}
         for row in rows:
             parent = self.nodes[row["source"]]
             weight = float(row["weight"] if row["weight"] is not None else 1.0)
@@ -150,21 +155,14 @@ class _Walk:
             best = candidates.get(row["id"])
             if best is None or score > best.score:
                 candidates[row["id"]] = _Node(row["id"], score, hop, {}, degree)
-                forward = row["forward"]
-                via[row["id"]] = {
-                    "source": row["source"] if forward else row["id"],
-                    "target": row["id"] if forward else row["source"],
-                    "description": row["rel_description"] or "",
-                    "weight": weight,
-                    "directed": bool(row["directed"]),
-                }
+                via[row["id"]] = row["source"]
         if not candidates:
             return False
         kept = self._within_budget(sorted(candidates.values(), key=lambda n: -n.score)[:room])
         self.truncated = self.truncated or len(candidates) > room
         for node in kept:
             self.nodes[node.id] = node
-            self.edges[(via[node.id]["source"], via[node.id]["target"])] = via[node.id]
+            self.reached_from[node.id] = via[node.id]
         self.frontier = [n.id for n in kept]
         return bool(kept) and not self.budget_exhausted
 
@@ -193,19 +191,21 @@ class _Walk:
 
     def _neighbours(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         """Strongest of the first EDGES_SCANNED edges per node that `expansion_direction` follows,
-        NEIGHBOURS_PER_NODE at most; scalars only, with whether the edge points away from the frontier node.
+        NEIGHBOURS_PER_NODE at most, minus the nodes already visited: ids, degree and weight only.
 
-        The far node carries no label: anchored on the id index, the walk then follows the node's own
-        adjacency (a label there makes the planner scan the label instead).
+        Why so few columns: a hop reads hundreds of rows to keep tens of nodes, and decoding each value costs
+        the service more than the server spends finding it; the kept edges' descriptions are read once, after
+        the walk. The far node carries no label: anchored on the id index, the walk then follows the node's
+        own adjacency (a label there makes the planner scan the label instead).
         """
         return self.ctx.store.read(
             f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (a:{self.label} {{id: fid}})-[r:{self.related}]-(b) "
-            f"WHERE {_FOLLOWS} WITH a, b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight, "
-            "r.description AS rel_description, startNode(r) = a AS forward, r.directed AS directed "
+            f"WHERE {_FOLLOWS} WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight "
             "ORDER BY weight DESC LIMIT $per } "
-            "RETURN fid AS source, id, degree, weight, rel_description, forward, directed",
+            "WITH fid, id, degree, weight WHERE NOT id IN $seen RETURN fid AS source, id, degree, weight",
             {
                 "ids": list(ids),
+                "seen": list(self.nodes),
                 "scan": EDGES_SCANNED,
                 "per": NEIGHBOURS_PER_NODE,
                 "direction": self.params.expansion_direction,
@@ -246,7 +246,40 @@ class _Walk:
         return sorted(self.nodes.values(), key=lambda n: (n.hop > 0, -n.score))
 
     def relations(self) -> list[dict[str, Any]]:
-        return list(self.edges.values())
+        """The edge each reached node was reached by, oriented as stored: the strongest one the walk may follow
+        between the two nodes (the one its score came from).
+
+        Read from the end with fewer edges: the traversal scans that node's adjacency, and a hub's is long."""
+        pairs = []
+        for node_id, source in self.reached_from.items():
+            low, high = sorted((node_id, source), key=lambda n: self.nodes[n].degree)
+            pairs.append({"anchor": low, "other": high, "source": source, "id": node_id})
+        if not pairs:
+            return []
+        rows = self.ctx.store.read(
+            f"UNWIND $pairs AS pair MATCH (a:{self.label} {{id: pair.anchor}})-[r:{self.related}]-(b) "
+            "WHERE b.id = pair.other RETURN pair.source AS source, pair.id AS id, r.weight AS weight, "
+            "r.description AS description, startNode(r) = a AS anchor_starts, r.directed AS directed, "
+            "pair.anchor = pair.source AS anchor_is_source",
+            {"pairs": pairs},
+        )
+        out = self.params.expansion_direction == "out"
+        edges: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            forward = row["anchor_starts"] == row["anchor_is_source"]  # the edge points away from the source
+            if row["directed"] and self.params.expansion_direction != "both" and forward != out:
+                continue  # the walk would not have followed it
+            weight = float(row["weight"] if row["weight"] is not None else 1.0)
+            if row["id"] in edges and edges[row["id"]]["weight"] >= weight:
+                continue
+            edges[row["id"]] = {
+                "source": row["source"] if forward else row["id"],
+                "target": row["id"] if forward else row["source"],
+                "description": row["description"] or "",
+                "weight": weight,
+                "directed": bool(row["directed"]),
+            }
+        return [edges[node_id] for node_id in self.reached_from if node_id in edges]
 
 
 def _timestamp(props: Mapping[str, Any]) -> float | None:

@@ -9,7 +9,6 @@ retrieval the modes use, plus timings and the flags that say where a cap cut the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
@@ -24,7 +23,6 @@ class GraphSearch:
 
     seeds: list[Hit] = field(default_factory=list)
     neighbours: list[Hit] = field(default_factory=list)
-    relations: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[Hit] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     #: `expansion`: the walk hit `max_nodes`; `budget`: it stopped at `drift_budget`; `chunks`: top_k was full.
@@ -53,7 +51,6 @@ def graph_search(
     return GraphSearch(
         seeds=seeds,
         neighbours=neighbours,
-        relations=found.expansion.relations,
         chunks=found.chunks,
         timings_ms=found.timings_ms,
         truncated={

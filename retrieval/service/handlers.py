@@ -194,7 +194,8 @@ def expand_entity(
 ) -> dict[str, Any]:
     """The entity's neighbourhood as the search endpoint shows it: entities with drift score and hop, relations."""
     ctx = engine.context(checked_project(engine, project_id))
-    found = expand(ctx, [entity_id], engine.params(max_hops=max_hops, max_nodes=max_nodes), chunk_limit=0)
+    params = engine.params(max_hops=max_hops, max_nodes=max_nodes)
+    found = expand(ctx, [entity_id], params, chunk_limit=0, relations=True)
     if not found.entities:
         raise InvalidInput(f"No entity with id '{entity_id}' in project '{ctx.project}'.")
     return {
