@@ -210,6 +210,13 @@ class Settings(BaseSettings, RetrievalKnobs):
     max_community_size: int = Field(40, ge=2)
     #: Levels of the community hierarchy.
     community_levels: int = Field(3, ge=1, le=6)
+    #: Processes that run offline extraction (spaCy, yake) beside the embedder thread: extraction is pure
+    #: Python holding the GIL, so only a process of its own gives it the second core. 1 suits 2 cores (one
+    #: for the extraction process, one for the embedder); 0 extracts in the indexer's own process.
+    extract_processes: int = Field(1, ge=0, le=64)
+    #: Runs with fewer words of prose than this extract in the indexer's own process: a child's start-up
+    #: (~1.7 s on 2 cores, mostly loading spaCy) would cost about what overlapping saves on one episode.
+    extract_process_min_words: int = Field(20_000, ge=0)
 
     # --- indexing input: what a run may read ---------------------------------------------------
     #: Larger single documents are refused: ~1.5M words would take most of an hour to embed on 2 cores.

@@ -39,7 +39,7 @@ from retrieval.indexing.code_chunking import chunk_source
 from retrieval.indexing.communities import Community
 from retrieval.indexing.embed_worker import EmbedWorker
 from retrieval.indexing.extract_llm import extract_with_llm
-from retrieval.indexing.extract_offline import extract_document
+from retrieval.indexing.extract_process import offline_extractions
 from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
 from retrieval.indexing.repo_facts import DocumentFacts
 from retrieval.indexing.repo_graph import RepoGraph
@@ -177,20 +177,30 @@ class _Run:
     def extract(
         self, docs: list[SourceDocument], chunked: list[list[Chunk]], between: Callable[[], None]
     ) -> list[list[ChunkExtraction]]:
-        """Entities and relations per chunk of each document; `between()` after each (embed progress)."""
-        extractions: list[list[ChunkExtraction]] = []
-        with self.stage("extract", len(docs)):
-            for i, (doc, chunks) in enumerate(zip(docs, chunked, strict=True)):
-                if not languages.has_prose(doc.path):  # code and configuration: symbols instead of entities
-                    extractions.append([ChunkExtraction() for _ in chunks])
-                    continue
-                found = extract_document(doc.text, chunks)
+        """Entities and relations per chunk of each document; `between()` after each and while waiting for the
+        extraction process (embed progress). A document whose extraction fails is reported as an issue and
+        written without entities: the other documents, and its own chunks, are still indexed."""
+        # code and configuration: symbols instead of entities
+        extractions = [[ChunkExtraction() for _ in chunks] for chunks in chunked]
+        prose = [i for i, doc in enumerate(docs) if languages.has_prose(doc.path)]
+        s = self.settings
+        jobs = [(docs[i].text, chunked[i]) for i in prose]
+        with (
+            self.stage("extract", len(docs)),
+            offline_extractions(jobs, s.extract_processes, s.extract_process_min_words, between) as outcomes,
+        ):
+            for i, outcome in zip(prose, outcomes, strict=True):
+                doc, chunks = docs[i], chunked[i]
+                if isinstance(outcome, Exception):
+                    message = f"entity extraction failed ({type(outcome).__name__}: {outcome})"[:300]
+                    self.report.issues.append(LoadIssue(doc.path, f"{message}; indexed without entities"))
+                else:
+                    extractions[i] = outcome
                 if self.chat is not None:
-                    found, notes = extract_with_llm(
-                        chunks, found, self.chat, self.report.usage, self.settings.llm_concurrency
+                    extractions[i], notes = extract_with_llm(
+                        chunks, extractions[i], self.chat, self.report.usage, s.llm_concurrency
                     )
                     self.report.notes.extend(f"{doc.path} {note}" for note in notes)
-                extractions.append(found)
                 self.tick("extract", i + 1, len(docs), doc.path)
                 between()
         return extractions

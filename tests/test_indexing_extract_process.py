@@ -1,0 +1,117 @@
+"""Offline extraction in a child process (settings `extract_processes`, `extract_process_min_words`): the same
+graph as extracting in-process, a document whose extraction raises does not end the run, and a stopped run
+leaves no child behind. Real spaCy in a real spawned process, the real ONNX embedder, both graph backends."""
+
+# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import psutil
+import pytest
+
+from retrieval.config import Settings
+from retrieval.indexing import StageProgress, run_index
+from tests.test_indexing import (  # noqa: F401 (fixtures)
+    KilledError,
+    assert_same_graph,
+    corpus,
+    dump,
+    embedder,
+    graph,
+    ids,
+)
+
+#: 45 space-separated "words" of 30,000 characters (a dump of encoded data, say): the tokenizer makes one unknown
+#: token of each, so they fit one chunk (the fixture's are 48 tokens), longer than spaCy accepts (ValueError E088).
+BLOB = " ".join(f"blob{i:02d}" * 5000 for i in range(45))
+
+
+def extraction_children() -> list[psutil.Process]:
+    """This test process's extraction processes (spawned pool workers; not the graph server or the
+    multiprocessing resource tracker)."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if any("multiprocessing.spawn" in part for part in child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            continue
+    return found
+
+
+def with_processes(settings: Settings, processes: int) -> Settings:
+    """`processes` extraction processes whatever the run's size (the test corpus is far below the threshold)."""
+    return settings.model_copy(update={"extract_processes": processes, "extract_process_min_words": 0})
+
+
+def test_extraction_process_builds_the_same_graph_as_extracting_in_process(graph, corpus, embedder) -> None:
+    settings, store = graph
+    run_index(with_processes(settings, 0), store, embedder, [corpus], project="p")
+    in_process = dump(store)
+    store.clear()
+    events: list[tuple[StageProgress, int]] = []
+    children: set[int] = set()
+
+    def record(event: StageProgress) -> None:
+        events.append((event, threading.get_ident()))
+        if event.stage == "extract" and event.done:
+            children.update(child.pid for child in extraction_children())
+
+    report = run_index(with_processes(settings, 1), store, embedder, [corpus], project="p", on_progress=record)
+    assert children, "extraction did not run in a child process"
+    assert_same_graph(in_process, dump(store))
+    assert not report.issues
+    # progress still comes from the caller's thread, one tick per document in document order
+    assert {thread for _e, thread in events} == {threading.get_ident()}
+    extract = [e.done for e, _t in events if e.stage == "extract"]
+    assert extract == sorted(extract) and extract[-1] == 3
+    assert not extraction_children()
+
+
+@pytest.mark.parametrize("processes", [1, 0])
+def test_a_document_whose_extraction_fails_is_reported_and_the_run_goes_on(graph, corpus, embedder, processes) -> None:
+    settings, store = graph
+    (corpus / "blob.txt").write_text(BLOB, encoding="utf-8")
+    report = run_index(with_processes(settings, processes), store, embedder, [corpus], project="p")
+    assert [
+        (i.path, "ValueError" in i.message, i.message.endswith("indexed without entities")) for i in report.issues
+    ] == [("corpus/blob.txt", True, True)]
+    assert sorted(report.added) == ["corpus/blob.txt", "corpus/gates.txt", "corpus/murati.txt", "corpus/su.txt"]
+    assert {"p:microsoft", "p:lisa-su", "p:openai"} <= set(ids(store, "__Entity__"))
+    blob = store.query(
+        "MATCH (c:__Chunk__) WHERE c.path = 'corpus/blob.txt' "
+        "RETURN count(c) AS chunks, sum(size([(c)-[:HAS_ENTITY]->() | 1])) AS entities"
+    )
+    assert blob[0]["chunks"] > 0 and blob[0]["entities"] == 0  # its chunks are searchable, without entities
+
+
+def test_a_stopped_run_leaves_no_extraction_process(graph, corpus, embedder) -> None:
+    settings, store = graph
+    seen: list[psutil.Process] = []
+
+    def stop(event: StageProgress) -> None:
+        if event.stage == "extract" and event.done == 1:
+            seen.extend(extraction_children())
+            raise KilledError("stopped during extraction")
+
+    with pytest.raises(KilledError):
+        run_index(with_processes(settings, 1), store, embedder, [corpus], project="p", on_progress=stop)
+    assert seen, "extraction did not run in a child process"
+    assert not any(child.is_running() for child in seen)
+    assert not extraction_children()
+
+
+def test_small_runs_extract_in_process(graph, corpus: Path, embedder) -> None:
+    """Below `extract_process_min_words` no child is started (the three test documents have ~200 words)."""
+    settings, store = graph
+    children: list[psutil.Process] = []
+
+    def record(event: StageProgress) -> None:
+        if event.stage == "extract" and event.done:
+            children.extend(extraction_children())
+
+    small = settings.model_copy(update={"extract_processes": 1, "extract_process_min_words": 1000})
+    run_index(small, store, embedder, [corpus], project="p", on_progress=record)
+    assert not children and ids(store, "__Entity__")
