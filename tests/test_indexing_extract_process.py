@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from retrieval.config import Settings
+from retrieval.errors import DriftLensError
 from retrieval.indexing import StageProgress, run_index
 from tests.test_indexing import (  # noqa: F401 (fixtures)
     KilledError,
@@ -101,6 +102,22 @@ def test_a_stopped_run_leaves_no_extraction_process(graph, corpus, embedder) -> 
     assert seen, "extraction did not run in a child process"
     assert not any(child.is_running() for child in seen)
     assert not extraction_children()
+
+
+def test_a_killed_extraction_process_ends_the_run_with_a_message(graph, corpus, embedder) -> None:
+    """Killed from outside (out of memory, say) while the run waits for it: a clear error, no child left."""
+    settings, store = graph
+    killed: list[psutil.Process] = []
+
+    def kill(event: StageProgress) -> None:
+        if event.stage == "embed" and not killed:  # the first tick with a child: waiting for its first result
+            killed.extend(extraction_children())
+            for child in killed:
+                child.kill()
+
+    with pytest.raises(DriftLensError, match="extraction process stopped unexpectedly"):
+        run_index(with_processes(settings, 1), store, embedder, [corpus], project="p", on_progress=kill)
+    assert killed and not extraction_children()
 
 
 def test_small_runs_extract_in_process(graph, corpus: Path, embedder) -> None:
