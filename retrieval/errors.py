@@ -77,6 +77,10 @@ class QueryError(DriftLensError):
     """A Cypher query failed; the message carries the database's reason."""
 
 
+class QueryMemoryExceeded(QueryError):
+    """The server stopped a query at its per-query memory cap (nothing it wrote was kept)."""
+
+
 class LLMError(DriftLensError):
     """The language model could not be reached or kept failing after retries."""
 

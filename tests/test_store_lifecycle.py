@@ -17,11 +17,12 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import psutil
 import pytest
 
 from retrieval.engine import Engine
-from retrieval.errors import StoreUnavailable
+from retrieval.errors import QueryMemoryExceeded, StoreUnavailable
 from retrieval.store import open_store
 from retrieval.store.embedded_server import DamagedLog
 from retrieval.store.falkordb import FalkorDBStore
@@ -121,6 +122,20 @@ def test_server_runs_with_the_configured_memory_caps(tmp_path: Path) -> None:
         assert int(client.config_get("maxmemory")["maxmemory"]) == 300 * 1024 * 1024
         capacity = client.execute_command("GRAPH.CONFIG", "GET", "QUERY_MEM_CAPACITY")
         assert int(capacity[1]) == 64 * 1024 * 1024
+
+
+def test_a_bulk_write_over_the_query_memory_cap_is_written_in_halves(tmp_path: Path) -> None:
+    """The cap stops runaway reads; a load whose batch passes it is split, each row written once."""
+    rng = np.random.default_rng(1)
+    rows = [{"id": i, "v": rng.random(384, dtype=np.float32)} for i in range(3200)]
+    cypher = "UNWIND $rows AS row CREATE (p:Probe {id: row.id}) SET p.v = vecf32(row.v)"
+    with open_store(make_settings(tmp_path, graph_query_memory_mb=16)) as store:
+        assert isinstance(store, FalkorDBStore)
+        with pytest.raises(QueryMemoryExceeded):  # one query with every row passes this cap
+            store.query(cypher, {"rows": rows})
+        assert store.write_batch(cypher, rows, batch_size=len(rows)) == len(rows)
+        found = store.read("MATCH (p:Probe) RETURN count(p) AS n, count(DISTINCT p.id) AS ids")
+        assert found == [{"n": len(rows), "ids": len(rows)}]
 
 
 # --- 2. exclusive open -----------------------------------------------------------------------------

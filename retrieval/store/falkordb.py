@@ -24,12 +24,12 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from retrieval.config import Settings
-from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
+from retrieval.errors import IndexMissing, QueryError, QueryMemoryExceeded, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25, falkordb_params
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.cypher_limits import bound_ranges
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
-from retrieval.store.falkordb_results import explain, rows, similarity
+from retrieval.store.falkordb_results import MEMORY_CAP, explain, rows, similarity
 from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
@@ -167,10 +167,26 @@ class FalkorDBStore(GraphStore):
         return self._run(lambda: self._graph.query(text), None, write=True)
 
     def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
-        """As the port's, with the next batch's parameters encoded while the server stores this one."""
-        for text in falkordb_params.encoded_batches(cypher, rows, batch_size):
-            self._write(text)
+        """As the port's, with the next batch's parameters encoded while the server stores this one.
+
+        A batch the server stops at its per-query memory cap is written again in halves. Why: on a large graph
+        the cap tripped on bulk writes of vectors (2,000 chunks per batch, at 578k chunks in the graph) while
+        1,000 passed; the cap is there to stop a runaway read, not to fail a load. The stopped query kept
+        nothing (a query is atomic), so writing its halves writes each row once."""
+        for batch, text in falkordb_params.encoded_batches(cypher, rows, batch_size):
+            self._write_within_cap(cypher, batch, text)
         return len(rows)
+
+    def _write_within_cap(self, cypher: str, batch: Sequence[Mapping[str, Any]], text: str) -> None:
+        try:
+            self._write(text)
+        except QueryMemoryExceeded:
+            if len(batch) < 2:
+                raise
+            half = len(batch) // 2
+            log.info("a write of %d rows hit the query memory cap; writing it in halves", len(batch))
+            for part in (batch[:half], batch[half:]):
+                self._write_within_cap(cypher, part, falkordb_params.header({"rows": list(part)}) + cypher)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
@@ -222,7 +238,8 @@ class FalkorDBStore(GraphStore):
                 return None  # the graph has never been written: every read of it is empty, not an error
             if "read-only" in message:
                 raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
-            raise QueryError(explain(message, self.settings, timeout_ms)) from exc
+            error = QueryMemoryExceeded if MEMORY_CAP in message else QueryError
+            raise error(explain(message, self.settings, timeout_ms)) from exc
 
     # --- search -----------------------------------------------------------------------------
     def _vector_candidates(

@@ -9,6 +9,9 @@ from typing import Any
 from retrieval.config import Settings
 from retrieval.store.base import Row, timed_out
 
+#: What the server says when a query passed its memory cap (QUERY_MEM_CAPACITY).
+MEMORY_CAP = "mem consumption exceeded"
+
 
 def rows(result: Any) -> list[Row]:
     """Rows keyed by column name; `None` (a graph never written) is no rows."""
@@ -49,7 +52,7 @@ def explain(message: str, s: Settings, timeout_ms: int | None) -> str:
     """The server's reason, with the setting that caused it when a limit stopped the query."""
     if "timed out" in message.lower():
         return timed_out(s, timeout_ms)
-    if "mem consumption exceeded" in message:
+    if MEMORY_CAP in message:
         return (
             f"Query stopped: it needed more than {s.graph_query_memory_mb} MB of memory "
             "(DRIFTLENS_GRAPH_QUERY_MEMORY_MB); narrow it or add LIMIT."
