@@ -75,7 +75,9 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Most memory (MB) the embedded server may hold; a 24 GB machine shares it with the app and the indexer.
     #: Past it writes fail with "OOM" and reads go on.
     graph_max_memory_mb: int = Field(8192, ge=64)
-    #: Working memory (MB) one query may use on the embedded server before it is stopped.
+    #: Working memory (MB) one query may use on the embedded server before it is stopped. A vector index's growth
+    #: counts against the write that grows it, so a write that hits the cap raises it to twice the largest
+    #: vector index (at most `graph_max_memory_mb`) and runs again; reads stay under whatever it is.
     graph_query_memory_mb: int = Field(1024, ge=16)
     #: Server-side limit for every read (user Cypher, search, explorer); a hung server fails the read this long
     #: (plus a short grace) after it was sent, instead of blocking for the loading timeout below.

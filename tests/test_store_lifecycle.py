@@ -124,18 +124,21 @@ def test_server_runs_with_the_configured_memory_caps(tmp_path: Path) -> None:
         assert int(capacity[1]) == 64 * 1024 * 1024
 
 
-def test_a_bulk_write_over_the_query_memory_cap_is_written_in_halves(tmp_path: Path) -> None:
-    """The cap stops runaway reads; a load whose batch passes it is split, each row written once."""
+def test_a_vector_index_grows_past_the_query_memory_cap_it_started_with(tmp_path: Path) -> None:
+    """FalkorDB counts an index's growth against the inserting query: a fixed 16 MB cap stopped a 384-d index
+    at 8,000 vectors, each batch far under the cap. The cap follows the index; a runaway read is still stopped."""
     rng = np.random.default_rng(1)
-    rows = [{"id": i, "v": rng.random(384, dtype=np.float32)} for i in range(3200)]
-    cypher = "UNWIND $rows AS row CREATE (p:Probe {id: row.id}) SET p.v = vecf32(row.v)"
-    with open_store(make_settings(tmp_path, graph_query_memory_mb=16)) as store:
-        assert isinstance(store, FalkorDBStore)
-        with pytest.raises(QueryMemoryExceeded):  # one query with every row passes this cap
-            store.query(cypher, {"rows": rows})
-        assert store.write_batch(cypher, rows, batch_size=len(rows)) == len(rows)
-        found = store.read("MATCH (p:Probe) RETURN count(p) AS n, count(DISTINCT p.id) AS ids")
-        assert found == [{"n": len(rows), "ids": len(rows)}]
+    with open_store(make_settings(tmp_path, graph_query_memory_mb=16, graph_max_memory_mb=512)) as store:
+        assert isinstance(store, FalkorDBStore) and store._writer is not None
+        store.ensure_vector_index("probe_v", "Probe", "v", 384)
+        for start in range(0, 12_000, 500):
+            rows = [{"id": start + i, "v": rng.random(384, dtype=np.float32)} for i in range(500)]
+            store.write_batch("UNWIND $rows AS row CREATE (p:Probe {id: row.id}) SET p.v = vecf32(row.v)", rows, 500)
+        assert store.read("MATCH (p:Probe) RETURN count(DISTINCT p.id) AS n") == [{"n": 12_000}]
+        capacity = int(store._writer.execute_command("GRAPH.CONFIG", "GET", "QUERY_MEM_CAPACITY")[1])
+        assert 16 * 2**20 < capacity <= 512 * 2**20
+        with pytest.raises(QueryMemoryExceeded):
+            store.read("UNWIND range(1, 100000000) AS x RETURN collect(x) AS xs")
 
 
 # --- 2. exclusive open -----------------------------------------------------------------------------
@@ -241,7 +244,7 @@ def test_unwritable_folder_fails_clearly_and_leaves_no_server(tmp_path: Path) ->
         f"""
         from pathlib import Path
         from tests.conftest import make_settings
-        from retrieval.errors import StoreUnavailable
+        from retrieval.errors import QueryMemoryExceeded, StoreUnavailable
         from retrieval.store import open_store
         for attempt in range(3):
             try:

@@ -25,7 +25,7 @@ from redis.retry import Retry
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, QueryMemoryExceeded, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25, falkordb_params
+from retrieval.store import bm25, falkordb_memory, falkordb_params
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.cypher_limits import bound_ranges
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
@@ -164,29 +164,30 @@ class FalkorDBStore(GraphStore):
         """Run a query whose parameters are already in its text (`falkordb_params.header`)."""
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
-        return self._run(lambda: self._graph.query(text), None, write=True)
+        try:
+            return self._run(lambda: self._graph.query(text), None, write=True)
+        except QueryMemoryExceeded:
+            if not self._make_room():
+                raise
+            return self._run(lambda: self._graph.query(text), None, write=True)  # the stopped write kept nothing
+
+    def _make_room(self) -> bool:
+        """Raise the per-query memory cap for the vector indexes' growth (see `falkordb_memory`)."""
+        writer = self._writer
+        if writer is None:
+            return False
+
+        def count(label: str) -> int:
+            found = self.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")
+            return int(found[0]["n"]) if found else 0
+
+        return falkordb_memory.make_room(writer, self.index_states(), count, self.settings.graph_max_memory_mb)
 
     def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
-        """As the port's, with the next batch's parameters encoded while the server stores this one.
-
-        A batch the server stops at its per-query memory cap is written again in halves. Why: on a large graph
-        the cap tripped on bulk writes of vectors (2,000 chunks per batch, at 578k chunks in the graph) while
-        1,000 passed; the cap is there to stop a runaway read, not to fail a load. The stopped query kept
-        nothing (a query is atomic), so writing its halves writes each row once."""
-        for batch, text in falkordb_params.encoded_batches(cypher, rows, batch_size):
-            self._write_within_cap(cypher, batch, text)
-        return len(rows)
-
-    def _write_within_cap(self, cypher: str, batch: Sequence[Mapping[str, Any]], text: str) -> None:
-        try:
+        """As the port's, with the next batch's parameters encoded while the server stores this one."""
+        for text in falkordb_params.encoded_batches(cypher, rows, batch_size):
             self._write(text)
-        except QueryMemoryExceeded:
-            if len(batch) < 2:
-                raise
-            half = len(batch) // 2
-            log.info("a write of %d rows hit the query memory cap; writing it in halves", len(batch))
-            for part in (batch[:half], batch[half:]):
-                self._write_within_cap(cypher, part, falkordb_params.header({"rows": list(part)}) + cypher)
+        return len(rows)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
@@ -239,7 +240,7 @@ class FalkorDBStore(GraphStore):
             if "read-only" in message:
                 raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
             error = QueryMemoryExceeded if MEMORY_CAP in message else QueryError
-            raise error(explain(message, self.settings, timeout_ms)) from exc
+            raise error(explain(message, self.settings, timeout_ms, write=write)) from exc
 
     # --- search -----------------------------------------------------------------------------
     def _vector_candidates(

@@ -30,28 +30,25 @@ def header(params: Mapping[str, Any] | None) -> str:
     return "CYPHER " + "".join(f"{_key(name)}={encode(value)} " for name, value in params.items())
 
 
-def encoded_batches(
-    cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int
-) -> Iterator[tuple[Sequence[Mapping[str, Any]], str]]:
-    """Each batch of `rows` and `cypher` with it as its `$rows`, the next batch encoded while the caller runs this one.
+def encoded_batches(cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int) -> Iterator[str]:
+    """`cypher` with each batch of `rows` as its `$rows`, the next batch encoded while the caller runs this one.
 
     Why: encoding a batch (Python, this process) and storing it (the server's process) took about as long as each
     other on a bulk load; on two cores they overlap. One batch ahead bounds the memory held.
     """
     starts = range(0, len(rows), batch_size)
 
-    def encoded(start: int) -> tuple[Sequence[Mapping[str, Any]], str]:
-        batch = rows[start : start + batch_size]
-        return batch, header({"rows": list(batch)}) + cypher
+    def encoded(start: int) -> str:
+        return header({"rows": list(rows[start : start + batch_size])}) + cypher
 
     with ThreadPoolExecutor(1, thread_name_prefix="falkordb-encode") as encoder:
         ahead = encoder.submit(encoded, starts[0]) if starts else None
         for following in [*starts[1:], None]:
             if ahead is None:
                 return
-            batch = ahead.result()
+            text = ahead.result()
             ahead = encoder.submit(encoded, following) if following is not None else None
-            yield batch
+            yield text
 
 
 def encode(value: Any) -> str:

@@ -48,10 +48,17 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def explain(message: str, s: Settings, timeout_ms: int | None) -> str:
+def explain(message: str, s: Settings, timeout_ms: int | None, *, write: bool = False) -> str:
     """The server's reason, with the setting that caused it when a limit stopped the query."""
     if "timed out" in message.lower():
         return timed_out(s, timeout_ms)
+    if MEMORY_CAP in message and write:
+        return (
+            f"Write stopped at the graph's per-query memory cap ({s.graph_query_memory_mb} MB to start with, "
+            "DRIFTLENS_GRAPH_QUERY_MEMORY_MB, raised as the vector indexes grow up to "
+            f"DRIFTLENS_GRAPH_MAX_MEMORY_MB = {s.graph_max_memory_mb} MB): the graph needs more memory than "
+            "the server may use; raise DRIFTLENS_GRAPH_MAX_MEMORY_MB."
+        )
     if MEMORY_CAP in message:
         return (
             f"Query stopped: it needed more than {s.graph_query_memory_mb} MB of memory "
