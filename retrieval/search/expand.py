@@ -256,19 +256,17 @@ class _Walk:
             pairs.append({"anchor": low, "other": high, "source": source, "id": node_id})
         if not pairs:
             return []
+        # `a` is the node the walk came from, as in _FOLLOWS: the direction rule is written once.
         rows = self.ctx.store.read(
-            f"UNWIND $pairs AS pair MATCH (a:{self.label} {{id: pair.anchor}})-[r:{self.related}]-(b) "
-            "WHERE b.id = pair.other RETURN pair.source AS source, pair.id AS id, r.weight AS weight, "
-            "r.description AS description, startNode(r) = a AS anchor_starts, r.directed AS directed, "
-            "pair.anchor = pair.source AS anchor_is_source",
-            {"pairs": pairs},
+            f"UNWIND $pairs AS pair MATCH (x:{self.label} {{id: pair.anchor}})-[r:{self.related}]-(y) "
+            "WHERE y.id = pair.other WITH pair, r, CASE WHEN pair.anchor = pair.source THEN x ELSE y END AS a "
+            f"WHERE {_FOLLOWS} RETURN pair.source AS source, pair.id AS id, r.weight AS weight, "
+            "r.description AS description, startNode(r) = a AS forward, r.directed AS directed",
+            {"pairs": pairs, "direction": self.params.expansion_direction},
         )
-        out = self.params.expansion_direction == "out"
         edges: dict[str, dict[str, Any]] = {}
         for row in rows:
-            forward = row["anchor_starts"] == row["anchor_is_source"]  # the edge points away from the source
-            if row["directed"] and self.params.expansion_direction != "both" and forward != out:
-                continue  # the walk would not have followed it
+            forward = row["forward"]  # the edge points away from the node the walk came from
             weight = float(row["weight"] if row["weight"] is not None else 1.0)
             if row["id"] in edges and edges[row["id"]]["weight"] >= weight:
                 continue

@@ -56,8 +56,8 @@ def explain(message: str, s: Settings, timeout_ms: int | None, *, write: bool = 
         return (
             f"Write stopped at the graph's per-query memory cap ({s.graph_query_memory_mb} MB to start with, "
             "DRIFTLENS_GRAPH_QUERY_MEMORY_MB, raised as the vector indexes grow up to "
-            f"DRIFTLENS_GRAPH_MAX_MEMORY_MB = {s.graph_max_memory_mb} MB): the graph needs more memory than "
-            "the server may use; raise DRIFTLENS_GRAPH_MAX_MEMORY_MB."
+            f"DRIFTLENS_GRAPH_MAX_MEMORY_MB = {s.graph_max_memory_mb} MB): write fewer rows at a time, or raise "
+            "DRIFTLENS_GRAPH_MAX_MEMORY_MB if the vector indexes have grown to it."
         )
     if MEMORY_CAP in message:
         return (
