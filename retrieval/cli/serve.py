@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from retrieval.cli import settings_from_args
 from retrieval.engine import Engine
 from retrieval.logs import configure_logging
+from retrieval.service.heap import freeze_startup_objects
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -68,7 +69,9 @@ def run_serve(args: argparse.Namespace) -> int:
         os.environ[HOST_VARIABLE] = args.host
         uvicorn.run("retrieval.cli.serve:app_from_environment", factory=True, workers=args.workers, **options)
         return 0
-    uvicorn.run(create_app(settings, host=args.host), **options)
+    app = create_app(settings, host=args.host)
+    freeze_startup_objects()
+    uvicorn.run(app, **options)
     return 0
 
 
@@ -85,7 +88,9 @@ def app_from_environment() -> FastAPI:
     configure_logging(settings.log_level)
     # Uvicorn silenced its access logger before loading this app; configure_logging re-attached it to the root.
     logging.getLogger("uvicorn.access").propagate = False
-    return create_app(settings, host=os.environ.get(HOST_VARIABLE, "127.0.0.1"))
+    app = create_app(settings, host=os.environ.get(HOST_VARIABLE, "127.0.0.1"))
+    freeze_startup_objects()
+    return app
 
 
 def run_mcp(args: argparse.Namespace) -> int:
@@ -95,6 +100,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     configure_logging(settings.log_level)  # on stderr: stdout carries the protocol
     service = Service.open(Engine(settings))
+    freeze_startup_objects()
     try:
         asyncio.run(build_mcp(lambda: service).run_stdio_async())
     finally:
