@@ -260,7 +260,7 @@ class FalkorDBStore(GraphStore):
                 "prop": prop,
                 "fetch": int(fetch),
                 "limit": limit,
-                "q": [float(x) for x in vector],
+                "q": falkordb_params.query_vector(vector),
             },
         )
         # FalkorDB returns cosine *distance* (0 = same direction); callers want similarity.
@@ -286,7 +286,7 @@ class FalkorDBStore(GraphStore):
         rows = self.read(
             f"{match} WITH n, vec.cosineDistance(n.{ident(prop)}, vecf32($q)) AS distance ORDER BY distance LIMIT $k "
             + f"RETURN n.id AS id, distance, n {{{self._projection(label, prop)}}} AS props",
-            {**params, "q": [float(x) for x in vector], "k": int(k)},
+            {**params, "q": falkordb_params.query_vector(vector), "k": int(k)},
         )
         hits = [StoreHit(str(r["id"]), similarity(r["distance"]), r["props"]) for r in rows]
         return sorted(hits, key=lambda hit: -hit.score)  # a zero vector's NaN distance sorts anywhere; 0.0 here

@@ -51,6 +51,15 @@ def encoded_batches(cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: 
             yield text
 
 
+def query_vector(vector: Sequence[float]) -> np.ndarray:
+    """A query vector as float32, the precision `vecf32` keeps on the server anyway.
+
+    Why: a float32 written as a Python float takes ~17 digits, as float32 9, so the text the server parses per
+    vector shrinks from ~8 to ~5 KB and encodes in half the time; the vector the server compares is the same.
+    """
+    return np.asarray(vector, dtype=np.float32).reshape(-1)
+
+
 def encode(value: Any) -> str:
     """One parameter value as Cypher text."""
     if isinstance(value, np.ndarray):
