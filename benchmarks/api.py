@@ -149,6 +149,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.graph.with_name(args.graph.name + ".data").exists():
         raise SystemExit(f"no graph at {args.graph}: build the demo graph with `python -m retrieval demo`")
+    load_before = os.getloadavg()[0]
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"driftlens-api-bench-{port}.log"
     service = start_service(args.graph, port, log, args.workers)
@@ -189,7 +190,7 @@ def main() -> None:
         service.wait(timeout=60)
     print_table(
         f"HTTP service on {args.graph} ({args.duration:g} s per run, offline; {args.workers} worker(s); "
-        f"cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.1f})",
+        f"cores: {os.cpu_count()}; load average before: {load_before:.1f}, after: {os.getloadavg()[0]:.1f})",
         ["endpoint", "clients", "requests", "ok/s", "p50 ms", "p95 ms", "p99 ms", "errors", "503 shed", "reads/req"],
         rows,
     )
