@@ -81,6 +81,11 @@ class QueryMemoryExceeded(QueryError):
     """The server stopped a query at its per-query memory cap (nothing it wrote was kept)."""
 
 
+class QueryAborted(QueryError):
+    """DriftLens ended a statement the database did not stop by its deadline, or one that took the graph server
+    down; such a statement is never run again on the caller's behalf."""
+
+
 class LLMError(DriftLensError):
     """The language model could not be reached or kept failing after retries."""
 

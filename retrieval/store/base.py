@@ -67,11 +67,13 @@ class Health:
         return not any(self.counts.values())
 
 
-def timed_out(s: Settings, timeout_ms: int | None) -> str:
-    """What a read stopped by its time limit tells the user: how long it ran and which setting set that."""
+def timed_out(s: Settings, timeout_ms: int | None, ended_by: str = "") -> str:
+    """What a read stopped by its time limit tells the user: how long it ran, which setting set that, and (when the
+    database did not stop it and DriftLens had to, see `deadline`) how it was ended."""
     waited = timeout_ms or s.query_timeout_ms
     knob = "DRIFTLENS_CYPHER_TIMEOUT_MS" if waited == s.cypher_timeout_ms else "DRIFTLENS_QUERY_TIMEOUT_MS"
-    return f"Query stopped after {waited} ms ({knob}); narrow it."
+    how = f": the database did not stop it in time, so {ended_by}" if ended_by else ""
+    return f"Query stopped after {waited} ms ({knob}){how}; narrow it."
 
 
 def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-_RANGE = re.compile(r"(?<![\w.$`])range\s*\(", re.IGNORECASE)
+#: `range(` as the function, also spelled as a quoted name (`` `range`( ``), which calls the same function.
+_RANGE = re.compile(r"(?<![\w.$`])(?:range|`range`)\s*\(", re.IGNORECASE)
 _STANDALONE_CALL = re.compile(r"^\s*CALL\s+[A-Za-z_][\w.]*\s*\(", re.IGNORECASE)
 _YIELD = re.compile(r"\bYIELD\b", re.IGNORECASE)
 _RETURN = re.compile(r"\bRETURN\b", re.IGNORECASE)
@@ -69,7 +70,10 @@ def _bounded_range(args: list[str], m: int) -> str:
 
 
 def _code_only(cypher: str) -> str:
-    """`cypher` with the insides of strings, quoted names and comments blanked out (same length, same offsets)."""
+    """`cypher` with the insides of strings, quoted names and comments blanked out (same length, same offsets).
+
+    A quoted name that is `range` stays: it names the function as well as the bare word does.
+    """
     chars = list(cypher)
     i, n = 0, len(cypher)
     while i < n:
@@ -78,7 +82,8 @@ def _code_only(cypher: str) -> str:
             j = i + 1
             while j < n and cypher[j] != c:
                 j += 2 if cypher[j] == "\\" and c != "`" else 1
-            chars[i + 1 : min(j, n)] = " " * (min(j, n) - i - 1)
+            if not (c == "`" and cypher[i + 1 : j].lower() == "range"):
+                chars[i + 1 : min(j, n)] = " " * (min(j, n) - i - 1)
             i = j + 1
         elif cypher.startswith("//", i):
             j = cypher.find("\n", i)

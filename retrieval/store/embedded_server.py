@@ -149,6 +149,19 @@ class EmbeddedServer:
                 self._start()
             connect(self.layout.socket)
 
+    def restart(self, connect: Callable[[Path], None], pid: int) -> None:
+        """Stop server `pid` at once and start it again, then connect: for a server still running a statement past
+        its deadline (FalkorDB cannot stop one statement). SIGKILL loses nothing: every write reached the
+        append-only log before it was confirmed. A server someone else already replaced is left alone."""
+        with self._locked():
+            if pid and self._running_pid() == pid:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                _wait_exit(pid, STOP_WAIT_S)
+            if not self._running_pid():
+                self._start()
+            connect(self.layout.socket)
+
     def _prepare_folder(self) -> None:
         """Fail before anything is started when the folder cannot hold the graph's files."""
         try:

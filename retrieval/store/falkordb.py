@@ -4,6 +4,8 @@ Why these settings: the server (its own process, see embedded_server.py) writes 
 replying, and its HNSW defaults give poor recall at scale. Two connections: reads get a short socket timeout
 (Settings.query_timeout_ms plus a grace) so a hung server fails a read quickly; writes and index builds get the
 long loading timeout. A lost connection reopens the server (under the graph's lock) and a read is retried once.
+Every read is admitted by its plan first (`falkordb_plans`); statements from people and models get the deadline
+DriftLens enforces: the server cannot stop one statement, so one that runs past it has the server restarted.
 """
 
 from __future__ import annotations
@@ -24,11 +26,21 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from retrieval.config import Settings
-from retrieval.errors import IndexMissing, QueryError, QueryMemoryExceeded, ReadOnlyViolation, StoreUnavailable
+from retrieval.errors import (
+    DriftLensError,
+    IndexMissing,
+    QueryAborted,
+    QueryError,
+    QueryMemoryExceeded,
+    ReadOnlyViolation,
+    StoreUnavailable,
+)
 from retrieval.store import bm25, falkordb_memory, falkordb_params
-from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident
-from retrieval.store.cypher_limits import bound_ranges
+from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident, timed_out
+from retrieval.store.cypher_limits import bound_ranges, bounded
+from retrieval.store.deadline import GRACE_S
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
+from retrieval.store.falkordb_plans import PlanGate
 from retrieval.store.falkordb_results import MEMORY_CAP, explain, rows, similarity
 from retrieval.store.text_query import redisearch_query, terms
 
@@ -36,7 +48,7 @@ log = logging.getLogger(__name__)
 
 #: A read's socket waits this much longer than the server-side query timeout, so the server's own (clearer)
 #: timeout error normally wins and the socket timeout only fires when the server itself hangs.
-READ_GRACE_S = 2.0
+READ_GRACE_S = GRACE_S
 #: Fulltext candidates per query term re-scored with BM25: enough to hold the top k of any sensible query.
 BM25_POOL_PER_TERM = 50
 #: Candidates come from the rarest query terms only; common ones (stopwords too) still count in the score.
@@ -72,6 +84,7 @@ class FalkorDBStore(GraphStore):
         self._keys_cache: dict[str, set[str]] = {}
         self._corpus_cache: dict[str, bm25.LabelStats] = {}
         self._index_cache: list[IndexState] | None = None
+        self._plans = PlanGate(self._catalogue)
         try:
             self.server.attach_or_start(self._connect)
             self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
@@ -190,14 +203,92 @@ class FalkorDBStore(GraphStore):
         return len(rows)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
-        """Every read has a server-side time limit (at most Settings.query_timeout_ms) and bounded `range()`s."""
-        limit = self.settings.query_timeout_ms
-        timeout = min(timeout_ms or limit, limit)
-        max_elements = self.settings.graph_query_memory_mb * 1024 * 1024 // 16 + 1
-        bounded = bound_ranges(cypher, max_elements)
-        text = falkordb_params.header(params) + bounded
+        """Every read is admitted by its plan, has a server-side time limit (at most Settings.query_timeout_ms)
+        and bounded `range()`s."""
+        timeout = self._timeout(timeout_ms)
+        text = falkordb_params.header(params) + bound_ranges(cypher, self._max_elements())
+        self._plans.admit(cypher, text, self._explain)
         result = self._run(lambda: self._ro_graph.ro_query(text, timeout=timeout), timeout)
         return rows(result)
+
+    def read_limited(self, cypher: str, limit: int, *, timeout_ms: int | None = None) -> list[Row]:
+        """At most `limit` rows of a statement from a person or a model, under the deadline DriftLens enforces.
+
+        The plan is checked on the statement as written (bar bounded ranges), so a syntax error names the writer's
+        own lines; the row-limit wrapper is used where the statement compiles inside it (not, e.g., after a leading
+        WITH). Planning and running each end by the timeout plus `deadline.GRACE_S`, or the server is restarted
+        (it cannot stop one statement; its data is on disk); a statement that stopped the server is not run again.
+        """
+        timeout = self._timeout(timeout_ms)
+        name = self.settings.graph_name
+
+        def explain(statement: str) -> list[str]:
+            plan = self._untrusted(lambda client: client.execute_command("GRAPH.EXPLAIN", name, statement), timeout)
+            return [str(line) for line in plan or ()]
+
+        text = bound_ranges(cypher, self._max_elements())
+        self._plans.admit(cypher, text, explain)
+        wrapped = bounded(text, limit)
+        if wrapped != text and not self._plans.compiles(wrapped, explain):
+            wrapped = text
+        found = self._untrusted(lambda client: Graph(client, name).ro_query(wrapped, timeout=timeout), timeout)
+        return rows(found)[: max(0, int(limit))]
+
+    def _untrusted(self, command: Callable[[redis.Redis], Any], timeout: int) -> Any:
+        """`command` on a connection of its own that waits at most the deadline (see `read_limited`)."""
+        server_pid = self.server.owner().get("server_pid")
+        client = redis.Redis(
+            unix_socket_path=self.socket_path,
+            socket_timeout=timeout / 1000 + GRACE_S,
+            decode_responses=True,
+            client_name=self._client_name,
+            retry=Retry(NoBackoff(), 0),
+        )
+        try:
+            return command(client)
+        except redis.TimeoutError:
+            self._restart(server_pid)
+            ended = "DriftLens restarted the graph server (its data is on disk)"
+            raise QueryAborted(timed_out(self.settings, timeout, ended)) from None
+        except redis.ConnectionError as exc:
+            self.reconnect()
+            raise QueryAborted(
+                "The graph server stopped while running this query and was started again; the query was not run "
+                "again. Narrow it."
+            ) from exc
+        except redis.ResponseError as exc:
+            error = self._response_error(exc, timeout, write=False)
+            if error is None:
+                return None
+            raise error from exc
+        finally:
+            client.close()
+
+    def _restart(self, server_pid: Any) -> None:
+        """Restart the server that ran past a deadline, unless another thread or process already did."""
+        with self._reconnecting:
+            if self._closed:
+                raise StoreUnavailable(self.uri, "The store was closed; open it again.")
+            self._writer = self._reader = None
+            self.server.restart(self._connect, int(server_pid or 0))
+        self._index_cache = None
+        self._wait_operational(None)
+
+    def _timeout(self, timeout_ms: int | None) -> int:
+        limit = self.settings.query_timeout_ms
+        return min(timeout_ms or limit, limit)
+
+    def _max_elements(self) -> int:
+        """The longest `range()` the per-query memory cap can hold (one past it, so the cap itself says no)."""
+        return self.settings.graph_query_memory_mb * 1024 * 1024 // 16 + 1
+
+    def _explain(self, text: str) -> list[str]:
+        plan = self._run(lambda: self._reader.execute_command("GRAPH.EXPLAIN", self.settings.graph_name, text), None)  # type: ignore[union-attr]
+        return [str(line) for line in plan or ()]
+
+    def _catalogue(self, cypher: str) -> list[tuple[str, str]]:
+        found = rows(self._run(lambda: self._ro_graph.ro_query(cypher), None))
+        return [(str(row["name"]), str(row["mode"])) for row in found]
 
     def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
         """`call` (which looks the graph handle up when called, so a retry uses the new connection)."""
@@ -234,13 +325,22 @@ class FalkorDBStore(GraphStore):
         except redis.ConnectionError as exc:
             raise StoreUnavailable(self.uri, "Its server stopped and could not be reached again.", exc) from exc
         except redis.ResponseError as exc:
-            message = str(exc)
-            if "empty key" in message:
-                return None  # the graph has never been written: every read of it is empty, not an error
-            if "read-only" in message:
-                raise ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.") from exc
-            error = QueryMemoryExceeded if MEMORY_CAP in message else QueryError
-            raise error(explain(message, self.settings, timeout_ms, write=write)) from exc
+            error = self._response_error(exc, timeout_ms, write=write)
+            if error is None:
+                return None
+            raise error from exc
+
+    def _response_error(
+        self, exc: redis.ResponseError, timeout_ms: int | None, *, write: bool
+    ) -> DriftLensError | None:
+        """The typed error for the server's refusal; None for a graph never written (every read of it is empty)."""
+        message = str(exc)
+        if "empty key" in message:
+            return None
+        if "read-only" in message:
+            return ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.")
+        error = QueryMemoryExceeded if MEMORY_CAP in message else QueryError
+        return error(explain(message, self.settings, timeout_ms, write=write))
 
     # --- search -----------------------------------------------------------------------------
     def _vector_candidates(

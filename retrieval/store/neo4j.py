@@ -1,15 +1,19 @@
 """Neo4j 5 adapter through the official driver: where most users keep their graphs.
 
 Why `execute_query`: it manages sessions and retries transient errors. Every read runs in a READ transaction
-with a server-side timeout; reads that reach the database from users or models are classified with EXPLAIN
-first, so a write is refused before it runs, and refused again by the server's read access mode.
+with a server-side timeout, after EXPLAIN's plan was admitted by `read_admission` (only reads of this database:
+no administration command, LOAD CSV, write, unlisted procedure or plugin function), so a refused statement never
+runs, and a write is refused again by the server's read access mode. Statements from people and models (the
+explorer, the agent, MCP) also get a deadline DriftLens enforces (`deadline`): past it, their transaction is
+terminated and the caller set free.
 Vector indexes are created without quantisation (scores then match exact cosine) and queried for at least
 `hnsw_ef_runtime` candidates: Lucene's HNSW search explores as many candidates as it is asked for.
 """
 
 from __future__ import annotations
 
-import re
+import contextlib
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,8 +23,9 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25
-from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident
+from retrieval.store import bm25, read_admission
+from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident, timed_out
+from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.neo4j_results import READ_ONLY, WRITE_REFUSED, connection_error, query_error, rows
 from retrieval.store.text_query import lucene_query, terms
 
@@ -33,8 +38,10 @@ CONNECT_TIMEOUT_S = 5.0
 BM25_POOL = 200
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
 READ_ONLY_CACHE = 1024
-#: Reads from people or models may not make the server fetch URLs or files.
-_LOAD_CSV = re.compile(r"\bLOAD\s+CSV\b", re.IGNORECASE)
+#: Query types EXPLAIN gives a statement that changes data ("rw", "w"); "s" is schema or system.
+_WRITES = ("rw", "w")
+#: Transaction metadata key naming a statement from a person or a model, so its deadline can find and end it.
+_TAG = "driftlens_untrusted"
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, DriverError, OSError)
 
 
@@ -48,7 +55,9 @@ class Neo4jStore(GraphStore):
         self._uri = settings.neo4j_uri
         self._index_cache: list[IndexState] | None = None
         self._corpus_cache: dict[str, bm25.LabelStats] = {}
-        self._read_only: set[str] = set()  # query texts EXPLAIN classified as reads (search runs the same few)
+        self._read_only: set[str] = set()  # query texts whose plan was admitted (search runs the same few)
+        self._plugin_functions: frozenset[str] | None = None  # non-built-in functions, read once
+        self._deadline = Deadline()
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
         try:
             self._driver = GraphDatabase.driver(
@@ -103,39 +112,78 @@ class Neo4jStore(GraphStore):
         """Streams the first `limit` rows, then ends the transaction (the server stops producing rows).
 
         Why not the default's subquery: Neo4j refuses `CALL { ... RETURN n.name }` (unaliased items), so
-        wrapping would turn a valid query from a person into a syntax error.
+        wrapping would turn a valid query from a person into a syntax error. The statement runs under the
+        deadline: past its timeout and `deadline.GRACE_S`, its transaction is terminated and the caller set free.
         """
         timeout = self._classify(cypher, None, timeout_ms)
-        try:
-            with (
-                self._driver.session(
-                    database=self._database, default_access_mode=neo4j.READ_ACCESS, fetch_size=max(1, int(limit))
-                ) as session,
-                session.begin_transaction(timeout=timeout / 1000) as tx,
-            ):
-                result = tx.run(cypher)  # type: ignore[arg-type]
-                records = [record for _, record in zip(range(int(limit)), result, strict=False)]
-                tx.rollback()  # nothing to commit; stops the query and discards what it did not send
-        except (AuthError, *_UNREACHABLE) as exc:
-            raise connection_error(self.uri, self.settings, exc) from exc
-        except Neo4jError as exc:
-            raise query_error(exc, self.settings, timeout) from exc
-        return rows(records)
+        tag = uuid.uuid4().hex
+
+        def fetch() -> list[Row]:
+            try:
+                with (
+                    self._driver.session(
+                        database=self._database, default_access_mode=neo4j.READ_ACCESS, fetch_size=max(1, int(limit))
+                    ) as session,
+                    session.begin_transaction(timeout=timeout / 1000, metadata={_TAG: tag}) as tx,
+                ):
+                    result = tx.run(cypher)  # type: ignore[arg-type]
+                    records = [record for _, record in zip(range(int(limit)), result, strict=False)]
+                    tx.rollback()  # nothing to commit; stops the query and discards what it did not send
+            except (AuthError, *_UNREACHABLE) as exc:
+                raise connection_error(self.uri, self.settings, exc) from exc
+            except Neo4jError as exc:
+                raise query_error(exc, self.settings, timeout) from exc
+            return rows(records)
+
+        def stop() -> str:
+            self._terminate(tag)
+            return timed_out(self.settings, timeout, "DriftLens terminated its transaction")
+
+        return self._deadline.run(fetch, timeout / 1000 + GRACE_S, stop)
+
+    def _terminate(self, tag: str) -> None:
+        """End the transactions of one tagged statement (a session may always end its own user's transactions)."""
+        with contextlib.suppress(Neo4jError, *_UNREACHABLE):
+            found = self._driver.execute_query(
+                f"SHOW TRANSACTIONS YIELD transactionId, metaData WHERE metaData.{_TAG} = $tag RETURN transactionId",
+                {"tag": tag},
+                database_=self._database,
+            )
+            ids = [str(record["transactionId"]) for record in found.records]
+            if ids:
+                self._driver.execute_query("TERMINATE TRANSACTIONS $ids", {"ids": ids}, database_=self._database)
 
     def _classify(self, cypher: str, params: Mapping[str, Any] | None, timeout_ms: int | None) -> int:
-        """Refuse anything EXPLAIN does not call a pure read; returns the timeout (ms) the read gets."""
+        """Refuse anything whose plan is not a pure read of this database; returns the timeout (ms) the read gets."""
         limit = self.settings.query_timeout_ms
         timeout = min(timeout_ms or limit, limit)
-        if _LOAD_CSV.search(cypher):
-            raise ReadOnlyViolation("LOAD CSV is not allowed here: reads may not fetch files or URLs.")
         if cypher not in self._read_only:
-            plan = self._run("EXPLAIN " + cypher, params, RoutingControl.READ, timeout)
-            if plan.summary.query_type != READ_ONLY:
-                raise ReadOnlyViolation(WRITE_REFUSED)
+            self._admit(self._run("EXPLAIN " + cypher, params, RoutingControl.READ, timeout).summary)
             if len(self._read_only) >= READ_ONLY_CACHE:
                 self._read_only.clear()
-            self._read_only.add(cypher)  # a query's type does not depend on its parameters
+            self._read_only.add(cypher)  # a plan's operators do not depend on the parameters' values
         return timeout
+
+    def _admit(self, summary: neo4j.ResultSummary) -> None:
+        if summary.query_type in _WRITES:
+            raise ReadOnlyViolation(WRITE_REFUSED)
+        steps = read_admission.neo4j_steps(summary.plan)
+        read_admission.admit(
+            steps, operators=read_admission.NEO4J_READ_OPERATORS, families=read_admission.NEO4J_READ_FAMILIES
+        )
+        read_admission.admit_procedures(steps, read_admission.NEO4J_READ_PROCEDURES)
+        read_admission.admit_functions(steps, self._plugins())
+        if summary.query_type != READ_ONLY:
+            raise ReadOnlyViolation(f"Refused: a statement of type '{summary.query_type}' is not a read.")
+        if summary.database and summary.database != self._database:
+            raise ReadOnlyViolation(f"Refused: it reads database '{summary.database}', not '{self._database}'.")
+
+    def _plugins(self) -> frozenset[str]:
+        """Functions the server offers beyond Cypher's own (APOC and other plugins), read once per store."""
+        if self._plugin_functions is None:
+            found = self._show("SHOW FUNCTIONS YIELD name, isBuiltIn WHERE NOT isBuiltIn RETURN name")
+            self._plugin_functions = frozenset(str(row["name"]) for row in found)
+        return self._plugin_functions
 
     def _execute(
         self, cypher: str, params: Mapping[str, Any] | None, routing: RoutingControl, timeout_ms: int | None
