@@ -121,13 +121,16 @@ class EmbeddedServer:
         self.progress = progress or (lambda _message: None)
 
     # --- open -------------------------------------------------------------------------------
-    def attach_or_start(self, connect: Callable[[Path], None]) -> None:
+    def attach_or_start(self, connect: Callable[[Path], None], user: str) -> None:
         """Run `connect(socket)` on this graph's server, started now unless another process already runs it.
 
-        `connect` runs under the lock, so the server cannot be stopped by its last other client in between.
+        `connect` runs under the lock, so the server cannot be stopped by its last other client in between. `user`
+        (the client's name) is recorded with this process's pid until `release`: a client that has not reconnected
+        since a crash still counts as using the server.
         """
         self._prepare_folder()
         with self._locked():
+            self._users(add=user)
             migrate_shared_log(self.layout)
             pid = self._running_pid()
             if pid and not self._reachable(pid):
@@ -206,8 +209,24 @@ class EmbeddedServer:
             return {}
         return info if isinstance(info, dict) else {}
 
+    def _users(self, *, add: str | None = None, remove: str | None = None) -> dict[str, int]:
+        """The clients recorded as using this graph whose processes live, after adding or removing one."""
+        info = self.owner()
+        users = {str(name): int(pid) for name, pid in (info.get("users") or {}).items() if not _exited(int(pid))}
+        if add:
+            users[add] = os.getpid()
+        if remove:
+            users.pop(remove, None)
+        if add or remove:
+            self._write_owner({**info, "users": users})
+        return users
+
     def _record(self, pid: int | None) -> None:
+        users = self.owner().get("users") or {}
         info = {"server_pid": pid, "socket": str(self.layout.socket), "started_by": os.getpid()} if pid else {}
+        self._write_owner({**info, "users": users} if users else info)
+
+    def _write_owner(self, info: dict[str, Any]) -> None:
         # Rewritten in place, never replaced: the flock is on this inode, and other processes wait on it.
         with open(self.layout.lock, "r+", encoding="utf-8") as handle:
             handle.truncate(0)
@@ -354,28 +373,39 @@ class EmbeddedServer:
         return StoreUnavailable(self.uri, f"Its server did not start: {reason}. {NOT_WRITABLE}")
 
     # --- close ------------------------------------------------------------------------------
-    def release(self, client: redis.Redis, own_name: str) -> None:
-        """Stop the server when no other DriftLens client is connected; otherwise leave it to them."""
+    def release(self, own_name: str) -> None:
+        """Stop the server when no other DriftLens client uses it; otherwise leave it to them.
+
+        Users are the clients recorded by `attach_or_start` in live processes (one that has not reconnected since
+        a crash still counts) and any DriftLens client connected now, asked on a connection of its own.
+        """
         with self._locked():
+            if self._users(remove=own_name):
+                return
             pid = self._running_pid()
+            if not pid:
+                self._record(None)
+                return
+            client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=STOP_WAIT_S)
             try:
-                others = [
-                    c
-                    for c in client.client_list()
-                    if str(c.get("name", "")).startswith(CLIENT_PREFIX) and c.get("name") != own_name
-                ]
-                if others:
+                names = [str(c.get("name", "")) for c in client.client_list()]
+                if any(name.startswith(CLIENT_PREFIX) and name != own_name for name in names):
                     return
                 client.shutdown(save=True, now=True, force=True)
             except redis.ConnectionError:
-                pass  # SHUTDOWN closes the connection by design; a dead server has nothing left to stop
+                pass  # SHUTDOWN closes the connection by design; a server nobody can reach is stopped below
             except redis.RedisError:
-                if pid:
-                    _stop_pid(pid)
-            if pid:
-                _wait_exit(pid, STOP_WAIT_S)
-                _stop_pid(pid)  # a server that did not stop in time is stopped the hard way
+                _stop_pid(pid)
+            finally:
+                client.close()
+            _wait_exit(pid, STOP_WAIT_S)
+            _stop_pid(pid)  # a server that did not stop in time is stopped the hard way
             self._record(None)
+
+    def leave(self, own_name: str) -> None:
+        """Stop counting as a user of the server without stopping it (`graph_keep_server`)."""
+        with self._locked():
+            self._users(remove=own_name)
 
     def stop(self) -> bool:
         """Stop this graph's server unless a DriftLens client still uses it; whether none runs now.
@@ -384,12 +414,7 @@ class EmbeddedServer:
         """
         if not self._running_pid():
             return True
-        name = f"{CLIENT_PREFIX}stop-{os.getpid()}"
-        client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=STOP_WAIT_S, client_name=name)
-        try:
-            self.release(client, name)
-        finally:
-            client.close()
+        self.release(f"{CLIENT_PREFIX}stop-{os.getpid()}")
         return not self._running_pid()
 
     # --- repair -----------------------------------------------------------------------------

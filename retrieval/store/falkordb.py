@@ -86,7 +86,7 @@ class FalkorDBStore(GraphStore):
         self._index_cache: list[IndexState] | None = None
         self._plans = PlanGate(self._catalogue)
         try:
-            self.server.attach_or_start(self._connect)
+            self.server.attach_or_start(self._connect, self._client_name)
             self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
         except BaseException:
             self.close()  # whatever this open started is stopped again: no server outlives a failed open
@@ -155,9 +155,11 @@ class FalkorDBStore(GraphStore):
         writer = self._writer
         if writer is None:
             return
-        if not self.settings.graph_keep_server:
-            with contextlib.suppress(StoreUnavailable):
-                self.server.release(writer, self._client_name)
+        with contextlib.suppress(StoreUnavailable):
+            if self.settings.graph_keep_server:
+                self.server.leave(self._client_name)
+            else:
+                self.server.release(self._client_name)
         self._disconnect()
 
     def clear(self) -> None:

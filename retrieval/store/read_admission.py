@@ -83,6 +83,8 @@ _REASONS = (
     ("Terminate", "an administration command stops other sessions' work"),
     ("AdministrationCommand", "an administration command"),
     ("Transaction", "CALL ... IN TRANSACTIONS commits on its own"),
+    *((verb, "it writes to the graph") for verb in ("Create", "Merge", "Delete", "Detach", "Set", "Update", "Remove")),
+    ("Foreach", "it writes to the graph"),
 )
 _PROCEDURE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\(")
 _CALLED = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
