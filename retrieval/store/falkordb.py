@@ -35,7 +35,7 @@ from retrieval.errors import (
     ReadOnlyViolation,
     StoreUnavailable,
 )
-from retrieval.store import bm25, falkordb_memory, falkordb_params
+from retrieval.store import bm25, falkordb_memory, falkordb_params, read_admission
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident, timed_out
 from retrieval.store.cypher_limits import bound_ranges, bounded
 from retrieval.store.deadline import GRACE_S
@@ -340,7 +340,7 @@ class FalkorDBStore(GraphStore):
         if "empty key" in message:
             return None
         if "read-only" in message:
-            return ReadOnlyViolation("This query writes to the graph; only read queries are allowed here.")
+            return ReadOnlyViolation(read_admission.WRITE_REFUSED)
         error = QueryMemoryExceeded if MEMORY_CAP in message else QueryError
         return error(explain(message, self.settings, timeout_ms, write=write))
 

@@ -26,7 +26,7 @@ from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreU
 from retrieval.store import bm25, read_admission
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
-from retrieval.store.neo4j_results import READ_ONLY, WRITE_REFUSED, connection_error, query_error, rows
+from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
 from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300
@@ -166,7 +166,7 @@ class Neo4jStore(GraphStore):
 
     def _admit(self, summary: neo4j.ResultSummary) -> None:
         if summary.query_type in _WRITES:
-            raise ReadOnlyViolation(WRITE_REFUSED)
+            raise ReadOnlyViolation(read_admission.WRITE_REFUSED)
         steps = read_admission.neo4j_steps(summary.plan)
         read_admission.admit(
             steps, operators=read_admission.NEO4J_READ_OPERATORS, families=read_admission.NEO4J_READ_FAMILIES

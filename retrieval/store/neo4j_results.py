@@ -16,8 +16,8 @@ from neo4j.graph import Node, Path, Relationship
 from retrieval.config import Settings
 from retrieval.errors import DriftLensError, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store.base import timed_out
+from retrieval.store.read_admission import WRITE_REFUSED
 
-WRITE_REFUSED = "This query writes to the graph; only read queries are allowed here."
 #: EXPLAIN's query type of a query that only reads ("rw", "w" and "s" change data or schema).
 READ_ONLY = "r"
 

@@ -83,9 +83,10 @@ _REASONS = (
     ("Terminate", "an administration command stops other sessions' work"),
     ("AdministrationCommand", "an administration command"),
     ("Transaction", "CALL ... IN TRANSACTIONS commits on its own"),
-    *((verb, "it writes to the graph") for verb in ("Create", "Merge", "Delete", "Detach", "Set", "Update", "Remove")),
-    ("Foreach", "it writes to the graph"),
 )
+#: Operators that change the graph (by name prefix): refused with the one message every read path gives a write.
+_WRITES = ("Create", "Merge", "Delete", "Detach", "Set", "Update", "Remove", "Foreach")
+WRITE_REFUSED = "This query writes to the graph; only read queries are allowed here."
 _PROCEDURE = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\(")
 _CALLED = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
@@ -104,6 +105,8 @@ def admit(steps: Iterable[PlanStep], *, operators: frozenset[str], families: tup
     for step in steps:
         if step.operator in operators or step.operator.startswith(families):
             continue
+        if step.operator.startswith(_WRITES):
+            raise ReadOnlyViolation(f"{WRITE_REFUSED} (The plan has {step.operator}.)")
         reason = next((why for prefix, why in _REASONS if step.operator.startswith(prefix)), None)
         raise ReadOnlyViolation(
             f"Refused: the plan has {step.operator}"
