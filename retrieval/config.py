@@ -338,6 +338,9 @@ class Settings(BaseSettings, RetrievalKnobs):
     api_cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     #: Most rows `read_cypher` (MCP) returns.
     api_cypher_max_rows: int = Field(200, ge=1, le=10_000)
+    #: Offer the MCP tool `read_cypher` (read-only Cypher from the caller). Off by default: Cypher cannot be confined
+    #: to one project, so whoever may call the tool reads every project in the graph. Off, the tool is not listed.
+    api_raw_cypher: bool = False
     #: Log level of the service and the app (DEBUG, INFO, WARNING, ERROR).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 

@@ -102,7 +102,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     service = Service.open(Engine(settings))
     freeze_startup_objects()
     try:
-        asyncio.run(build_mcp(lambda: service).run_stdio_async())
+        asyncio.run(build_mcp(lambda: service, raw_cypher=settings.api_raw_cypher).run_stdio_async())
     finally:
         service.close()
     return 0

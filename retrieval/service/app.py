@@ -35,7 +35,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None, host: str = 
     def current() -> Service:
         return holder["service"]
 
-    mcp = build_mcp(current)
+    mcp = build_mcp(current, raw_cypher=settings.api_raw_cypher)
     mcp_routes = mcp.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,  # every call stands alone: no session to pin to one worker

@@ -206,9 +206,11 @@ def expand_entity(
     }
 
 
-def read_cypher(engine: Engine, cypher: str, *, max_rows: int, project_id: str | None = None) -> dict[str, Any]:
-    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after cypher_timeout_ms."""
-    ctx = engine.context(checked_project(engine, project_id))
+def read_cypher(engine: Engine, cypher: str, *, max_rows: int) -> dict[str, Any]:
+    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after cypher_timeout_ms.
+
+    No project: Cypher reads whatever it matches, so a project argument would only pretend to confine it."""
+    ctx = engine.context()
     result = explore.run_cypher(ctx, cypher, limit=max_rows)
     return {"rows": result.rows, "truncated": result.truncated, "maxRows": max_rows}
 
