@@ -322,6 +322,7 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Port of the HTTP service.
     api_port: int = Field(8000, ge=1, le=65535, validation_alias=_alias("API_PORT", "api_port"))
     #: API key of the HTTP service (a secret); set, every route but `/health` needs `Authorization: Bearer <key>`.
+    #: Empty means no key (docker-compose passes it empty when unset); the service's log says which.
     api_key: SecretStr | None = None
     #: Answers (search, retrieve, ask, MCP tools) computed at once; on 2 cores more only queue behind each other.
     api_max_concurrent: int = Field(4, ge=1, le=256)
@@ -367,6 +368,13 @@ class Settings(BaseSettings, RetrievalKnobs):
                 f"DriftLens ranks by cosine similarity; VECTOR_INDEX_SIMILARITY={value} is not supported (use cosine)"
             )
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _empty_key_is_no_key(cls, value: object) -> object:
+        """An empty key is none: as a key, it would shut every caller out (no one can send an empty bearer token)."""
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
 
     @field_validator("llm_prices", mode="before")
     @classmethod

@@ -7,6 +7,7 @@ metrics, CORS (only when origins are configured), API key (only when one is set)
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -21,6 +22,8 @@ from retrieval.service.access import ApiKey, RequestContext
 from retrieval.service.limits import BodyLimit
 from retrieval.service.mcp_tools import build_mcp
 from retrieval.service.state import Service
+
+log = logging.getLogger("driftlens.service")
 
 DESCRIPTION = (
     "GraphRAG retrieval over a DriftLens graph: structured search (seed entities, drift-scored neighbours, "
@@ -47,8 +50,17 @@ def create_app(settings: Settings, *, engine: Engine | None = None, host: str = 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own = engine is None
-        opened: Engine = await run_in_threadpool(Engine, settings) if engine is None else engine
-        service = holder["service"] = app.state.service = Service.open(opened, settings)
+        if engine is None:  # a graph that does not answer yet: start anyway, /health says so (see Service)
+            service = await run_in_threadpool(Service.starting, settings, lambda: Engine(settings))
+        else:
+            service = Service.open(engine, settings)
+        holder["service"] = app.state.service = service
+        log.info(
+            "API key %s",
+            "on: every route but /health needs `Authorization: Bearer <key>`"
+            if settings.api_key is not None
+            else "off (DRIFTLENS_API_KEY unset or empty): every route is open to whoever reaches this address",
+        )
         try:
             async with mcp.session_manager.run():
                 yield

@@ -11,8 +11,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from retrieval.config import Settings
 from retrieval.engine import Engine
-from retrieval.errors import InvalidInput, QueryError, StoreUnavailable
+from retrieval.errors import DriftLensError, InvalidInput, QueryError, StoreUnavailable
 from retrieval.events import ProgressEvent
 from retrieval.models import Answer, AnsweredBy, Hit, Mode
 from retrieval.search import explore
@@ -28,22 +29,34 @@ CHUNK_TEXT_CHARS = 2000
 
 def health(engine: Engine) -> schemas.HealthResponse:
     """The graph's counts and indexes; `healthy` is False (and the route answers 503) when it does not answer."""
-    graph = graph_health(engine.health)
+    return health_response(engine.settings, graph_health(engine.health), engine)
+
+
+def health_response(
+    settings: Settings, graph: schemas.GraphHealth, engine: Engine | None = None
+) -> schemas.HealthResponse:
+    """The health body around `graph`; without an Engine (the graph never answered yet) the models are not loaded."""
     return schemas.HealthResponse(
         healthy=graph.reachable,
-        backend=engine.settings.backend,
+        backend=settings.backend,
         graph=graph,
-        embedder=f"{engine.embedder.name} ({engine.embedder.dim}-d)",
-        llm=engine.llm_description,
+        embedder=f"{engine.embedder.name} ({engine.embedder.dim}-d)" if engine else NOT_LOADED,
+        llm=engine.llm_description if engine else NOT_LOADED,
     )
 
 
+#: What the health body says of the embedder and the model before the graph first answered.
+NOT_LOADED = "not loaded yet: it loads once the graph answers"
+
+
 def graph_health(check: Callable[[], Health]) -> schemas.GraphHealth:
-    """`check()` as the health body's `graph` part; an unreachable graph is a state here, not an error."""
+    """`check()` as the health body's `graph` part; a graph that does not answer (unreachable, or a read that timed
+    out) is a state here, not an error."""
     try:
         state = check()
-    except StoreUnavailable as exc:
-        return schemas.GraphHealth(reachable=False, message=str(exc))
+    except DriftLensError as exc:
+        uri = exc.uri if isinstance(exc, StoreUnavailable) else ""
+        return schemas.GraphHealth(reachable=False, uri=uri, message=str(exc))
     return schemas.GraphHealth(
         reachable=state.ok,
         uri=state.uri,
