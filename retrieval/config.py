@@ -335,6 +335,9 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Seconds an idle keep-alive connection stays open. Longer than common load balancers' idle timeout (60 s);
     #: at uvicorn's default 5 s the load benchmark saw connections reset under 50 clients on a busy machine.
     api_keep_alive_s: int = Field(75, ge=1, le=3600)
+    #: Seconds a client has to send a request's headers, from opening the connection (or the first byte of a later
+    #: request on it); slower ones are disconnected, so slow-header clients (slowloris) cannot hold connections.
+    api_header_timeout_s: float = Field(10.0, gt=0, le=300)
     #: Browser origins allowed by CORS, comma-separated or a JSON list; empty (the default) sends no CORS headers.
     api_cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     #: Most rows `read_cypher` (MCP) returns.
