@@ -1,7 +1,8 @@
 """The service's app factory: FastAPI routes, the MCP endpoint at `/mcp`, middleware, one Engine per process.
 
-`create_app(settings)` opens the Engine when the app starts (uvicorn's lifespan) and closes it when it stops;
-tests and embedders may pass an Engine of their own. Middleware, outermost first: request id + access log +
+`create_app(settings)` opens the Engine when the app starts (uvicorn's lifespan), or starts without it while the
+graph does not answer (see `Service.starting`), and closes it when it stops; tests and embedders may pass an Engine
+of their own. The log says at start whether the API key is on. Middleware, outermost first: request id + access log +
 metrics, CORS (only when origins are configured), API key (only when one is set), request size cap.
 """
 
