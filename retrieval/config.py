@@ -322,6 +322,7 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Port of the HTTP service.
     api_port: int = Field(8000, ge=1, le=65535, validation_alias=_alias("API_PORT", "api_port"))
     #: API key of the HTTP service (a secret); set, every route but `/health` needs `Authorization: Bearer <key>`.
+    #: Empty means no key (docker-compose passes it empty when unset); the service's log says which.
     api_key: SecretStr | None = None
     #: Answers (search, retrieve, ask, MCP tools) computed at once; on 2 cores more only queue behind each other.
     api_max_concurrent: int = Field(4, ge=1, le=256)
@@ -334,10 +335,16 @@ class Settings(BaseSettings, RetrievalKnobs):
     #: Seconds an idle keep-alive connection stays open. Longer than common load balancers' idle timeout (60 s);
     #: at uvicorn's default 5 s the load benchmark saw connections reset under 50 clients on a busy machine.
     api_keep_alive_s: int = Field(75, ge=1, le=3600)
+    #: Seconds a client has to send a request's headers, from opening the connection (or the first byte of a later
+    #: request on it); slower ones are disconnected, so slow-header clients (slowloris) cannot hold connections.
+    api_header_timeout_s: float = Field(10.0, gt=0, le=300)
     #: Browser origins allowed by CORS, comma-separated or a JSON list; empty (the default) sends no CORS headers.
     api_cors_origins: Annotated[tuple[str, ...], NoDecode] = ()
     #: Most rows `read_cypher` (MCP) returns.
     api_cypher_max_rows: int = Field(200, ge=1, le=10_000)
+    #: Offer the MCP tool `read_cypher` (read-only Cypher from the caller). Off by default: Cypher cannot be confined
+    #: to one project, so whoever may call the tool reads every project in the graph. Off, the tool is not listed.
+    api_raw_cypher: bool = False
     #: Log level of the service and the app (DEBUG, INFO, WARNING, ERROR).
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
@@ -364,6 +371,13 @@ class Settings(BaseSettings, RetrievalKnobs):
                 f"DriftLens ranks by cosine similarity; VECTOR_INDEX_SIMILARITY={value} is not supported (use cosine)"
             )
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _empty_key_is_no_key(cls, value: object) -> object:
+        """An empty key is none: as a key, it would shut every caller out (no one can send an empty bearer token)."""
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
 
     @field_validator("llm_prices", mode="before")
     @classmethod

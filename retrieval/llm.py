@@ -9,7 +9,6 @@ governed by Settings alone.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -18,13 +17,12 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import json_repair
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from retrieval.config import Settings
 from retrieval.errors import ConfigError, LLMError
-from retrieval.llm_response import MalformedResponse, WireCompletion, WireToolCall, parse_completion
+from retrieval.llm_response import MalformedResponse, WireCompletion, WireToolCall, decode_json, parse_completion
 from retrieval.models import Usage
 from retrieval.redact import MASK, redact
 
@@ -287,10 +285,7 @@ def make_chat_model(settings: Settings) -> ChatModel | None:
 
 def parse_json_reply(text: str, schema: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
     """Parse (repairing trailing commas, quotes, fences...) and check the shape; (None, why) when unusable."""
-    try:
-        value: Any = json.loads(text)
-    except json.JSONDecodeError:
-        value = json_repair.loads(text) if text.strip() else None
+    value = decode_json(text, repair=True)
     if not isinstance(value, dict):
         return None, "it was not a JSON object"
     problem = _shape_problem(value, schema)
@@ -325,10 +320,7 @@ def _shape_problem(value: dict[str, Any], schema: dict[str, Any]) -> str:
 
 def _tool_call(call: WireToolCall) -> ToolCall:
     raw = call.function.arguments
-    try:
-        arguments = json.loads(raw) if raw.strip() else {}
-    except json.JSONDecodeError:
-        arguments = json_repair.loads(raw)
+    arguments = decode_json(raw, repair=True)
     return ToolCall(call.id, call.function.name, arguments if isinstance(arguments, dict) else {}, raw)
 
 

@@ -6,6 +6,11 @@ raises `TypeError`/`AttributeError` deep in the caller, and integer ids travel o
 raw body is parsed and validated once: what can be repaired (numbers where strings belong, arguments
 sent as an object instead of a JSON string, an unreadable `usage`) is repaired, anything else raises
 `MalformedResponse`, which the caller retries and then turns into an `LLMError`.
+
+Model output is untrusted text, cleaned where it enters: every JSON the model sends is decoded by `decode_json`
+(the body here, then the answers and tool arguments written as JSON inside it), which passes each string through
+the same `clean_text` as a user's question. A `"\\ud800"` in a reply would otherwise become a str no UTF-8
+encoder accepts, and crash whoever encodes it next: the client sending it back, the tokenizer, the HTTP response.
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import json_repair
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from retrieval.redact import redact
+from retrieval.text_input import clean_text
 
 #: How much of an unusable body an error message quotes: enough to recognise a proxy page.
 EXCERPT_CHARS = 80
@@ -80,7 +87,7 @@ class WireCompletion(_Lenient):
 def parse_completion(body: str, content_type: str) -> WireCompletion:
     """The completion in `body`, repaired where harmless; `MalformedResponse` saying why otherwise."""
     try:
-        data = json.loads(body)
+        data = decode_json(body)
     except json.JSONDecodeError:
         kind = content_type.split(";", maxsplit=1)[0].strip() or "no content type"
         raise MalformedResponse(f"the body is not JSON ({kind}): {_excerpt(body)!r}") from None
@@ -90,6 +97,30 @@ def parse_completion(body: str, content_type: str) -> WireCompletion:
         return WireCompletion.model_validate(data)
     except ValidationError as exc:
         raise MalformedResponse(f"the completion has {_problems(exc)}") from None
+
+
+def decode_json(text: str, *, repair: bool = False) -> Any:
+    """`text` decoded, every string (keys too) cleaned; `repair` mends sloppy JSON (fences, trailing commas).
+
+    Raises `JSONDecodeError` for broken JSON unless `repair`; repaired empty text is None.
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        if not repair:
+            raise
+        value = json_repair.loads(text) if text.strip() else None
+    return _cleaned(value)
+
+
+def _cleaned(value: Any) -> Any:
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [_cleaned(item) for item in value]
+    if isinstance(value, dict):
+        return {_cleaned(key): _cleaned(item) for key, item in value.items()}
+    return value
 
 
 def _problems(exc: ValidationError) -> str:

@@ -226,7 +226,10 @@ def test_stopped_graph_is_503_with_what_to_check_and_recovers(store: GraphStore)
             assert cli.returncode != 0, cli.stdout
         finally:
             (data / "redis.sock").rmdir()
-        assert client.get("/health").status_code == 200, "the service reconnects once the graph is back"
+        deadline = time.monotonic() + 60  # the first probe may give up (1.5 s) while the server starts again
+        while (health := client.get("/health")).status_code != 200 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert health.status_code == 200, "the service reconnects once the graph is back"
     assert _cli_health(store).returncode == 0
 
 
@@ -246,3 +249,22 @@ def _cli_health(store: GraphStore) -> subprocess.CompletedProcess[str]:
         timeout=120,
         check=False,
     )
+
+
+@pytest.mark.parametrize(
+    ("bad", "says"),
+    [("NaN", "finite"), ("Infinity", "finite"), ("-Infinity", "finite"), ("1e308", "1000"), ("-1e39", "1000")],
+)
+def test_embedding_values_are_checked_before_the_database_sees_them(api: httpx.Client, bad: str, says: str) -> None:
+    """Python's JSON reader takes NaN and Infinity; float32 vectors overflow far below 1e308."""
+    values = ", ".join([bad, *["0.05"] * 383])
+    body = f'{{"query": "polonium", "projectId": "{SEARCH_PROJECT}", "embedding": [{values}]}}'
+    response = api.post("/v1/retrieval/search", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    detail = response.json()["detail"]
+    assert detail.startswith("embedding.0:") and says in detail, detail
+
+
+def test_an_all_zero_embedding_is_422_it_points_nowhere(api: httpx.Client) -> None:
+    response = api.post("/v1/retrieval/search", json={"query": "polonium", "embedding": [0.0] * 384})
+    assert response.status_code == 422 and "all zero" in response.json()["detail"], response.text

@@ -1,5 +1,6 @@
 """The MCP tools through the official SDK's own client: streamable HTTP at /mcp on the running service, and
-stdio (`python -m retrieval mcp` started by the client). Same JSON as the HTTP API, reads only."""
+stdio (`python -m retrieval mcp` started by the client). Same JSON as the HTTP API, reads only; raw Cypher only when
+the operator turns it on."""
 
 from __future__ import annotations
 
@@ -20,22 +21,29 @@ from tests.conftest import SEARCH_PROJECT
 from tests.service_server import service
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"search_graph", "ask_graph", "expand_entity", "read_cypher", "list_communities"}
+TOOLS = {"search_graph", "ask_graph", "expand_entity", "list_communities"}
+WITH_CYPHER = TOOLS | {"read_cypher"}
 
 
 @pytest.fixture(scope="module")
 def url(search_store: GraphStore) -> Iterator[str]:
-    with service(search_store, api_cypher_max_rows=3) as base:
+    with service(search_store, api_cypher_max_rows=3, api_raw_cypher=True) as base:
         yield base
 
 
 def calls(server: Any, *steps: tuple[str, dict[str, Any]]) -> tuple[set[str], list[Any]]:
     """The tool names the server lists, and the result of each (tool, arguments) call, in one session."""
+    listed, results = listing(server, *steps)
+    return {t.name for t in listed}, results
 
-    async def run() -> tuple[set[str], list[Any]]:
+
+def listing(server: Any, *steps: tuple[str, dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """The tools the server lists (name, description...), and the result of each (tool, arguments) call."""
+
+    async def run() -> tuple[list[Any], list[Any]]:
         async with Client(server) as client:
             listed = await client.list_tools()
-            return {t.name for t in listed.tools}, [await client.call_tool(name, args) for name, args in steps]
+            return list(listed.tools), [await client.call_tool(name, args) for name, args in steps]
 
     return asyncio.run(run())
 
@@ -48,7 +56,7 @@ def test_streamable_http_tools_answer_like_the_http_api(url: str) -> None:
         ("ask_graph", {**question, "mode": "local"}),
         ("list_communities", {"project_id": SEARCH_PROJECT, "level": 0}),
     )
-    assert names == TOOLS
+    assert names == WITH_CYPHER
     assert not (search.is_error or ask.is_error or communities.is_error)
     http = httpx.post(
         f"{url}/v1/retrieval/search",
@@ -78,24 +86,34 @@ def test_expand_entity_walks_related_with_drift_scores(url: str) -> None:
     assert missing.is_error and "nobody" in missing.content[0].text
 
 
-def test_read_cypher_is_read_only_and_row_capped(url: str, search_store: GraphStore) -> None:
+def test_read_cypher_is_read_only_row_capped_and_reads_the_whole_graph(url: str, search_store: GraphStore) -> None:
     chunk = search_store.settings.chunk_label
-    _names, (rows, write, broken, unknown) = calls(
+    tools, (rows, projects, write, broken) = listing(
         f"{url}/mcp",
         ("read_cypher", {"cypher": f"MATCH (c:`{chunk}`) RETURN c.id AS id ORDER BY id"}),
+        ("read_cypher", {"cypher": f"MATCH (c:`{chunk}`) RETURN DISTINCT c.projectId AS p ORDER BY p"}),
         ("read_cypher", {"cypher": f"MATCH (c:`{chunk}`) DETACH DELETE c"}),
         ("read_cypher", {"cypher": "MATCH (c RETURN c"}),
-        ("read_cypher", {"cypher": "RETURN 1 AS one", "project_id": "nope"}),
     )
     assert rows.structured_content == {
         "rows": [{"id": "c1"}, {"id": "c2"}, {"id": "c3"}],
         "truncated": True,
         "maxRows": 3,
     }
+    assert projects.structured_content["rows"] == [{"p": "other"}, {"p": SEARCH_PROJECT}], "every project, as said:"
+    (described,) = [t for t in tools if t.name == "read_cypher"]
+    assert "WHOLE graph" in str(described.description) and "project_id" not in described.input_schema["properties"]
     assert write.is_error and "read" in write.content[0].text.lower()
-    assert broken.is_error and unknown.is_error and "science" in unknown.content[0].text
+    assert broken.is_error
     count = search_store.read(f"MATCH (c:`{chunk}`) RETURN count(c) AS n")[0]["n"]
     assert count == 5, "nothing was deleted"
+
+
+def test_raw_cypher_is_off_unless_the_operator_turns_it_on(search_store: GraphStore) -> None:
+    with service(search_store) as base:
+        names, (refused,) = calls(f"{base}/mcp", ("read_cypher", {"cypher": "MATCH (n) RETURN n LIMIT 1"}))
+    assert names == TOOLS
+    assert refused.is_error and "read_cypher" in refused.content[0].text
 
 
 def test_stdio_server_started_by_the_client_lists_and_runs_tools(search_store: GraphStore) -> None:
@@ -112,6 +130,6 @@ def test_stdio_server_started_by_the_client_lists_and_runs_tools(search_store: G
         env |= {"NEO4J_URI": s.neo4j_uri, "NEO4J_USERNAME": s.neo4j_username, "NEO4J_PASSWORD": password}
     server = StdioServerParameters(command=sys.executable, args=["-m", "retrieval", "mcp"], env=env, cwd=s.data_dir)
     names, (communities,) = calls(server, ("list_communities", {}))
-    assert names == TOOLS
+    assert names == TOOLS, "read_cypher is off by default here too"
     assert communities.structured_content["projectId"] == SEARCH_PROJECT
     assert {c["id"] for c in communities.structured_content["communities"]} == {"k0", "k1", "k2"}

@@ -49,6 +49,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from retrieval.service.app import create_app
+    from retrieval.service.protocol import header_deadline
 
     settings = settings_from_args(args)
     configure_logging(settings.log_level)
@@ -59,6 +60,7 @@ def run_serve(args: argparse.Namespace) -> int:
         "access_log": False,
         "log_config": None,
         "timeout_keep_alive": settings.api_keep_alive_s,
+        "http": header_deadline(settings.api_header_timeout_s),
     }
     if args.workers > 1:
         # Why processes: a search is CPU-bound Python (parsing graph replies, scoring), so threads of one process
@@ -102,7 +104,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     service = Service.open(Engine(settings))
     freeze_startup_objects()
     try:
-        asyncio.run(build_mcp(lambda: service).run_stdio_async())
+        asyncio.run(build_mcp(lambda: service, raw_cypher=settings.api_raw_cypher).run_stdio_async())
     finally:
         service.close()
     return 0

@@ -1,12 +1,14 @@
 """The service's app factory: FastAPI routes, the MCP endpoint at `/mcp`, middleware, one Engine per process.
 
-`create_app(settings)` opens the Engine when the app starts (uvicorn's lifespan) and closes it when it stops;
-tests and embedders may pass an Engine of their own. Middleware, outermost first: request id + access log +
+`create_app(settings)` opens the Engine when the app starts (uvicorn's lifespan), or starts without it while the
+graph does not answer (see `Service.starting`), and closes it when it stops; tests and embedders may pass an Engine
+of their own. The log says at start whether the API key is on. Middleware, outermost first: request id + access log +
 metrics, CORS (only when origins are configured), API key (only when one is set), request size cap.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -22,6 +24,8 @@ from retrieval.service.limits import BodyLimit
 from retrieval.service.mcp_tools import build_mcp
 from retrieval.service.state import Service
 
+log = logging.getLogger("driftlens.service")
+
 DESCRIPTION = (
     "GraphRAG retrieval over a DriftLens graph: structured search (seed entities, drift-scored neighbours, "
     "evidence), answers in every mode, health and metrics. MCP tools for agents at `/mcp` (streamable HTTP)."
@@ -35,7 +39,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None, host: str = 
     def current() -> Service:
         return holder["service"]
 
-    mcp = build_mcp(current)
+    mcp = build_mcp(current, raw_cypher=settings.api_raw_cypher)
     mcp_routes = mcp.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,  # every call stands alone: no session to pin to one worker
@@ -47,8 +51,17 @@ def create_app(settings: Settings, *, engine: Engine | None = None, host: str = 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         own = engine is None
-        opened: Engine = await run_in_threadpool(Engine, settings) if engine is None else engine
-        service = holder["service"] = app.state.service = Service.open(opened, settings)
+        if engine is None:  # a graph that does not answer yet: start anyway, /health says so (see Service)
+            service = await run_in_threadpool(Service.starting, settings, lambda: Engine(settings))
+        else:
+            service = Service.open(engine, settings)
+        holder["service"] = app.state.service = service
+        log.info(
+            "API key %s",
+            "on: every route but /health needs `Authorization: Bearer <key>`"
+            if settings.api_key is not None
+            else "off (DRIFTLENS_API_KEY unset or empty): every route is open to whoever reaches this address",
+        )
         try:
             async with mcp.session_manager.run():
                 yield

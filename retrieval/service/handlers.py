@@ -11,12 +11,15 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from retrieval.config import Settings
 from retrieval.engine import Engine
-from retrieval.errors import InvalidInput, StoreUnavailable
+from retrieval.errors import DriftLensError, InvalidInput, QueryError, StoreUnavailable
 from retrieval.events import ProgressEvent
-from retrieval.models import Answer, Hit
+from retrieval.models import Answer, AnsweredBy, Hit, Mode
 from retrieval.search import explore
 from retrieval.search.expand import expand
+from retrieval.search.graph_search import GraphSearch
+from retrieval.search.ranking import missing_data
 from retrieval.service import metrics, schemas
 from retrieval.store import Health
 
@@ -26,22 +29,34 @@ CHUNK_TEXT_CHARS = 2000
 
 def health(engine: Engine) -> schemas.HealthResponse:
     """The graph's counts and indexes; `healthy` is False (and the route answers 503) when it does not answer."""
-    graph = graph_health(engine.health)
+    return health_response(engine.settings, graph_health(engine.health), engine)
+
+
+def health_response(
+    settings: Settings, graph: schemas.GraphHealth, engine: Engine | None = None
+) -> schemas.HealthResponse:
+    """The health body around `graph`; without an Engine (the graph never answered yet) the models are not loaded."""
     return schemas.HealthResponse(
         healthy=graph.reachable,
-        backend=engine.settings.backend,
+        backend=settings.backend,
         graph=graph,
-        embedder=f"{engine.embedder.name} ({engine.embedder.dim}-d)",
-        llm=engine.llm_description,
+        embedder=f"{engine.embedder.name} ({engine.embedder.dim}-d)" if engine else NOT_LOADED,
+        llm=engine.llm_description if engine else NOT_LOADED,
     )
 
 
+#: What the health body says of the embedder and the model before the graph first answered.
+NOT_LOADED = "not loaded yet: it loads once the graph answers"
+
+
 def graph_health(check: Callable[[], Health]) -> schemas.GraphHealth:
-    """`check()` as the health body's `graph` part; an unreachable graph is a state here, not an error."""
+    """`check()` as the health body's `graph` part; a graph that does not answer (unreachable, or a read that timed
+    out) is a state here, not an error."""
     try:
         state = check()
-    except StoreUnavailable as exc:
-        return schemas.GraphHealth(reachable=False, message=str(exc))
+    except DriftLensError as exc:
+        uri = exc.uri if isinstance(exc, StoreUnavailable) else ""
+        return schemas.GraphHealth(reachable=False, uri=uri, message=str(exc))
     return schemas.GraphHealth(
         reachable=state.ok,
         uri=state.uri,
@@ -61,6 +76,35 @@ def checked_project(engine: Engine, project_id: str | None) -> str | None:
     return project_id
 
 
+def unless_emptied[T](engine: Engine, project: str | None, run: Callable[[], T], empty: Callable[[str], T]) -> T:
+    """`run()`; when a read failed because the graph was emptied under the running service, `empty(reason)`.
+
+    Why: a store looks its index names up once and keeps them, so after another process emptied the graph the
+    next read names an index that is gone, and the caller got the database's own words ("There is no such vector
+    schema index"). `missing_data` tells the cases apart, as the Engine does for a graph never indexed: no chunks
+    is "no data found" again; chunks without their vector index raise IndexMissing, naming the index and the
+    command that builds it. Any other failure is raised as it was.
+    """
+    try:
+        return run()
+    except QueryError:
+        reason = missing_data(engine.context(project))
+        if reason is None:
+            raise
+        return empty(reason)
+
+
+def _ask(engine: Engine, question: str, mode: Mode, project: str | None, **options: Any) -> Answer:
+    """`engine.ask`, answering "no data found" when the graph was emptied under the service (`unless_emptied`)."""
+    answered_by: AnsweredBy = "llm" if engine.llm else "extractive"
+    return unless_emptied(
+        engine,
+        project,
+        lambda: engine.ask(question, mode, project=project, **options),
+        lambda reason: Answer.empty(question, mode, answered_by, reason),
+    )
+
+
 def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResponse:
     project = checked_project(engine, request.project_id)
     params = engine.params(
@@ -71,17 +115,18 @@ def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResp
         global_level=request.global_.level,
         drift_budget=request.drift.drift_budget,
     )
-    found = engine.search(request.query, params, project=project, query_vector=request.embedding)
+    found = unless_emptied(
+        engine,
+        project,
+        lambda: engine.search(request.query, params, project=project, query_vector=request.embedding),
+        lambda reason: GraphSearch(no_data=reason, project=engine.context(project).project),
+    )
     metrics.observe_search(found.timings_ms)
     modes, notes, final = ["local"], [], None
     timings = dict(found.timings_ms)
     if request.global_.enabled:
-        answer = engine.ask(
-            request.query,
-            "global",
-            params,
-            project=project,
-            max_communities=request.global_.limit_communities,
+        answer = _ask(
+            engine, request.query, "global", project, params=params, max_communities=request.global_.limit_communities
         )
         metrics.observe_answer(answer)
         modes.append("global")
@@ -146,11 +191,12 @@ def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.Retrie
     """An answer in the seed's shape; progress goes to `ui:retrieval_progress` (see ProgressBus)."""
     project = checked_project(engine, request.project_id)
     ids: list[str] = []
-    answer = engine.ask(
+    answer = _ask(
+        engine,
         request.query,
         request.mode,
-        engine.params(top_k=request.top_k),
-        project=project,
+        project,
+        params=engine.params(top_k=request.top_k),
         on_progress=_first_id(ids),
     )
     metrics.observe_answer(answer)
@@ -183,7 +229,7 @@ def _first_id(ids: list[str]) -> Callable[[ProgressEvent], None]:
 def ask(engine: Engine, request: schemas.AskRequest) -> Answer:
     project = checked_project(engine, request.project_id)
     params = engine.params(top_k=request.top_k, max_hops=request.max_hops)
-    answer = engine.ask(request.query, request.mode, params, project=project)
+    answer = _ask(engine, request.query, request.mode, project, params=params)
     metrics.observe_answer(answer)
     return answer
 
@@ -206,9 +252,11 @@ def expand_entity(
     }
 
 
-def read_cypher(engine: Engine, cypher: str, *, max_rows: int, project_id: str | None = None) -> dict[str, Any]:
-    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after cypher_timeout_ms."""
-    ctx = engine.context(checked_project(engine, project_id))
+def read_cypher(engine: Engine, cypher: str, *, max_rows: int) -> dict[str, Any]:
+    """Read-only Cypher (a write raises ReadOnlyViolation), at most `max_rows` rows, stopped after cypher_timeout_ms.
+
+    No project: Cypher reads whatever it matches, so a project argument would only pretend to confine it."""
+    ctx = engine.context()
     result = explore.run_cypher(ctx, cypher, limit=max_rows)
     return {"rows": result.rows, "truncated": result.truncated, "maxRows": max_rows}
 

@@ -4,10 +4,14 @@ Served two ways: streamable HTTP at `/mcp` on the HTTP service's app, and stdio 
 clients that start the server themselves. Each tool returns the same JSON as the matching HTTP endpoint, runs
 through the same gate (concurrency, timeout) and never writes to the graph. A failure the caller can act on
 (unknown project, a writing or bad Cypher query, a busy service) comes back as a tool error with its message.
+
+`read_cypher` is listed only when the operator turns it on (DRIFTLENS_API_RAW_CYPHER): Cypher cannot be confined to
+one project, so the tool reads the whole graph, and its description says so.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -22,17 +26,25 @@ from retrieval.service import handlers, schemas
 from retrieval.service.limits import Busy, TimedOut
 from retrieval.service.state import Service
 
+log = logging.getLogger("driftlens.service")
+
 INSTRUCTIONS = (
     "DriftLens answers questions over a knowledge graph built from documents. search_graph returns the matching "
     "entities, their drift-scored neighbours and evidence chunks; ask_graph writes a cited answer (modes local, "
-    "global, drift, agent); expand_entity walks around one entity; list_communities shows the topic clusters; "
-    "read_cypher runs read-only Cypher (row-capped, time-limited)."
+    "global, drift, agent); expand_entity walks around one entity; list_communities shows the topic clusters."
+)
+RAW_CYPHER_INSTRUCTIONS = (
+    " read_cypher runs read-only Cypher over the whole graph, every project in it (row-capped, time-limited)."
 )
 
 
-def build_mcp(get_service: Callable[[], Service]) -> MCPServer:
-    """The MCP server; `get_service` returns the running service (created at start-up, after this is built)."""
-    server: MCPServer = MCPServer("driftlens", instructions=INSTRUCTIONS)
+def build_mcp(get_service: Callable[[], Service], *, raw_cypher: bool = False) -> MCPServer:
+    """The MCP server; `get_service` returns the running service (created at start-up, after this is built).
+
+    `raw_cypher` (the api_raw_cypher setting) adds the read_cypher tool."""
+    server: MCPServer = MCPServer(
+        "driftlens", instructions=INSTRUCTIONS + (RAW_CYPHER_INSTRUCTIONS if raw_cypher else "")
+    )
 
     async def call(work: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         svc = get_service()
@@ -87,17 +99,17 @@ def build_mcp(get_service: Callable[[], Service]) -> MCPServer:
         )
         return result
 
-    @server.tool()
-    async def read_cypher(cypher: str, project_id: str | None = None) -> dict[str, Any]:
-        """Run read-only Cypher; writes are refused, rows are capped and the query is time-limited."""
+    async def read_cypher(cypher: str) -> dict[str, Any]:
+        """Run read-only Cypher over the WHOLE graph: every project in it, not one. A query is not confined to a
+        project; to read one, filter on the `projectId` property every node carries. Writes are refused, rows are
+        capped and the query is time-limited."""
         limits = get_service().settings
-        result: dict[str, Any] = await call(
-            handlers.read_cypher,
-            cypher,
-            max_rows=limits.api_cypher_max_rows,
-            project_id=project_id,
-        )
+        result: dict[str, Any] = await call(handlers.read_cypher, cypher, max_rows=limits.api_cypher_max_rows)
         return result
+
+    if raw_cypher:
+        log.warning("read_cypher is on (DRIFTLENS_API_RAW_CYPHER): MCP clients can read every project in the graph")
+        server.add_tool(read_cypher)
 
     @server.tool()
     async def list_communities(project_id: str | None = None, level: int | None = None) -> dict[str, Any]:

@@ -7,9 +7,9 @@ answers, so a client learns every limit from `/openapi.json` and a bad body neve
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from retrieval.models import Answer, Mode
@@ -18,6 +18,12 @@ from retrieval.models import Answer, Mode
 MAX_QUERY_CHARS = 4000
 #: Largest embedding accepted (the local embedder makes 384 dimensions, OpenAI's large model 3072).
 MAX_EMBEDDING_DIM = 4096
+#: Largest magnitude of one embedding component. Embedding models write unit vectors (components within ±1); the
+#: vector indexes keep float32, which turns 1e39 into infinity and whose squares overflow from about 1e19. The
+#: database would answer such a value with its parser's message; here it is a 422 naming the component.
+MAX_EMBEDDING_VALUE = 1000.0
+
+EmbeddingValue = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_EMBEDDING_VALUE, le=MAX_EMBEDDING_VALUE)]
 
 Query = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="The question or search text.")
 ProjectId = Field(
@@ -72,12 +78,24 @@ class GlobalOptions(Camel):
 class SearchRequest(Camel):
     project_id: str | None = ProjectId
     query: str = Query
-    embedding: list[float] | None = Field(
-        default=None, min_length=1, max_length=MAX_EMBEDDING_DIM, description="Query vector; default: embedded here."
+    embedding: list[EmbeddingValue] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_EMBEDDING_DIM,
+        description="Query vector, finite components within ±1000, as many as the graph's embedder makes; "
+        "default: embedded here.",
     )
     local: LocalOptions = Field(default_factory=LocalOptions)
     drift: DriftOptions = Field(default_factory=DriftOptions)
     global_: GlobalOptions = Field(default_factory=GlobalOptions, alias="global")
+
+    @field_validator("embedding")
+    @classmethod
+    def _has_a_direction(cls, value: list[float] | None) -> list[float] | None:
+        """Ranking is by cosine: an all-zero vector has no direction, and every similarity to it is undefined."""
+        if value is not None and not any(value):
+            raise ValueError("the embedding is all zero: it points nowhere, so nothing can be ranked by it")
+        return value
 
 
 class EntityOut(Camel):

@@ -1,0 +1,211 @@
+"""The service's start and probes: an empty API key, a hung graph server, a Neo4j that is not there yet, a graph
+emptied under a running service."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from retrieval.config import Settings
+from retrieval.embed import Embedder
+from retrieval.service.app import create_app
+from retrieval.store import GraphStore, open_store
+from retrieval.store.falkordb import FalkorDBStore
+from tests.backends import SESSION
+from tests.conftest import SEARCH_PROJECT, build_search_graph
+from tests.e2e.conftest import free_port
+from tests.service_server import service, serving
+
+ROOT = Path(__file__).resolve().parents[1]
+SEARCH = {"query": "Who discovered polonium?", "projectId": SEARCH_PROJECT}
+
+
+@pytest.fixture
+def graph(store: GraphStore, embedder: Embedder) -> GraphStore:
+    build_search_graph(store, embedder)
+    return store
+
+
+@pytest.fixture
+def other_client(graph: GraphStore) -> Iterator[GraphStore]:
+    """A second connection to the same graph, as another process (an operator's script, a re-index) has one."""
+    with open_store(graph.settings) as other:
+        yield other
+
+
+def test_a_graph_emptied_under_the_service_is_no_data_again(graph: GraphStore, other_client: GraphStore) -> None:
+    with service(graph) as url, httpx.Client(base_url=url, timeout=60) as client:
+        assert client.post("/v1/retrieval/search", json=SEARCH).json()["documents"], "indexes cached"
+        other_client.clear()  # every node and index gone
+        searched = client.post("/v1/retrieval/search", json=SEARCH)
+        asked = client.post("/v1/ask", json={**SEARCH, "mode": "local"})
+    assert searched.status_code == 200, searched.text
+    assert searched.json()["meta"]["noDataFound"] is True and searched.json()["meta"]["reason"]
+    assert asked.status_code == 200 and asked.json()["no_data_found"] is True, asked.text
+
+
+def test_a_dropped_index_names_what_is_missing_and_the_command(graph: GraphStore, other_client: GraphStore) -> None:
+    s = graph.settings
+    with service(graph) as url, httpx.Client(base_url=url, timeout=60) as client:
+        assert client.post("/v1/retrieval/search", json=SEARCH).status_code == 200
+        drop = (
+            f"DROP INDEX {s.chunk_vector_index}"
+            if graph.backend == "neo4j"
+            else f"DROP VECTOR INDEX FOR (n:{s.chunk_label}) ON (n.{s.embedding_property})"
+        )
+        other_client.query(drop)
+        searched = client.post("/v1/retrieval/search", json=SEARCH)
+    assert searched.status_code == 500, searched.text
+    body = searched.json()
+    assert body["error"] == "index missing", body
+    assert s.chunk_vector_index in body["detail"] and "python -m retrieval index" in body["detail"], body
+
+
+@pytest.mark.parametrize("key", ["", "   "])
+def test_an_empty_api_key_is_no_key_and_the_log_says_so(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, key: str
+) -> None:
+    """docker-compose passes DRIFTLENS_API_KEY empty when none is set: that shut every route but /health (401)."""
+    monkeypatch.setenv("DRIFTLENS_API_KEY", key)
+    with caplog.at_level(logging.INFO, logger="driftlens.service"), service(store) as url:
+        searched = httpx.post(f"{url}/v1/retrieval/search", json={"query": "polonium"}, timeout=60)
+    assert searched.status_code == 200, searched.text
+    assert "API key off (DRIFTLENS_API_KEY unset or empty)" in caplog.text
+
+
+# --- a hung graph ----------------------------------------------------------------------------------------------
+@contextmanager
+def hung(store: GraphStore) -> Iterator[None]:
+    """The graph's server process stopped (SIGSTOP) for the block: connections stay open, nothing answers."""
+    if isinstance(store, FalkorDBStore):
+        pid = int(store.server.owner()["server_pid"])
+    elif SESSION.server is not None:
+        pid = SESSION.server.process.pid
+    else:
+        pytest.skip("an external Neo4j (NEO4J_URI) is not stopped by tests")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_health_answers_503_within_2_s_while_the_graph_hangs(store: GraphStore) -> None:
+    with service(store) as url, httpx.Client(base_url=url, timeout=10) as client:
+        assert client.get("/health").status_code == 200
+        with hung(store):
+            for _ in range(3):  # the first check hangs; the later probes wait on it rather than start more
+                started = time.monotonic()
+                response = client.get("/health")
+                assert time.monotonic() - started < 2.0
+                assert response.status_code == 503, response.text
+                graph = response.json()["graph"]
+                assert "did not answer within 1.5 s" in graph["message"] and graph["uri"] == store.uri
+            assert sum(t.name == "health-check" for t in threading.enumerate()) == 1
+        _wait_for(lambda: client.get("/health").status_code == 200, "healthy again once the graph answers")
+
+
+def _wait_for(condition: object, what: str, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not callable(condition) or not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.5)
+
+
+# --- a Neo4j that is not there yet -----------------------------------------------------------------------------
+def test_serve_starts_without_neo4j_and_names_the_uri_it_waits_for(tmp_path: Path) -> None:
+    """`serve` used to exit at start; the README promises /health 503."""
+    uri, port = f"bolt://127.0.0.1:{free_port()}", free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEO4J_URI": uri, "NEO4J_PASSWORD": "none", "DRIFTLENS_API_KEY": ""}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "retrieval", "serve", "--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=sink,
+            stderr=sink,
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+
+        def answers() -> bool:
+            assert process.poll() is None, log.read_text(encoding="utf-8")[-3000:]
+            try:
+                return httpx.get(f"{base}/health", timeout=5).status_code > 0
+            except httpx.TransportError:
+                return False
+
+        _wait_for(answers, "the service answers /health")
+        health = httpx.get(f"{base}/health", timeout=5)
+        searched = httpx.post(f"{base}/v1/retrieval/search", json={"query": "polonium"}, timeout=10)
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+    assert health.status_code == 503, health.text
+    assert health.json()["graph"]["uri"].startswith(uri) and uri in health.json()["graph"]["message"]
+    assert searched.status_code == 503 and searched.json()["error"] == "graph unavailable", searched.text
+    assert "starting without the graph" in log.read_text(encoding="utf-8")
+
+
+@contextmanager
+def forwarding(port: int, target: tuple[str, int]) -> Iterator[None]:
+    """Bytes between 127.0.0.1:`port` and `target`, both ways: the Neo4j "coming up" at the address given."""
+    listener = socket.create_server(("127.0.0.1", port))
+    listener.settimeout(0.2)
+    done = threading.Event()
+
+    def pump(source: socket.socket, sink: socket.socket) -> None:
+        with source, sink:
+            try:
+                while data := source.recv(65536):
+                    sink.sendall(data)
+            except OSError:
+                pass
+
+    def accept() -> None:
+        while not done.is_set():
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            upstream = socket.create_connection(target)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=pump, args=(a, b), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=5)
+        listener.close()
+
+
+@pytest.mark.neo4j_only
+def test_the_service_serves_once_neo4j_answers(settings: Settings) -> None:
+    real = urlsplit(str(settings.neo4j_uri))
+    port = free_port()
+    waiting = settings.model_copy(update={"neo4j_uri": f"{real.scheme}://127.0.0.1:{port}"})
+    with serving(create_app(waiting)) as url, httpx.Client(base_url=url, timeout=60) as client:
+        first = client.get("/health")
+        assert first.status_code == 503 and f"127.0.0.1:{port}" in first.json()["graph"]["message"], first.text
+        assert client.post("/v1/retrieval/search", json={"query": "polonium"}).status_code == 503
+        with forwarding(port, (str(real.hostname), int(real.port or 7687))):
+            _wait_for(lambda: client.get("/health").status_code == 200, "healthy once Neo4j answers")
+            searched = client.post("/v1/retrieval/search", json={"query": "polonium"})
+    assert searched.status_code == 200 and searched.json()["meta"]["noDataFound"] is True, searched.text
