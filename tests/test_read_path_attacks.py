@@ -26,7 +26,6 @@ from retrieval.store import GraphStore
 from tests.conftest import SEARCH_PROJECT
 
 
-
 class _Listener(BaseHTTPRequestHandler):
     hits: list[str] = []  # noqa: RUF012 - one listener per module, read by the tests
 
