@@ -13,13 +13,11 @@ from typing import Any
 
 from retrieval.config import Settings
 from retrieval.engine import Engine
-from retrieval.errors import DriftLensError, InvalidInput, QueryError, StoreUnavailable
+from retrieval.errors import DriftLensError, InvalidInput, StoreUnavailable
 from retrieval.events import ProgressEvent
-from retrieval.models import Answer, AnsweredBy, Hit, Mode
+from retrieval.models import Answer, Hit
 from retrieval.search import explore
 from retrieval.search.expand import expand
-from retrieval.search.graph_search import GraphSearch
-from retrieval.search.ranking import missing_data
 from retrieval.service import metrics, schemas
 from retrieval.store import Health
 
@@ -76,35 +74,6 @@ def checked_project(engine: Engine, project_id: str | None) -> str | None:
     return project_id
 
 
-def unless_emptied[T](engine: Engine, project: str | None, run: Callable[[], T], empty: Callable[[str], T]) -> T:
-    """`run()`; when a read failed because the graph was emptied under the running service, `empty(reason)`.
-
-    Why: a store looks its index names up once and keeps them, so after another process emptied the graph the
-    next read names an index that is gone, and the caller got the database's own words ("There is no such vector
-    schema index"). `missing_data` tells the cases apart, as the Engine does for a graph never indexed: no chunks
-    is "no data found" again; chunks without their vector index raise IndexMissing, naming the index and the
-    command that builds it. Any other failure is raised as it was.
-    """
-    try:
-        return run()
-    except QueryError:
-        reason = missing_data(engine.context(project))
-        if reason is None:
-            raise
-        return empty(reason)
-
-
-def _ask(engine: Engine, question: str, mode: Mode, project: str | None, **options: Any) -> Answer:
-    """`engine.ask`, answering "no data found" when the graph was emptied under the service (`unless_emptied`)."""
-    answered_by: AnsweredBy = "llm" if engine.llm else "extractive"
-    return unless_emptied(
-        engine,
-        project,
-        lambda: engine.ask(question, mode, project=project, **options),
-        lambda reason: Answer.empty(question, mode, answered_by, reason),
-    )
-
-
 def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResponse:
     project = checked_project(engine, request.project_id)
     params = engine.params(
@@ -115,18 +84,17 @@ def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResp
         global_level=request.global_.level,
         drift_budget=request.drift.drift_budget,
     )
-    found = unless_emptied(
-        engine,
-        project,
-        lambda: engine.search(request.query, params, project=project, query_vector=request.embedding),
-        lambda reason: GraphSearch(no_data=reason, project=engine.context(project).project),
-    )
+    found = engine.search(request.query, params, project=project, query_vector=request.embedding)
     metrics.observe_search(found.timings_ms)
     modes, notes, final = ["local"], [], None
     timings = dict(found.timings_ms)
     if request.global_.enabled:
-        answer = _ask(
-            engine, request.query, "global", project, params=params, max_communities=request.global_.limit_communities
+        answer = engine.ask(
+            request.query,
+            "global",
+            params,
+            project=project,
+            max_communities=request.global_.limit_communities,
         )
         metrics.observe_answer(answer)
         modes.append("global")
@@ -191,12 +159,11 @@ def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.Retrie
     """An answer in the seed's shape; progress goes to `ui:retrieval_progress` (see ProgressBus)."""
     project = checked_project(engine, request.project_id)
     ids: list[str] = []
-    answer = _ask(
-        engine,
+    answer = engine.ask(
         request.query,
         request.mode,
-        project,
-        params=engine.params(top_k=request.top_k),
+        engine.params(top_k=request.top_k),
+        project=project,
         on_progress=_first_id(ids),
     )
     metrics.observe_answer(answer)
@@ -229,7 +196,7 @@ def _first_id(ids: list[str]) -> Callable[[ProgressEvent], None]:
 def ask(engine: Engine, request: schemas.AskRequest) -> Answer:
     project = checked_project(engine, request.project_id)
     params = engine.params(top_k=request.top_k, max_hops=request.max_hops)
-    answer = _ask(engine, request.query, request.mode, project, params=params)
+    answer = engine.ask(request.query, request.mode, params, project=project)
     metrics.observe_answer(answer)
     return answer
 

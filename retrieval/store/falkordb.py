@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -351,20 +351,21 @@ class FalkorDBStore(GraphStore):
         self._require_index("vector", label, prop)
         params = dict(params or {})
         limit = int(params.pop("limit", fetch))
-        rows = self.read(
-            "CALL db.idx.vector.queryNodes($label, $prop, $fetch, vecf32($q)) YIELD node, score "
-            + (f"WHERE {where} " if where else "")
-            + "WITH node, score ORDER BY score LIMIT $limit "  # project only what is kept
-            + f"RETURN node.id AS id, score, node {{{self._projection(label, prop)}}} AS props",
-            {
-                **params,
-                "label": label,
-                "prop": prop,
-                "fetch": int(fetch),
-                "limit": limit,
-                "q": falkordb_params.query_vector(vector),
-            },
-        )
+        with self._index_checked("vector", label, prop):
+            rows = self.read(
+                "CALL db.idx.vector.queryNodes($label, $prop, $fetch, vecf32($q)) YIELD node, score "
+                + (f"WHERE {where} " if where else "")
+                + "WITH node, score ORDER BY score LIMIT $limit "  # project only what is kept
+                + f"RETURN node.id AS id, score, node {{{self._projection(label, prop)}}} AS props",
+                {
+                    **params,
+                    "label": label,
+                    "prop": prop,
+                    "fetch": int(fetch),
+                    "limit": limit,
+                    "q": falkordb_params.query_vector(vector),
+                },
+            )
         # FalkorDB returns cosine *distance* (0 = same direction); callers want similarity.
         return [StoreHit(str(r["id"]), 1.0 - float(r["score"]), r["props"]) for r in rows]
 
@@ -537,7 +538,20 @@ class FalkorDBStore(GraphStore):
         if self._index_cache is None or not present(self._index_cache):
             self._index_cache = self.index_states()  # another process may have built it since
         if not present(self._index_cache):
-            raise IndexMissing(f"{kind} index on {label}" + (f".{prop}" if prop else ""))
+            name = next(
+                (n for (k, lab, _p), n in self._settings_index_names().items() if (k, lab) == (kind, label)), ""
+            )
+            raise IndexMissing(f"{kind} index {name} on {label}".replace("  ", " ") + (f".{prop}" if prop else ""))
+
+    @contextlib.contextmanager
+    def _index_checked(self, kind: str, label: str, prop: str | None) -> Iterator[None]:
+        """A query on an index that fails because another process dropped it since says so (IndexMissing)."""
+        try:
+            yield
+        except QueryError:
+            self._index_cache = None
+            self._require_index(kind, label, prop)
+            raise
 
     # --- schema -----------------------------------------------------------------------------
     def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:

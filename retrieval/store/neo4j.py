@@ -13,6 +13,7 @@ Vector indexes are created without quantisation (scores then match exact cosine)
 from __future__ import annotations
 
 import contextlib
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -38,6 +39,8 @@ CONNECT_TIMEOUT_S = 5.0
 BM25_POOL = 200
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
 READ_ONLY_CACHE = 1024
+#: Neo4j's words for an index a query names that does not exist (any more).
+_GONE_INDEX = re.compile(r"There is no such (?P<kind>vector|fulltext) schema index:? ?'?(?P<name>[\w.-]*)")
 #: Query types EXPLAIN gives a statement that changes data ("rw", "w"); "s" is schema or system.
 _WRITES = ("rw", "w")
 #: Transaction metadata key naming a statement from a person or a model, so its deadline can find and end it.
@@ -201,6 +204,10 @@ class Neo4jStore(GraphStore):
         except ClientError as exc:
             if exc.code and exc.code.endswith("DatabaseNotFound"):
                 raise connection_error(self.uri, self.settings, exc) from exc
+            if gone := _GONE_INDEX.search(exc.message or ""):
+                # Dropped since its name was cached (another process emptied the graph): look it up afresh next time.
+                self._index_cache = None
+                raise IndexMissing(f"{gone['kind']} index {gone['name']}", _create_hint(gone["kind"])) from exc
             raise query_error(exc, self.settings, timeout_ms) from exc
         except Neo4jError as exc:
             raise query_error(exc, self.settings, timeout_ms) from exc
