@@ -98,7 +98,9 @@ class Threads:
         assert answer.no_data_found and not answer.key_facts
         blank = not question.strip()
         assert answer.notes == (["Type a question to search the graph."] if blank else [_unsearchable(question)])
-        assert len(chat.turns()) == before + (not blank)
+        after = chat.turns()
+        assert len(after) == before + (not blank)
+        assert blank or (after[-1].question == question and after[-1].answers and not after[-1].damaged)
 
     def change(self, chat: Conversation, operation: str, n: int) -> None:
         """A Memory-page change to one stored turn (picked by `n`); nothing when the thread has none."""
