@@ -122,8 +122,8 @@ def show(turns: Sequence[Turn]) -> dict[Mode, Answer]:
     for i, turn in enumerate(turns):
         question(turn)
         with st.chat_message("assistant"):
-            if turn.damaged:
-                st.warning(f"This turn is damaged: {plain(turn.damaged)}. Later answers no longer use it.")
+            if turn.damaged:  # the reason is the app's own text, not untrusted
+                st.warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
             if turn.answers:
                 answers(turn, turn.answers, latest=i == len(turns) - 1, previous=previous)
         previous.update({a.mode: a for a in turn.answers})
