@@ -80,7 +80,7 @@ def question(turn: Turn, *, scroll: bool = False) -> None:
                 f"document.getElementById('turn-{turn.id}').scrollIntoView({{block: 'start'}});</script>",
                 unsafe_allow_javascript=True,
             )
-        st.markdown(plain(turn.question))
+        st.markdown(plain(turn.question) if turn.question else "*(question deleted)*")
         if not turn.valid:
             st.caption("Invalidated on the Memory page: later answers no longer use this turn.")
         meta = turn.meta
@@ -122,7 +122,10 @@ def show(turns: Sequence[Turn]) -> dict[Mode, Answer]:
     for i, turn in enumerate(turns):
         question(turn)
         with st.chat_message("assistant"):
-            answers(turn, turn.answers, latest=i == len(turns) - 1, previous=previous)
+            if turn.damaged:  # the reason is the app's own text, not untrusted
+                st.warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
+            if turn.answers:
+                answers(turn, turn.answers, latest=i == len(turns) - 1, previous=previous)
         previous.update({a.mode: a for a in turn.answers})
     return previous
 

@@ -96,6 +96,7 @@ def conversation_markdown(turns: Sequence[Turn]) -> str:
     lines = ["# Conversation", ""]
     for n, turn in enumerate(turns, start=1):
         lines += [f"## {n}. {plain(turn.question)}" + ("" if turn.valid else " (invalidated)"), ""]
+        lines += [f"*Damaged: {turn.damaged}.*", ""] if turn.damaged else []
         if turn.meta.searched_as and turn.meta.searched_as != turn.question:
             lines += [f"*Searched as: {plain(turn.meta.searched_as)}*", ""]
         for i, memory in enumerate(turn.meta.earlier, start=1):

@@ -19,16 +19,18 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from retrieval.engine import Engine, ProgressCallback
 from retrieval.errors import LLMError
 from retrieval.llm import Message
 from retrieval.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.models import Answer, Mode, PhaseUsage, QueryParams, Usage
+from retrieval.readable import nothing_to_search
 from retrieval.search.keywords import content_terms
 
 APPLICATION = "driftlens"
@@ -77,7 +79,11 @@ class TurnMeta(BaseModel):
 
 @dataclass
 class Turn:
-    """One question and its answers (one per mode asked); `valid` is False once its question was invalidated."""
+    """One question and its answers (one per mode asked); `valid` is False once its question was invalidated.
+
+    `damaged` says why a stored turn is not whole (its question or an answer deleted on the Memory page, or kept
+    in a form that cannot be read): the turn is shown with that reason, and it no longer feeds later answers.
+    """
 
     id: str
     question: str
@@ -85,6 +91,7 @@ class Turn:
     meta: TurnMeta = field(default_factory=TurnMeta)
     timestamp: str = ""
     valid: bool = True
+    damaged: str = ""
     #: While answering: the earlier turns as chat history, and the rewrite call's usage not yet counted.
     history: list[Message] = field(default_factory=list)
     rewrite_usage: Usage = field(default_factory=Usage)
@@ -163,7 +170,7 @@ class Conversation:
 
         `begin`, `answer` per mode and `finish` are `ask` in steps, for faces that show each mode's progress.
         """
-        earlier = [t for t in self.turns() if t.valid][-RECENT_TURNS:]
+        earlier = [t for t in self.turns() if t.valid and not t.damaged][-RECENT_TURNS:]
         usage = Usage()
         resolved = self.resolve(question, earlier, usage) if any(m != "agent" for m in modes) else None
         resolved = resolved or Resolved(question=question)
@@ -207,8 +214,8 @@ class Conversation:
         return answer
 
     def finish(self, turn: Turn) -> None:
-        """Store the turn (its question and every answer) in the thread."""
-        if turn.answers:
+        """Store the turn (its question and every answer) in the thread; a blank question is answered, not kept."""
+        if turn.answers and turn.question.strip():
             self.store(turn)
 
     def resolve(self, question: str, earlier: Sequence[Turn], usage: Usage | None = None) -> Resolved:
@@ -267,7 +274,7 @@ class Conversation:
 
     def earlier(self, question: str) -> list[EarlierMemory]:
         """Valid memories of this user (any thread) close to the question: context shown "from earlier"."""
-        if self.memory is None or not question.strip():
+        if self.memory is None or nothing_to_search(question):
             return []
         records = self.memory.search(self.user_scope, question, k=EARLIER_K)
         return [
@@ -335,24 +342,54 @@ def find_run(engine: Engine, run_id: str, user: str | None = None) -> tuple[str,
     memory = MemoryStore(engine.store, engine.settings, engine.embedder)
     scope = Scope(application_id=APPLICATION, user_id=user or engine.settings.user)
     for record in memory.message(scope, run_id):
-        if record.role == "assistant" and record.author_name == "drift" and record.payload:
-            return record.thread_id, Answer.model_validate_json(record.payload)
+        answer = _read(Answer, record.payload) if record.role == "assistant" and record.author_name == "drift" else None
+        if answer is not None:
+            return record.thread_id, answer
     return None
 
 
 def turns_of(records: Sequence[MemoryRecord]) -> list[Turn]:
-    """Group a thread's memories (oldest first) into turns by message id."""
+    """Group a thread's memories (oldest first) into turns by message id; a turn that is not whole is `damaged`.
+
+    Why never raise: one deleted or unreadable memory must not make the whole thread impossible to open (and so
+    to continue); the turn it belonged to says what is missing, the others read as they were stored.
+    """
     turns: dict[str, Turn] = {}
+    asked: set[str] = set()
+    unreadable: Counter[str] = Counter()
     for record in records:
         key = record.message_id or record.id
+        turn = turns.setdefault(key, Turn(id=key, question="", timestamp=record.timestamp))
         if record.role == "user":
-            turn = turns.setdefault(key, Turn(id=key, question=record.text))
+            asked.add(key)
             turn.question, turn.timestamp, turn.valid = record.text, record.timestamp, record.valid
-            if record.payload:
-                turn.meta = TurnMeta.model_validate_json(record.payload)
-        elif record.payload and key in turns:
-            turns[key].answers.append(Answer.model_validate_json(record.payload))
+            meta = _read(TurnMeta, record.payload) if record.payload else TurnMeta()
+            turn.meta = meta or TurnMeta()
+            readable = meta is not None
+        else:
+            answer = _read(Answer, record.payload)
+            turn.answers += [answer] if answer else []
+            readable = answer is not None
+        unreadable[key] += not readable
+    for key, turn in turns.items():
+        turn.damaged = _damage(key in asked, bool(turn.answers), unreadable[key])
     return list(turns.values())
+
+
+def _damage(asked: bool, answered: bool, unreadable: int) -> str:
+    """Why a stored turn is not whole, in the reader's words ("" when it is)."""
+    reasons = [] if asked else ["its question was deleted"]
+    reasons += [f"{unreadable} of its memories could not be read"] if unreadable else []
+    reasons += [] if answered or unreadable else ["its answer was deleted"]
+    return "; ".join(reasons)
+
+
+def _read[M: BaseModel](model: type[M], payload: str) -> M | None:
+    """A stored payload as `model`, or None when it is missing or no longer readable (e.g. an older format)."""
+    try:
+        return model.model_validate_json(payload)
+    except ValidationError:
+        return None
 
 
 def _as_written(text: str) -> list[str]:
@@ -373,8 +410,13 @@ def _history(turns: Sequence[Turn]) -> list[Message]:
 
 
 def _memory_text(answer: Answer) -> str:
-    """What an answer contributes to recall: its text, else its key facts."""
-    return answer.final_answer.strip() or "\n".join(f"- {f.fact}" for f in answer.key_facts)
+    """What an answer contributes to recall: its text, else its key facts, else its notes ("nothing to search for").
+
+    Never empty for an answer with a note: memory keeps only messages with text, and a turn stored without its
+    answer would read back as damaged.
+    """
+    facts = "\n".join(f"- {f.fact}" for f in answer.key_facts)
+    return answer.final_answer.strip() or facts or " ".join(answer.notes).strip()
 
 
 def _slim(answer: Answer) -> Answer:
@@ -406,6 +448,7 @@ def dumps_turns(turns: Sequence[Turn]) -> str:
                 "question": t.question,
                 "timestamp": t.timestamp,
                 "valid": t.valid,
+                "damaged": t.damaged,
                 "meta": t.meta.model_dump(),
                 "answers": [a.model_dump(mode="json") for a in t.answers],
             }

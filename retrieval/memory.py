@@ -322,6 +322,19 @@ class MemoryStore:
         )
         return [self._record(r) for r in rows]
 
+    def whole_messages(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+        """The records plus every other memory stored under the same message id in the same scope.
+
+        Why: a conversation turn is one message id (its question and each mode's answer); deleting part of it
+        leaves a turn that can only be shown as damaged, so the Memory page deletes what this returns.
+        """
+        whole = {r.id: r for r in records}
+        for record in records:
+            if record.message_id:
+                owner = Scope.of(record)
+                whole.update({m.id: m for m in self.message(owner, record.message_id) if Scope.of(m) == owner})
+        return list(whole.values())
+
     def page(
         self, scope: Scope, *, offset: int = 0, limit: int = 50, include_invalid: bool = True, role: str | None = None
     ) -> MemoryPage:

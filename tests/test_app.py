@@ -446,7 +446,7 @@ def test_explorer_cypher_box_is_read_only(app: AppTest) -> None:
 
 
 # --- Memory and Index -----------------------------------------------------------------------
-def test_memory_delete_asks_first_and_invalidate_is_the_primary_action(app: AppTest) -> None:
+def test_memory_delete_asks_first_takes_the_whole_turn_and_invalidate_is_the_primary_action(app: AppTest) -> None:
     _go(app, "ask")
     _ask(app, "Who was Bob Cratchit?")
     _go(app, "memory")
@@ -458,10 +458,12 @@ def test_memory_delete_asks_first_and_invalidate_is_the_primary_action(app: AppT
     assert app.button(key="mem_delete").proto.type == "secondary"
     app.button(key="mem_delete").click().run()
     assert len(app.dataframe[0].value) == before, "nothing is deleted before it is confirmed"
-    assert any("cannot be undone" in w.value for w in app.warning)
+    [warning] = [w.value for w in app.warning]
+    assert "Delete 2 memories" in warning and "1 more stored with them: a turn's question" in warning
+    assert "cannot be undone" in warning
     app.button(key="mem_delete_confirm").click().run()
     assert not app.exception
-    assert len(app.dataframe[0].value) == before - 1
+    assert app.session_state["conversation"].turns() == []  # the answer picked and its question: the whole turn
 
 
 def test_memory_page_lists_the_conversations(app: AppTest) -> None:

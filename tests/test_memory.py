@@ -187,3 +187,18 @@ def test_a_mixed_selection_is_grouped_by_each_records_own_scope(memory: MemorySt
         Scope(user_id="b", thread_id="t"): [r.id for r in second],
     }
     assert sum(memory.delete(ids, owner) for owner, ids in owners.items()) == 3
+
+
+def test_whole_messages_adds_every_part_of_a_message_in_the_same_scope_only(memory: MemoryStore) -> None:
+    mine, other = Scope(user_id="a", thread_id="t"), Scope(user_id="b", thread_id="t")
+    turn = [
+        MemoryMessage(text="q", role="user", message_id="m1"),
+        MemoryMessage(text="a", role="assistant", message_id="m1"),
+    ]
+    question, answer = memory.add(mine, turn)
+    memory.add(other, turn)  # the same message id under another user
+    memory.add(mine, [MemoryMessage(text="next", role="user", message_id="m2")])
+    loose = memory.add(mine, _say("no message id"))
+
+    assert {r.id for r in memory.whole_messages([answer])} == {question.id, answer.id}
+    assert {r.id for r in memory.whole_messages([question, *loose])} == {question.id, answer.id, loose[0].id}

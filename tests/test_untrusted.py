@@ -1,27 +1,31 @@
 """Untrusted text rendered as Markdown can neither load a resource nor link anywhere, yet keeps its formatting.
 
-Checked with a CommonMark parser (markdown-it, which rich already brings): after `inert`, no image, link or
-HTML token is left, and every bare URL sits in a code span (GitHub-flavoured Markdown would link it).
+Checked with a CommonMark parser (markdown-it, which rich already brings) with GFM's strikethrough and tables, as
+Streamlit renders: after `inert`, no image, link or HTML token is left, and every bare URL sits in a code span
+(GitHub-flavoured Markdown would link it). tests/e2e/test_untrusted_e2e.py renders the same variants in Chromium.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Callable
 
 import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from components.untrusted import inert, plain
+from tests.hostile_markdown import VARIANTS
 
 HOSTILE = [
-    "Marley ![x](http://203.0.113.9/a.png) owed money.",
+    *(pytest.param(text, id=name) for name, text in VARIANTS.items()),
     "See [the ledger](http://203.0.113.9/ledger) or <http://203.0.113.9/auto>.",
-    "[ref]: http://203.0.113.9/a.png\n\n![pixel][ref] and [link][ref]",
-    '<img src="http://203.0.113.9/a.png"> and <a href="http://203.0.113.9">x</a>',
     "\\![escaped?](http://203.0.113.9/a.png) \\[x\\](http://203.0.113.9/b)",
     "a lone ` backtick, then ![x](http://203.0.113.9/a.png) and www.example.com/page.",
-    "```\n![in code](http://203.0.113.9/a.png)\n```\nthen ![out](http://203.0.113.9/b.png)",
+    "~~![struck](http://203.0.113.9/s.png)~~ and ~![one](http://203.0.113.9/o.png)~",
+    ":red[![x](http://203.0.113.9/d.png)] $\\href{http://203.0.113.9}{x}$",
 ]
-_PARSER = MarkdownIt("commonmark")
+_PARSER = MarkdownIt("commonmark").enable(["strikethrough", "table"])
 
 
 def _tokens(markdown: str) -> list[Token]:
@@ -32,21 +36,25 @@ def _tokens(markdown: str) -> list[Token]:
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-def test_inert_text_has_no_image_link_or_html(text: str) -> None:
-    tokens = _tokens(inert(text))
+@pytest.mark.parametrize("escape", [inert, plain])
+def test_untrusted_text_has_no_image_link_or_html(text: str, escape: Callable[[str], str]) -> None:
+    tokens = _tokens(escape(text))
     kinds = {t.type for t in tokens}
-    assert not kinds & {"image", "link_open", "html_inline", "html_block"}, kinds
+    assert not kinds & {"image", "link_open", "html_inline", "html_block", "fence"}, kinds  # indented code is literal
     prose = "".join(t.content for t in tokens if t.type == "text")
-    assert "http://" not in prose and "www." not in prose  # every bare URL is in a code span
-    rendered = _PARSER.render(inert(text))
-    assert "<img" not in rendered and "<a " not in rendered
+    assert not re.search(r"://|www\.|@", prose), prose  # every bare URL and e-mail address is in a code span
+    rendered = _PARSER.render(escape(text))
+    assert "<img" not in rendered and "<a " not in rendered and "<iframe" not in rendered
 
 
-def test_inert_keeps_formatting_and_code() -> None:
-    rendered = _PARSER.render(inert("**Scrooge** said *humbug*.\n\n- one\n- two\n\n`a[b](c)` [1]"))
-    assert "<strong>Scrooge</strong>" in rendered and "<em>humbug</em>" in rendered
-    assert "<li>one</li>" in rendered and "<code>a[b](c)</code>" in rendered and "[1]" in rendered
-    assert "203.0.113.9/a.png" in _PARSER.render(inert("![x](http://203.0.113.9/a.png)"))  # shown, as text
+def test_inert_keeps_formatting_and_shows_code_and_links_as_text() -> None:
+    markdown = "**Scrooge** said *humbug*.\n\n- one\n- two\n\n1. first\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    rendered = _PARSER.render(inert(f"# Ledger\n\n{markdown}\n\n`a[b](c)` [1] ~~no~~ 5 < 6 & $x$ :red[y]"))
+    for kept in ("<h1>Ledger</h1>", "<strong>Scrooge</strong>", "<em>humbug</em>", "<li>one</li>", "<li>first</li>"):
+        assert kept in rendered
+    assert "<blockquote>" in rendered and "<td>2</td>" in rendered
+    assert "<p>`a[b](c)` [1] ~~no~~ 5 &lt; 6 &amp; $x$ :red[y]</p>" in rendered  # as written, nothing active
+    assert "(<code>http://203.0.113.9/a.png</code>)" in _PARSER.render(inert("![x](http://203.0.113.9/a.png)"))
 
 
 def test_plain_renders_exactly_what_was_typed() -> None:

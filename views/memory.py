@@ -118,10 +118,14 @@ chosen_ids = sorted(r.id for r in chosen)
 if right.button(f"Delete {len(chosen)}…", key="mem_delete"):
     st.session_state["mem_delete_pending"] = chosen_ids
 if st.session_state.get("mem_delete_pending") == chosen_ids:
-    st.warning(f"Delete {len(chosen)} memories for good? This cannot be undone; invalidating keeps them.")
+    # A conversation turn goes as a whole: half a turn (a question without its answer) could only show as damaged.
+    doomed = memory.whole_messages(chosen)
+    more = len(doomed) - len(chosen)
+    also = f" ({more} more stored with them: a turn's question and its answers go together)" if more else ""
+    st.warning(f"Delete {len(doomed)} memories for good{also}? This cannot be undone; invalidating keeps them.")
     confirm, cancel = st.columns(2)
-    if confirm.button(f"Yes, delete {len(chosen)}", key="mem_delete_confirm"):
-        n = sum(memory.delete(ids, owner) for owner, ids in owners.items())
+    if confirm.button(f"Yes, delete {len(doomed)}", key="mem_delete_confirm"):
+        n = sum(memory.delete(ids, owner) for owner, ids in by_owner(doomed).items())
         st.session_state.pop("mem_delete_pending", None)
         st.toast(f"Deleted {n} memories")
         st.rerun()

@@ -3,6 +3,8 @@
 A document chunk and a scripted model answer both carry `![x](http://203.0.113.9/a.png)` (a TEST-NET address
 nobody answers on) and a link; the app runs with its model pointed at the scripted server on 127.0.0.1.
 Chromium must make no request off this machine, draw no <img> with that source and no link to that host.
+A second answer holds every variant of tests/hostile_markdown.py (tilde runs, references, raw HTML, code,
+nesting, entities), rendered by Streamlit itself, with the same checks.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from retrieval.indexing import run_index
 from retrieval.store import open_store
 from tests.e2e.conftest import browse, free_port, start_app, stop_app
 from tests.e2e.graph import app_env
+from tests.hostile_markdown import HOST as VARIANT_HOST
+from tests.hostile_markdown import VARIANTS
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
 pytestmark = pytest.mark.e2e
@@ -39,6 +43,9 @@ def _route(request: dict[str, Any]) -> Step:
     asked = request["messages"][1]["content"]  # context and question; a re-ask appends messages after it
     if "Question: Which debt" in asked:
         return reply("no json here")
+    if "Question: Which tricks" in asked:
+        variants = "\n\n".join(VARIANTS.values())
+        return json_reply({"answer": variants, "key_facts": [{"fact": VARIANTS["tilde-run"], "chunk_ids": [1]}]})
     fact = {"fact": f"The ledger {IMAGE} was Marley's.", "chunk_ids": [1], "spans": ["Jacob Marley kept the ledger"]}
     return json_reply({"answer": MODEL_ANSWER, "key_facts": [fact]})
 
@@ -86,3 +93,24 @@ def test_images_and_links_in_chunks_answers_and_questions_stay_text(browser: Bro
         for shown in (f"http://{HOST}/a.png", f"http://{HOST}/ledger", f"http://{HOST}/c.png", "kept the ledger !["):
             assert shown in body, shown  # the markup is there to read, as text
         session.screenshot("untrusted-markdown")
+
+
+def test_every_markdown_variant_in_an_answer_stays_text(browser: Browser, hostile_app: str) -> None:
+    with browse(browser, hostile_app) as session:
+        session.open("Ask")
+        page = session.page
+        box = page.get_by_placeholder("Ask the graph")
+        box.fill("Which tricks did the ledger hold?")
+        box.press("Enter")
+        expect(page.get_by_text("answered by: LLM").first).to_be_visible(timeout=WAIT_MS)
+        expect(page.get_by_text("Export conversation (Markdown)")).to_be_visible(timeout=WAIT_MS)  # redrawn
+        page.wait_for_timeout(1_000)
+
+        for tag, attribute in (("img", "src"), ("iframe", "src"), ("a", "href")):
+            found = page.locator(f"{tag}[{attribute}*='{VARIANT_HOST}']")
+            assert found.count() == 0, found.evaluate_all("elements => elements.map(e => e.outerHTML)")
+        session.assert_offline()
+        body = page.locator("body").inner_text()
+        for shown in re.findall(rf"https://{re.escape(VARIANT_HOST)}/[\w-]+\.png", "\n".join(VARIANTS.values())):
+            assert shown in body, shown  # every address is there to read, as text
+        session.screenshot("untrusted-markdown-variants")

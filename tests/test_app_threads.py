@@ -1,0 +1,60 @@
+"""AppTest checks that a thread stays open and answerable on the Ask page whatever its turns hold, on both backends:
+a question of common words only gets one clear message, and a turn that lost its answer shows as damaged.
+
+The same demo graph and app as tests/test_app.py; the thread's memories are changed through the app's own store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from components.untrusted import inert
+from retrieval.conversation import Conversation
+from retrieval.readable import NOTHING_TO_SEARCH
+from tests.conftest import DemoGraph
+from tests.test_app import _ask, _go, _start, _text
+
+
+@pytest.fixture
+def ask_page(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
+    yield _go(_start(monkeypatch, demo.env), "ask")
+    st.cache_resource.clear()
+
+
+def _questions(chat: Conversation) -> list[str]:
+    return [t.question for t in chat.turns()]
+
+
+def test_a_question_of_common_words_is_one_clear_message_and_the_thread_keeps_answering(ask_page: AppTest) -> None:
+    app = _ask(ask_page, "the")
+    assert [i.value for i in app.info] == [inert(NOTHING_TO_SEARCH)]  # untrusted text: drawn escaped
+    chat: Conversation = app.session_state["conversation"]
+    assert app.query_params["thread"] == chat.thread_id
+
+    _ask(app, "Who was Marley?")
+    assert _questions(chat) == ["the", "Who was Marley?"]
+    assert "answered by: extractive" in _text(app)
+    app.run()  # the thread read back from the store, as a reload or a reopened link reads it
+    assert not app.exception, app.exception
+    assert not app.warning
+
+
+def test_a_turn_that_lost_its_answer_shows_as_damaged_and_the_thread_keeps_answering(ask_page: AppTest) -> None:
+    app = _ask(ask_page, "Who was Marley?")
+    chat: Conversation = app.session_state["conversation"]
+    assert chat.memory is not None
+    answer = next(r for r in chat.memory.page(chat.scope).items if r.role == "assistant")
+    assert chat.memory.delete([answer.id], chat.scope) == 1
+
+    app.run()
+    assert not app.exception, app.exception
+    assert [w.value for w in app.warning] == [
+        "This turn is damaged: its answer was deleted. Later answers no longer use it."
+    ]
+    _ask(app, "What did he wear?")  # a follow-up: the damaged turn no longer feeds it
+    assert _questions(chat) == ["Who was Marley?", "What did he wear?"]
+    assert chat.turns()[1].meta.context_terms == [] and chat.turns()[1].answers
