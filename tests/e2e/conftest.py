@@ -105,6 +105,13 @@ def browser(app_url: str) -> Iterator[Browser]:
         chromium.close()
 
 
+def ask(page: Page, question: str) -> None:
+    """Type a question into Ask's box and send it, as a user would."""
+    box = page.get_by_placeholder("Ask the graph")
+    box.fill(question)
+    box.press("Enter")
+
+
 @dataclass
 class Session:
     """A page on the app plus every request it made that did not stay on this machine."""

@@ -10,7 +10,7 @@ from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.e2e import plotly_graph
-from tests.e2e.conftest import Session
+from tests.e2e.conftest import Session, ask
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -56,9 +56,7 @@ def test_ask_shows_answer_and_expanded_citation(backend_session: Session) -> Non
     session.open("Ask")
     page = session.page
     expect(page.get_by_text("Try one of these")).to_be_visible()
-    box = page.get_by_placeholder("Ask the graph")
-    box.fill("Who was Marley?")
-    box.press("Enter")
+    ask(page, "Who was Marley?")
     expect(page.get_by_text("answered by: extractive").first).to_be_visible(timeout=WAIT_MS)
     # the cited span, highlighted in its chunk once the citation is expanded
     _expand_until_visible(

@@ -13,16 +13,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from retrieval.readable import NOTHING_TO_SEARCH
-from tests.e2e.conftest import Session
+from tests.e2e.conftest import Session, ask
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
 
 
 def _ask(page: Page, question: str) -> None:
-    box = page.get_by_placeholder("Ask the graph")
-    box.fill(question)
-    box.press("Enter")
+    ask(page, question)
 
 
 def _no_crash(page: Page) -> None:

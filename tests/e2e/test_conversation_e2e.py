@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.conftest import Session, browse
+from tests.e2e.conftest import Session, ask, browse
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -16,9 +16,7 @@ FIRST, SECOND = "Who was Marley?", "What did he wear?"
 
 
 def _ask(page: Page, question: str) -> None:
-    box = page.get_by_placeholder("Ask the graph")
-    box.fill(question)
-    box.press("Enter")
+    ask(page, question)
 
 
 def _answers(page: Page, n: int) -> None:

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import plotly_graph
-from tests.e2e.conftest import ARTIFACTS, Session
+from tests.e2e.conftest import ARTIFACTS, Session, ask
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -124,9 +124,7 @@ def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:
 def test_clicking_an_evidence_node_shows_what_it_is(wide: Session) -> None:
     wide.open("Ask")
     page = wide.page
-    box = page.get_by_placeholder("Ask the graph")
-    box.fill("Who was Marley?")
-    box.press("Enter")
+    ask(page, "Who was Marley?")
     expect(page.get_by_text("answered by: extractive").first).to_be_visible(timeout=WAIT_MS)
     key = plotly_graph.key_ending(page, "-local-evidence")
     expect(page.get_by_text("Click a node to see what it is").first).to_be_visible(timeout=WAIT_MS)

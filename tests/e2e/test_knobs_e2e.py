@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.e2e.conftest import browse
+from tests.e2e.conftest import ask, browse
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -23,9 +23,7 @@ def test_fresh_sessions_answer_with_the_default_knobs(browser: Browser, app_url:
         with browse(browser, app_url) as session:
             session.open("Ask")
             page = session.page
-            box = page.get_by_placeholder("Ask the graph")
-            box.fill("Who was Marley?")
-            box.press("Enter")
+            ask(page, "Who was Marley?")
             effect = page.get_by_text(re.compile(r"^Knobs' effect: ")).first
             expect(effect).to_be_visible(timeout=WAIT_MS)
             text = effect.inner_text()

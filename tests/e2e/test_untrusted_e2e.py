@@ -20,7 +20,7 @@ from retrieval.config import load_settings
 from retrieval.embed import make_embedder
 from retrieval.indexing import run_index
 from retrieval.store import open_store
-from tests.e2e.conftest import browse, free_port, start_app, stop_app
+from tests.e2e.conftest import ask, browse, free_port, start_app, stop_app
 from tests.e2e.graph import app_env
 from tests.hostile_markdown import HOST as VARIANT_HOST
 from tests.hostile_markdown import VARIANTS
@@ -76,12 +76,9 @@ def test_images_and_links_in_chunks_answers_and_questions_stay_text(browser: Bro
     with browse(browser, hostile_app) as session:
         session.open("Ask")
         page = session.page
-        box = page.get_by_placeholder("Ask the graph")
-        box.fill(f"Who kept the ledger {IMAGE}?")
-        box.press("Enter")
+        ask(page, f"Who kept the ledger {IMAGE}?")
         expect(page.get_by_text("answered by: LLM").first).to_be_visible(timeout=WAIT_MS)
-        box.fill("Which debt did the heavy ledger hold?")
-        box.press("Enter")
+        ask(page, "Which debt did the heavy ledger hold?")
         expect(page.get_by_text("answered by: extractive").first).to_be_visible(timeout=WAIT_MS)
         page.get_by_text(re.compile(r"^\[1\] ")).first.click()
         page.wait_for_timeout(1_000)
@@ -99,9 +96,7 @@ def test_every_markdown_variant_in_an_answer_stays_text(browser: Browser, hostil
     with browse(browser, hostile_app) as session:
         session.open("Ask")
         page = session.page
-        box = page.get_by_placeholder("Ask the graph")
-        box.fill("Which tricks did the ledger hold?")
-        box.press("Enter")
+        ask(page, "Which tricks did the ledger hold?")
         expect(page.get_by_text("answered by: LLM").first).to_be_visible(timeout=WAIT_MS)
         expect(page.get_by_text("Export conversation (Markdown)")).to_be_visible(timeout=WAIT_MS)  # redrawn
         page.wait_for_timeout(1_000)
