@@ -50,6 +50,7 @@ FAMILY_PREFIX = "graphrag_"
 #: Labels those tools give chunks and entities (besides the labels the settings name).
 CHUNK_LABELS = ("Chunk", "__Chunk__")
 ENTITY_LABELS = ("__Entity__", "Entity")
+LABEL_SETTINGS = ("chunk_label", "entity_label")
 _WORDS: dict[Role, str] = {
     "chunk_vector": "chunk vectors",
     "chunk_fulltext": "chunk keywords",
@@ -81,8 +82,7 @@ class Discovery:
 def discover(settings: Settings, indexes: Sequence[IndexState]) -> Discovery:
     """The indexes of `indexes` (SHOW INDEXES) DriftLens should search under `settings`, and what that changes."""
     explicit = settings.model_fields_set
-    values = settings.model_dump(include={*INDEX_SETTING.values(), "chunk_label", "entity_label"})
-    values |= settings.model_dump(include={"embedding_property", "text_property", "entity_name_property"})
+    values = settings.model_dump(include={*INDEX_SETTING.values(), *PROPERTY_SETTING.values(), *LABEL_SETTINGS})
     found: dict[Role, IndexState] = {}
     for role in ROLES:
         state = _choose(role, values, explicit, indexes)
@@ -92,7 +92,7 @@ def discover(settings: Settings, indexes: Sequence[IndexState]) -> Discovery:
         values |= _implied(role, state, values, explicit)
     if not found:
         return Discovery()
-    for role in ROLES:  # another tool's graph: a role it has no index for is searched without one
+    for role in ROLES:  # another tool's graph: hybrid search leaves out a keyword index it lacks, not fails on it
         if role not in found and role.endswith("fulltext") and INDEX_SETTING[role] not in explicit:
             values[INDEX_SETTING[role]] = None
     changes = {name: value for name, value in values.items() if getattr(settings, name) != value}
@@ -108,7 +108,8 @@ def _choose(role: Role, values: dict[str, Any], explicit: set[str], indexes: Seq
     kind = "vector" if role.endswith("vector") else "fulltext"
     entity = role.startswith("entity")
     label_setting = "entity_label" if entity else "chunk_label"
-    labels = (values[label_setting],) if label_setting in explicit else (values[label_setting], *_labels(entity))
+    known = ENTITY_LABELS if entity else CHUNK_LABELS
+    labels = (values[label_setting],) if label_setting in explicit else (values[label_setting], *known)
     family = sorted(name for name in named if name.startswith(FAMILY_PREFIX))
     for name in (*WELL_KNOWN[role], *family):
         state = named.get(name)
@@ -120,10 +121,6 @@ def _choose(role: Role, values: dict[str, Any], explicit: set[str], indexes: Seq
             continue
         return state
     return None
-
-
-def _labels(entity: bool) -> tuple[str, ...]:
-    return ENTITY_LABELS if entity else CHUNK_LABELS
 
 
 def _implied(role: Role, state: IndexState, values: dict[str, Any], explicit: set[str]) -> dict[str, Any]:
