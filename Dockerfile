@@ -22,11 +22,15 @@ COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
 COPY --chown=driftlens:driftlens . .
 USER driftlens
+# The HTTP service's port is the settings' API_PORT: `--build-arg API_PORT=9000` moves what the image exposes, what
+# `api` listens on (docker/entrypoint.sh) and what the health check asks, together.
+ARG API_PORT=8000
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \
-    DRIFTLENS_DATA_DIR=/data
-# 8501: the Streamlit app (`app`, the default); 8000: the HTTP API + MCP service (`api`, API_PORT).
-EXPOSE 8501 8000
+    DRIFTLENS_DATA_DIR=/data \
+    API_PORT=${API_PORT}
+# 8501: the Streamlit app (`app`, the default); API_PORT: the HTTP API + MCP service (`api`).
+EXPOSE 8501 ${API_PORT}
 VOLUME ["/data"]
 # A dead graph makes the container unhealthy: `api` asks its own GET /health (503 while the graph is down), `app`
 # runs `python -m retrieval health` (opens the store only). start-period covers the first demo build.

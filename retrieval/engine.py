@@ -53,8 +53,8 @@ class Engine:
     ) -> None:
         """Open the graph and the embedder; `opening` hears each step, for a person waiting on a slow open."""
         tell = opening or (lambda _message: None)
-        self.settings = settings
         self.store = store or open_store(settings, tell)
+        self.settings = self.store.adopt_indexes(settings)  # a graph another tool built: its indexes, by name
         if embedder is None:
             tell("Loading the embedder")
         self.embedder = embedder or make_embedder(settings)

@@ -341,6 +341,14 @@ class GraphStore(ABC):
     def health(self) -> Health:
         return Health(self.backend, self.uri, True, self.counts(), self.index_states())
 
+    def adopt_indexes(self, settings: Settings) -> Settings:
+        """`settings` with the indexes of a graph another tool built, found by their names (`store/discovery.py`);
+        the store then counts and reads under them too, and its health says which it chose.
+
+        This default changes nothing: an embedded graph is DriftLens's own, and its indexes carry no names to find.
+        """
+        return settings
+
     def reconnect(self) -> None:
         """Reach the database again after StoreUnavailable; raises StoreUnavailable while it is still down.
 

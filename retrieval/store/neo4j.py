@@ -16,6 +16,7 @@ import contextlib
 import re
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import neo4j
@@ -25,8 +26,9 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25, read_admission
-from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, filter_clause, ident, timed_out
+from retrieval.store.base import GraphStore, Health, IndexState, Row, StoreHit, filter_clause, ident, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
+from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
 from retrieval.store.text_query import lucene_query, terms
 
@@ -61,6 +63,7 @@ class Neo4jStore(GraphStore):
         self._read_only: set[str] = set()  # query texts whose plan was admitted (search runs the same few)
         self._plugin_functions: frozenset[str] | None = None  # non-built-in functions, read once
         self._deadline = Deadline()
+        self._discovery = Discovery()  # nothing chosen by name until an Engine adopts the graph's indexes
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
         try:
             self._driver = GraphDatabase.driver(
@@ -331,6 +334,15 @@ class Neo4jStore(GraphStore):
             raise QueryError(f"Indexes did not come online within {INDEX_WAIT_S} s: {exc.message}") from exc
         except _UNREACHABLE as exc:
             raise connection_error(self.uri, self.settings, exc) from exc
+
+    def adopt_indexes(self, settings: Settings) -> Settings:
+        self._discovery = discover(settings, self.index_states())
+        self.settings = self._discovery.adopt(self.settings)
+        return self._discovery.adopt(settings)
+
+    def health(self) -> Health:
+        found = super().health()
+        return replace(found, message=self._discovery.describe()) if self._discovery.found else found
 
     def index_states(self) -> list[IndexState]:
         out = []
