@@ -283,8 +283,8 @@ class Settings(BaseSettings, RetrievalKnobs):
         None,
         validation_alias=_alias("AZURE_OPENAI_EMBED_DEPLOYMENT", "OAI_EMBED_DEPLOYMENT_NAME", "azure_embed_deployment"),
     )
-    #: Timeout of one model request, in seconds.
-    llm_timeout_sec: float = Field(60.0, gt=0, validation_alias=_alias("OAI_TIMEOUT_SEC", "llm_timeout_sec"))
+    #: Timeout of one model request, in seconds (the designs' `OAI_TIMEOUT_SEC` default).
+    llm_timeout_sec: float = Field(10.0, gt=0, validation_alias=_alias("OAI_TIMEOUT_SEC", "llm_timeout_sec"))
     #: Sampling temperature of the chat model.
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, validation_alias=_alias("LLM_TEMPERATURE", "llm_temperature"))
     #: USD per 1M tokens (prompt, completion) per model, for the cost shown with each answer; JSON.
@@ -293,25 +293,26 @@ class Settings(BaseSettings, RetrievalKnobs):
     llm_concurrency: int = Field(4, ge=1, le=64)
 
     # --- retries ----------------------------------------------------------------------------
-    #: Attempts per model call on 429, 5xx and timeouts.
-    retry_max_attempts: int = Field(4, ge=1, le=20, validation_alias=_alias("RETRY_MAX_ATTEMPTS", "retry_max_attempts"))
-    #: First retry wait, in seconds (exponential backoff with jitter).
+    #: Attempts per model call on 429, 5xx and timeouts (the designs' default: 3).
+    retry_max_attempts: int = Field(3, ge=1, le=20, validation_alias=_alias("RETRY_MAX_ATTEMPTS", "retry_max_attempts"))
+    #: First retry wait, in seconds (exponential backoff with jitter; the designs' default: 2 s).
     retry_backoff_base_sec: float = Field(
-        0.5, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_BASE_SEC", "retry_backoff_base_sec")
+        2.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_BASE_SEC", "retry_backoff_base_sec")
     )
     #: Growth of the retry wait per attempt.
     retry_backoff_factor: float = Field(
         2.0, ge=1.0, validation_alias=_alias("RETRY_BACKOFF_FACTOR", "retry_backoff_factor")
     )
-    #: Longest retry wait, in seconds.
+    #: Longest retry wait, in seconds (the designs' default: 60 s).
     retry_backoff_max_sec: float = Field(
-        20.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_MAX_SEC", "retry_backoff_max_sec")
+        60.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_MAX_SEC", "retry_backoff_max_sec")
     )
 
     # --- progress events & memory -------------------------------------------------------------
     #: Redis for progress events on the `ui:retrieval_progress` channel (optional).
     redis_url: str | None = Field(None, validation_alias=_alias("REDIS_URL", "redis_url"))
-    #: Store and recall conversation memories (the agent framework provider).
+    #: Store and recall conversation memories of the app's own threads (the Agent Framework provider has its own
+    #: `memory_enabled` argument, off by default as its design has it).
     memory_enabled: bool = True
     #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")

@@ -43,10 +43,16 @@ def test_chat_answers_with_numbered_citations_and_shows_the_trace(
         tool_calls(
             (
                 "submit_answer",
-                {"answer": "The budget is 420 million euros.", "supporting_evidence": [{"id": "c3", "quote": "420"}]},
+                {
+                    "answer": "The budget is 420 million euros.",
+                    "confidence": 0.9,
+                    "supporting_evidence": [{"id": "c3", "quote": "420"}],
+                },
             )
         ),
-        tool_calls(("submit_answer", {"answer": "It was approved in 2024."})),
+        tool_calls(
+            ("submit_answer", {"answer": "It was approved in 2024.", "confidence": 0.8, "supporting_evidence": []})
+        ),
     )
     out = io.StringIO()
     with _chat_app(tmp_path, scripted_openai, out) as app, create_pipe_input() as pipe:
