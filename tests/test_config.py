@@ -121,6 +121,7 @@ _SEED_NAMES = [
     ("VECTOR_INDEX_DIMENSIONS", "384", "vector_index_dimensions", 384),
     ("VECTOR_INDEX_SIMILARITY", "COSINE", "vector_index_similarity", "cosine"),
     ("EMBEDDING_PROVIDER", "local", "embedder", "local"),
+    ("AZURE_AI_EMBEDDING_NAME", "text-embedding-3-small", "azure_ai_embedding_name", "text-embedding-3-small"),
     ("EMBEDDING_MODEL", "all-MiniLM-L6-v2", "openai_embedding_model", "all-MiniLM-L6-v2"),
     ("API_PORT", "8123", "api_port", 8123),
 ]
@@ -216,3 +217,19 @@ def test_app_memory_stays_on_by_default(monkeypatch: pytest.MonkeyPatch) -> None
     """The app keeps its own threads' memory; the Agent Framework provider's `memory_enabled` is off (test_provider)."""
     monkeypatch.delenv("DRIFTLENS_MEMORY_ENABLED", raising=False)
     assert _settings(monkeypatch).memory_enabled is True
+
+
+def test_embedding_provider_azure_openai_is_the_azure_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The designs write EMBEDDING_PROVIDER=azure-openai; it selects Azure OpenAI embeddings."""
+    s = _settings(
+        monkeypatch,
+        EMBEDDING_PROVIDER="azure-openai",
+        AZURE_OPENAI_ENDPOINT="https://x.openai.azure.com",
+        OAI_EMBED_DEPLOYMENT_NAME="emb",
+    )
+    assert s.embedder == "azure"
+
+
+def test_azure_ai_embedding_name_defaults_to_ada_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AZURE_AI_EMBEDDING_NAME", raising=False)
+    assert _settings(monkeypatch).azure_ai_embedding_name == "text-embedding-ada-002"
