@@ -71,6 +71,7 @@ async def ask(settings: Settings, questions: Sequence[str], *, user_id: str, mod
         user_id=user_id,
         application_id="driftlens-example",
         top_k=3,
+        memory_enabled=True,
     )
     replies = []
     async with provider:

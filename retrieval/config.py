@@ -234,9 +234,10 @@ class Settings(BaseSettings, RetrievalKnobs):
     index_roots: tuple[Path, ...] | None = None
 
     # --- embeddings -------------------------------------------------------------------------
-    #: Who embeds: `local` (ONNX MiniLM shipped in a package, offline), `openai` or `azure`;
+    #: Who embeds: `local` (ONNX MiniLM shipped in a package, offline), `openai`, `azure` (Azure OpenAI; also
+    #: spelled `azure-openai`) or `azure-ai` (an Azure AI Foundry project's model inference endpoint);
     #: a graph remembers its embedder.
-    embedder: Literal["local", "openai", "azure"] = Field(
+    embedder: Literal["local", "openai", "azure", "azure-ai"] = Field(
         "local", validation_alias=_alias("DRIFTLENS_EMBEDDER", "EMBEDDING_PROVIDER", "embedder")
     )
     #: Texts per local embedder call.
@@ -250,9 +251,19 @@ class Settings(BaseSettings, RetrievalKnobs):
         validation_alias=_alias("OAI_EMBED_MODEL_NAME", "EMBEDDING_MODEL", "openai_embedding_model"),
     )
     #: Key of the embedding endpoint (a secret) when it differs from the chat model's; unset, the embedder
-    #: uses OPENAI_API_KEY (or AZURE_OPENAI_API_KEY for `azure`).
+    #: uses OPENAI_API_KEY (or AZURE_OPENAI_API_KEY for `azure` and `azure-ai`).
     embedding_api_key: SecretStr | None = Field(
         None, validation_alias=_alias("DRIFTLENS_EMBEDDING_API_KEY", "EMBEDDING_API_KEY", "embedding_api_key")
+    )
+
+    #: Azure AI Foundry project endpoint (`https://<resource>.services.ai.azure.com/api/projects/<project>`) of
+    #: the `azure-ai` embedder; its model inference endpoint (`.../models`) is derived from it.
+    azure_ai_project_endpoint: str | None = Field(
+        None, validation_alias=_alias("AZURE_AI_PROJECT_ENDPOINT", "azure_ai_project_endpoint")
+    )
+    #: Embedding model deployed in that project (the `azure-ai` embedder).
+    azure_ai_embedding_name: str = Field(
+        "text-embedding-ada-002", validation_alias=_alias("AZURE_AI_EMBEDDING_NAME", "azure_ai_embedding_name")
     )
 
     # --- language model (OpenAI / Azure OpenAI / compatible) --------------------------------
@@ -283,8 +294,8 @@ class Settings(BaseSettings, RetrievalKnobs):
         None,
         validation_alias=_alias("AZURE_OPENAI_EMBED_DEPLOYMENT", "OAI_EMBED_DEPLOYMENT_NAME", "azure_embed_deployment"),
     )
-    #: Timeout of one model request, in seconds.
-    llm_timeout_sec: float = Field(60.0, gt=0, validation_alias=_alias("OAI_TIMEOUT_SEC", "llm_timeout_sec"))
+    #: Timeout of one model request, in seconds (the designs' `OAI_TIMEOUT_SEC` default).
+    llm_timeout_sec: float = Field(10.0, gt=0, validation_alias=_alias("OAI_TIMEOUT_SEC", "llm_timeout_sec"))
     #: Sampling temperature of the chat model.
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, validation_alias=_alias("LLM_TEMPERATURE", "llm_temperature"))
     #: USD per 1M tokens (prompt, completion) per model, for the cost shown with each answer; JSON.
@@ -293,25 +304,26 @@ class Settings(BaseSettings, RetrievalKnobs):
     llm_concurrency: int = Field(4, ge=1, le=64)
 
     # --- retries ----------------------------------------------------------------------------
-    #: Attempts per model call on 429, 5xx and timeouts.
-    retry_max_attempts: int = Field(4, ge=1, le=20, validation_alias=_alias("RETRY_MAX_ATTEMPTS", "retry_max_attempts"))
-    #: First retry wait, in seconds (exponential backoff with jitter).
+    #: Attempts per model call on 429, 5xx and timeouts (the designs' default: 3).
+    retry_max_attempts: int = Field(3, ge=1, le=20, validation_alias=_alias("RETRY_MAX_ATTEMPTS", "retry_max_attempts"))
+    #: First retry wait, in seconds (exponential backoff with jitter; the designs' default: 2 s).
     retry_backoff_base_sec: float = Field(
-        0.5, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_BASE_SEC", "retry_backoff_base_sec")
+        2.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_BASE_SEC", "retry_backoff_base_sec")
     )
     #: Growth of the retry wait per attempt.
     retry_backoff_factor: float = Field(
         2.0, ge=1.0, validation_alias=_alias("RETRY_BACKOFF_FACTOR", "retry_backoff_factor")
     )
-    #: Longest retry wait, in seconds.
+    #: Longest retry wait, in seconds (the designs' default: 60 s).
     retry_backoff_max_sec: float = Field(
-        20.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_MAX_SEC", "retry_backoff_max_sec")
+        60.0, ge=0.0, validation_alias=_alias("RETRY_BACKOFF_MAX_SEC", "retry_backoff_max_sec")
     )
 
     # --- progress events & memory -------------------------------------------------------------
     #: Redis for progress events on the `ui:retrieval_progress` channel (optional).
     redis_url: str | None = Field(None, validation_alias=_alias("REDIS_URL", "redis_url"))
-    #: Store and recall conversation memories (the agent framework provider).
+    #: Store and recall conversation memories of the app's own threads (the Agent Framework provider has its own
+    #: `memory_enabled` argument, off by default as its design has it).
     memory_enabled: bool = True
     #: Message roles stored as memories.
     memory_roles: tuple[str, ...] = ("user", "assistant")
@@ -359,8 +371,12 @@ class Settings(BaseSettings, RetrievalKnobs):
         if not isinstance(value, str):
             return value
         name = value.strip().lower()
-        if name not in ("local", "openai", "azure"):
-            raise ValueError(f"unknown embedding provider {value!r} (EMBEDDING_PROVIDER): use local, openai or azure")
+        name = "azure" if name == "azure-openai" else name  # the designs' spelling of Azure OpenAI
+        if name not in ("local", "openai", "azure", "azure-ai"):
+            raise ValueError(
+                f"unknown embedding provider {value!r} (EMBEDDING_PROVIDER): "
+                "use local, openai, azure-openai or azure-ai"
+            )
         return name
 
     @field_validator("vector_index_similarity", mode="before")
@@ -421,6 +437,8 @@ class Settings(BaseSettings, RetrievalKnobs):
             raise ValueError("embedder 'openai' needs OPENAI_API_KEY (or EMBEDDING_API_KEY) or OPENAI_BASE_URL")
         if self.embedder == "azure" and not (self.azure_openai_endpoint and self.azure_embed_deployment):
             raise ValueError("embedder 'azure' needs AZURE_OPENAI_ENDPOINT and OAI_EMBED_DEPLOYMENT_NAME")
+        if self.embedder == "azure-ai" and not self.azure_ai_project_endpoint:
+            raise ValueError("embedder 'azure-ai' needs AZURE_AI_PROJECT_ENDPOINT")
         if self.retry_backoff_max_sec < self.retry_backoff_base_sec:
             raise ValueError("RETRY_BACKOFF_MAX_SEC must be >= RETRY_BACKOFF_BASE_SEC")
         return self
@@ -439,8 +457,9 @@ class Settings(BaseSettings, RetrievalKnobs):
             expected: int | None = LocalMiniLMEmbedder.dim
             what = "the local MiniLM embedder"
         else:
-            expected = KNOWN_OPENAI_DIMS.get(self.openai_embedding_model) if self.embedder == "openai" else None
-            what = f"{self.openai_embedding_model}"
+            model = self.azure_ai_embedding_name if self.embedder == "azure-ai" else self.openai_embedding_model
+            expected = KNOWN_OPENAI_DIMS.get(model) if self.embedder in ("openai", "azure-ai") else None
+            what = model
         if expected is not None and expected != self.vector_index_dimensions:
             raise ValueError(
                 f"VECTOR_INDEX_DIMENSIONS={self.vector_index_dimensions} does not match {what} ({expected}-d); "
@@ -476,7 +495,14 @@ class Settings(BaseSettings, RetrievalKnobs):
             self.api_key,
             self.qdrant_api_key,
         )
-        urls = (self.neo4j_uri, self.redis_url, self.openai_base_url, self.azure_openai_endpoint, self.qdrant_url)
+        urls = (
+            self.neo4j_uri,
+            self.redis_url,
+            self.openai_base_url,
+            self.azure_openai_endpoint,
+            self.azure_ai_project_endpoint,
+            self.qdrant_url,
+        )
         register_secrets(
             [*(key.get_secret_value() for key in keys if key), *(urlsplit(url).password for url in urls if url)]
         )

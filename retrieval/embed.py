@@ -35,6 +35,8 @@ KNOWN_OPENAI_DIMS: dict[str, int] = {
     "text-embedding-ada-002": 1536,
 }
 OPENAI_BATCH = 64
+#: API version of Azure AI model inference (`<resource>.services.ai.azure.com/models`), the `azure-ai` embedder's.
+AZURE_AI_INFERENCE_API_VERSION = "2024-05-01-preview"
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -149,9 +151,10 @@ _SECRET_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*]+")
 
 
 class OpenAIEmbedder(Embedder):
-    """Embeddings from OpenAI, an OpenAI-compatible server (`openai_base_url`) or Azure OpenAI.
+    """Embeddings from OpenAI, an OpenAI-compatible server (`openai_base_url`), Azure OpenAI or Azure AI.
 
-    Which one follows `settings.embedder` ("azure" uses the Azure endpoint and embedding deployment).
+    Which one follows `settings.embedder` ("azure" uses the Azure endpoint and embedding deployment, "azure-ai" an
+    Azure AI Foundry project's model inference endpoint, which speaks the OpenAI embeddings body).
     Retries and timeouts are the openai client's own (it backs off on 429/5xx).
     """
 
@@ -177,6 +180,10 @@ class OpenAIEmbedder(Embedder):
             )
             self.name = f"azure:{self._model}"
             self._where = settings.azure_openai_endpoint
+        elif settings.embedder == "azure-ai":
+            self._client = self._azure_ai_client(settings, retries)
+            self._model = settings.azure_ai_embedding_name
+            self.name = f"azure-ai:{self._model}"
         else:
             secret = settings.embedding_api_key or settings.openai_api_key
             key = secret.get_secret_value() if secret else ""
@@ -192,6 +199,30 @@ class OpenAIEmbedder(Embedder):
             self.name = f"openai:{self._model}"
             self._where = settings.openai_base_url or "api.openai.com"
         self._dim: int | None = KNOWN_OPENAI_DIMS.get(self._model)
+
+    def _azure_ai_client(self, settings: Settings, retries: int) -> Any:
+        """The project endpoint's model inference endpoint with the key in the `api-key` header Azure AI reads.
+
+        Why a key and not the designs' Azure CLI credential: that needs azure-identity, a dependency DriftLens
+        does not take; a key of the project's AI Services resource works without it.
+        """
+        import openai
+
+        if not settings.azure_ai_project_endpoint:
+            raise ConfigError("Azure AI embeddings need AZURE_AI_PROJECT_ENDPOINT.")
+        key = settings.embedding_api_key or settings.azure_openai_api_key
+        if key is None:
+            raise ConfigError("Azure AI embeddings need a key: EMBEDDING_API_KEY (or AZURE_OPENAI_API_KEY).")
+        self._secret = key.get_secret_value()
+        self._where = azure_ai_inference_endpoint(settings.azure_ai_project_endpoint)
+        return openai.OpenAI(
+            base_url=self._where,
+            api_key=self._secret,
+            default_headers={"api-key": self._secret},
+            default_query={"api-version": AZURE_AI_INFERENCE_API_VERSION},
+            timeout=settings.llm_timeout_sec,
+            max_retries=retries,
+        )
 
     @property
     def dim(self) -> int:
@@ -232,6 +263,13 @@ class OpenAIEmbedder(Embedder):
         if self._secret:
             text = text.replace(self._secret, "***")
         return _SECRET_LIKE.sub("***", text)
+
+
+def azure_ai_inference_endpoint(project_endpoint: str) -> str:
+    """`https://r.services.ai.azure.com/api/projects/p` -> `https://r.services.ai.azure.com/models`; an endpoint
+    that names no project is taken as the inference endpoint itself."""
+    base, marker, _ = project_endpoint.partition("/api/projects/")
+    return f"{base}/models" if marker else project_endpoint.rstrip("/")
 
 
 @functools.lru_cache(maxsize=4)

@@ -7,6 +7,10 @@ Why it looks like this:
 - The search text is the last N user/assistant messages concatenated as-is: no entity extraction, so what the
   model sees depends only on the conversation and the configured index, and is reproducible.
 - Graph access goes only through the GraphStore port, so the same provider works on embedded FalkorDB and Neo4j.
+- The constructor takes the context-provider design's keywords (`uri`, `username`, `password`, `index_name`,
+  `index_type`, `fulltext_index_name`, `retrieval_query`, `top_k`, `message_history_count`, `memory_enabled`,
+  the scope ids) with its defaults (10 messages, memory off), and `Neo4jContextProvider` names the class as the
+  published agent-framework-neo4j package does: code written for that package switches by changing its import.
 - Store calls are blocking; they run in a worker thread so an agent's event loop keeps serving other work.
 """
 
@@ -17,14 +21,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from agent_framework import AgentSession, ContextProvider, Message, SessionContext, SupportsAgentRun
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from retrieval.config import Settings
+from retrieval.config import Settings, load_settings
 from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.errors import ConfigError
 from retrieval.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.models import Hit, QueryParams
+from retrieval.redact import register_secrets
 from retrieval.store import GraphStore, open_store
 
 CONVERSATION_ROLES = frozenset({"user", "assistant"})
@@ -39,13 +44,18 @@ class ProviderConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    #: The index searched: the vector index for `vector` and `hybrid`, the fulltext index for `fulltext`
+    #: (defaults to the settings' chunk indexes).
+    index_name: str | None = None
     index_type: Literal["vector", "fulltext", "hybrid"] = "vector"
-    #: Defaults to `settings.chunk_fulltext_index`; fulltext and hybrid need one.
-    fulltext_index: str | None = None
+    #: The fulltext index of `hybrid` search (defaults to `settings.chunk_fulltext_index`).
+    fulltext_index_name: str | None = None
     #: Enrichment Cypher that receives `node` and `score` (defaults to `settings.retrieval_query`).
     retrieval_query: str | None = None
     top_k: int = Field(5, ge=1, le=200)
-    message_history_count: int = Field(3, ge=1)
+    message_history_count: int = Field(10, ge=1)
+    #: Store each exchange as Memory nodes of the scope and recall them; off unless asked, as in the design.
+    memory_enabled: bool = False
     memory_top_k: int = Field(5, ge=0, le=200)
     application_id: str | None = None
     agent_id: str | None = None
@@ -71,8 +81,11 @@ class GraphContextProvider(ContextProvider):
 
     def __init__(
         self,
-        settings: Settings,
+        settings: Settings | None = None,
         *,
+        uri: str | None = None,
+        username: str | None = None,
+        password: str | None = None,
         embedder: Embedder | None = None,
         store: GraphStore | None = None,
         source_id: str = "driftlens",
@@ -85,13 +98,19 @@ class GraphContextProvider(ContextProvider):
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise ConfigError(f"Invalid GraphContextProvider configuration: {problems}") from None
         c = self.config
-        fulltext_index = c.fulltext_index or settings.chunk_fulltext_index
+        settings = _connection(settings, uri, username, password)
+        if c.index_type == "fulltext":
+            fulltext_index = c.index_name or c.fulltext_index_name or settings.chunk_fulltext_index
+        else:
+            fulltext_index = c.fulltext_index_name or settings.chunk_fulltext_index
         if c.index_type in ("fulltext", "hybrid") and not fulltext_index:
-            raise ConfigError(f"index_type '{c.index_type}' needs a fulltext index name (fulltext_index=...).")
+            raise ConfigError(f"index_type '{c.index_type}' needs a fulltext index name (fulltext_index_name=...).")
         if c.index_type in ("vector", "hybrid") and embedder is None:
             raise ConfigError(f"index_type '{c.index_type}' needs an embedder (embedder=make_embedder(settings)).")
+        vector_index = c.index_name if c.index_name and c.index_type != "fulltext" else settings.chunk_vector_index
         self.settings = settings.model_copy(
             update={
+                "chunk_vector_index": vector_index,
                 "chunk_fulltext_index": fulltext_index,
                 "retrieval_query": c.retrieval_query or settings.retrieval_query,
                 "search_type": c.index_type,
@@ -99,7 +118,7 @@ class GraphContextProvider(ContextProvider):
         )
         self.embedder = embedder
         self.scope = Scope(c.application_id, c.agent_id, c.user_id, c.thread_id)
-        if settings.memory_enabled and not c.scope_to_per_operation_thread_id:
+        if c.memory_enabled and not c.scope_to_per_operation_thread_id:
             self.scope.filters()  # at least one scope value, checked now rather than at the first message
         self._store = store
         self._owns_store = store is None
@@ -111,7 +130,7 @@ class GraphContextProvider(ContextProvider):
     async def __aenter__(self) -> GraphContextProvider:
         if self._store is None:
             self._store = await asyncio.to_thread(open_store, self.settings)
-        if self.settings.memory_enabled:
+        if self.config.memory_enabled:
             self._memory = MemoryStore(self._store, self.settings, self.embedder)
             await asyncio.to_thread(self._memory.ensure_schema)
         self._entered = True
@@ -130,7 +149,7 @@ class GraphContextProvider(ContextProvider):
 
     @property
     def memory(self) -> MemoryStore | None:
-        """The scoped memory once connected; None when memory is turned off in the settings."""
+        """The scoped memory once connected; None unless the provider was built with `memory_enabled=True`."""
         return self._connected()[1]
 
     def _connected(self) -> tuple[GraphStore, MemoryStore | None]:
@@ -213,6 +232,26 @@ class GraphContextProvider(ContextProvider):
         if self._memory is not None and c.memory_top_k:
             memories = self._memory.search(self.memory_scope, text, c.memory_top_k, query_vector=vector)
         return hits, memories
+
+
+#: The class under the name the agent-framework-neo4j package gives it, so code written for it needs only a new import.
+Neo4jContextProvider = GraphContextProvider
+
+
+def _connection(settings: Settings | None, uri: str | None, username: str | None, password: str | None) -> Settings:
+    """The settings with the design's connection keywords applied; unset, they come from the environment as there
+    (`NEO4J_URI`, ...), and without a URI the graph is the embedded one the settings name."""
+    given = {
+        "neo4j_uri": uri,
+        "neo4j_username": username,
+        "neo4j_password": SecretStr(password) if password is not None else None,
+    }
+    overrides = {name: value for name, value in given.items() if value is not None}
+    if settings is None:
+        return load_settings(**overrides)
+    if password is not None:
+        register_secrets([password])  # model_copy skips the validator that registers secrets
+    return settings.model_copy(update=overrides)
 
 
 def _as_list(messages: Message | Sequence[Message]) -> list[Message]:

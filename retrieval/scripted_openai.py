@@ -238,11 +238,12 @@ class ScriptedOpenAI:
 
 
 def _route_kind(path: str) -> str | None:
-    """chat/embeddings for the OpenAI paths and Azure's /openai/deployments/{dep}/... paths."""
+    """chat/embeddings for the OpenAI paths, Azure's /openai/deployments/{dep}/... paths and Azure AI model
+    inference's /models/embeddings."""
     parts = urlsplit(path).path.rstrip("/").split("/")
     if parts[-2:] == ["chat", "completions"] and (parts[1:2] == ["v1"] or parts[1:3] == ["openai", "deployments"]):
         return "chat"
-    if parts[-1:] == ["embeddings"] and (parts[1:2] == ["v1"] or parts[1:3] == ["openai", "deployments"]):
+    if parts[-1:] == ["embeddings"] and (parts[1:2] in (["v1"], ["models"]) or parts[1:3] == ["openai", "deployments"]):
         return "embeddings"
     return None
 

@@ -13,6 +13,8 @@ from retrieval.engine import Engine
 from retrieval.llm import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes.agent import AgentLimits, run_agent
+from retrieval.modes.agent_args import VectorSearchArgs, parse_arguments
+from retrieval.modes.agent_tools import TOOL_SPECS
 from retrieval.store import GraphStore
 from tests import tiny_graph
 from tests.scripted_openai import ScriptedOpenAI, Step, tool_calls
@@ -110,7 +112,9 @@ def test_a_loop_that_never_submits_stops_at_max_iterations_with_a_partial_answer
     ctx, _ = graph
     scripted_openai.script(Step(content="Orion seems to be funded by ESA, still checking."))
     scripted_openai.script(
-        router=lambda body: tool_calls(("execute_cypher", {"query": "MATCH (c:__Chunk__) RETURN c.id AS id LIMIT 2"}))
+        router=lambda body: tool_calls(
+            ("execute_cypher", {"query": "MATCH (c:__Chunk__) RETURN c.id AS id LIMIT 2", "reasoning": "list chunks"})
+        )
     )
     answer, tracer = run_agent(ctx, "Who funds Orion?", _params(ctx), limits=AgentLimits(max_iterations=3))
     assert answer.status == "max_iterations"
@@ -123,8 +127,10 @@ def test_a_loop_that_never_submits_stops_at_max_iterations_with_a_partial_answer
 def test_cypher_results_are_capped(graph: tuple[Context, GraphStore], scripted_openai: ScriptedOpenAI) -> None:
     ctx, _ = graph
     scripted_openai.script(
-        tool_calls(("execute_cypher", {"query": "MATCH (c:__Chunk__) RETURN c.id AS id ORDER BY id"})),
-        tool_calls(("submit_answer", {"answer": "five chunks", "supporting_evidence": []})),
+        tool_calls(
+            ("execute_cypher", {"query": "MATCH (c:__Chunk__) RETURN c.id AS id ORDER BY id", "reasoning": "count"})
+        ),
+        tool_calls(("submit_answer", {"answer": "five chunks", "confidence": 0.9, "supporting_evidence": []})),
     )
     answer, _ = run_agent(ctx, "How many chunks?", _params(ctx), limits=AgentLimits(row_limit=2))
     result = json.loads(_tool_messages(scripted_openai.chat_requests()[1].json)[0]["content"])
@@ -135,8 +141,8 @@ def test_cypher_results_are_capped(graph: tuple[Context, GraphStore], scripted_o
 def test_conversation_sends_earlier_turns(graph: tuple[Context, GraphStore], scripted_openai: ScriptedOpenAI) -> None:
     ctx, _ = graph
     scripted_openai.script(
-        tool_calls(("submit_answer", {"answer": "ESA funds Orion."})),
-        tool_calls(("submit_answer", {"answer": "420 million euros."})),
+        tool_calls(("submit_answer", {"answer": "ESA funds Orion.", "confidence": 0.9, "supporting_evidence": []})),
+        tool_calls(("submit_answer", {"answer": "420 million euros.", "confidence": 0.9, "supporting_evidence": []})),
     )
     conversation = AgentConversation(ctx, _params(ctx))
     conversation.ask("Who funds Orion?")
@@ -168,7 +174,7 @@ def test_ill_typed_tool_arguments_are_returned_to_the_model_and_the_run_goes_on(
             ("vector_search", {"search_text": "Orion", "limit": "ten"}),
             ("expand_node", {"node_id": "e1", "relationship_types": None, "depth": 9}),
         ),
-        tool_calls(("submit_answer", {"answer": "ESA.", "supporting_evidence": [None, 5]})),
+        tool_calls(("submit_answer", {"answer": "ESA.", "confidence": 0.5, "supporting_evidence": [None, 5]})),
         tool_calls(
             ("submit_answer", {"answer": "ESA funds Orion.", "confidence": "0.8", "supporting_evidence": ["e2"]})
         ),
@@ -186,3 +192,50 @@ def test_ill_typed_tool_arguments_are_returned_to_the_model_and_the_run_goes_on(
     evidence = json.loads(_tool_messages(requests[2].json)[-1]["content"])["error"]
     assert "supporting_evidence.0" in evidence and "supporting_evidence.1" in evidence
     assert sum(1 for e in tracer.events if e.kind == "error") == 3
+
+
+# --- the agent design's arguments and defaults (issue #28 item 6) -----------------------------------------
+def test_cypher_without_reasoning_and_a_bare_submission_are_sent_back_to_the_model(
+    graph: tuple[Context, GraphStore], scripted_openai: ScriptedOpenAI
+) -> None:
+    ctx, _ = graph
+    scripted_openai.script(
+        tool_calls(
+            ("execute_cypher", {"query": "MATCH (c:__Chunk__) RETURN count(c) AS n"}),
+            ("submit_answer", {"answer": "Five."}),
+        ),
+        tool_calls(
+            ("execute_cypher", {"query": "MATCH (c:__Chunk__) RETURN count(c) AS n", "reasoning": "count the chunks"})
+        ),
+        tool_calls(("submit_answer", {"answer": "Five.", "confidence": 0.7, "supporting_evidence": []})),
+    )
+
+    answer, tracer = run_agent(ctx, "How many chunks?", _params(ctx))
+
+    assert answer.status == "ok" and answer.final_answer == "Five."
+    cypher, submit = (
+        json.loads(m["content"])["error"] for m in _tool_messages(scripted_openai.chat_requests()[1].json)
+    )
+    assert "invalid arguments for execute_cypher: reasoning is required" in cypher
+    assert "confidence is required" in submit and "supporting_evidence is required" in submit
+    assert json.loads(_tool_messages(scripted_openai.chat_requests()[2].json)[-1]["content"])["rows"] == [{"n": 5}]
+    specs = {spec["function"]["name"]: spec["function"]["parameters"] for spec in TOOL_SPECS}
+    assert specs["execute_cypher"]["required"] == ["query", "reasoning"]
+    assert specs["submit_answer"]["required"] == ["answer", "confidence", "supporting_evidence"]
+    assert sum(1 for e in tracer.events if e.kind == "error") == 2
+
+
+def test_the_step_limit_defaults_to_ten(graph: tuple[Context, GraphStore], scripted_openai: ScriptedOpenAI) -> None:
+    ctx, _ = graph
+    scripted_openai.script(router=lambda body: Step(content="still thinking"))
+
+    answer, _ = run_agent(ctx, "Who funds Orion?", _params(ctx))
+
+    assert AgentLimits().max_iterations == 10
+    assert answer.status == "max_iterations" and len(scripted_openai.chat_requests()) == 10
+
+
+def test_vector_search_returns_ten_rows_unless_told_otherwise() -> None:
+    assert parse_arguments("vector_search", {"search_text": "Orion"}) == VectorSearchArgs(search_text="Orion", limit=10)
+    spec = next(s for s in TOOL_SPECS if s["function"]["name"] == "vector_search")
+    assert spec["function"]["parameters"]["properties"]["limit"]["default"] == 10

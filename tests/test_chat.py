@@ -43,10 +43,16 @@ def test_chat_answers_with_numbered_citations_and_shows_the_trace(
         tool_calls(
             (
                 "submit_answer",
-                {"answer": "The budget is 420 million euros.", "supporting_evidence": [{"id": "c3", "quote": "420"}]},
+                {
+                    "answer": "The budget is 420 million euros.",
+                    "confidence": 0.9,
+                    "supporting_evidence": [{"id": "c3", "quote": "420"}],
+                },
             )
         ),
-        tool_calls(("submit_answer", {"answer": "It was approved in 2024."})),
+        tool_calls(
+            ("submit_answer", {"answer": "It was approved in 2024.", "confidence": 0.8, "supporting_evidence": []})
+        ),
     )
     out = io.StringIO()
     with _chat_app(tmp_path, scripted_openai, out) as app, create_pipe_input() as pipe:
@@ -96,3 +102,45 @@ def test_chat_citation_markers_match_the_listed_references_when_one_chunk_has_tw
     assert "[2] budget.md: “approved by the ESA council”" in text
     assert "[3] launch.md: “funded by the European Space Agency”" in text
     assert re.search(r"^confidence \d+%", text, re.M)
+
+
+# --- the RAG decision record's switch (issue #28 item 10) -----------------------------------------------------
+def test_without_rag_the_model_answers_alone_and_the_chat_says_so(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI
+) -> None:
+    scripted_openai.script("I do not know that mission's budget.", "Still no documents here.")
+    out = io.StringIO()
+    with _chat_app(tmp_path, scripted_openai, out) as app, create_pipe_input() as pipe:
+        app.rag = False
+        pipe.send_text("What is the mission budget?\nAnd who funds it?\n/rag on\n/quit\n")
+        app.loop(PromptSession(input=pipe, output=DummyOutput()).prompt)
+    text = out.getvalue()
+    assert text.index("RAG is off: the model answers from its own knowledge") < text.index("Commands:")
+    assert "I do not know that mission's budget." in text and "Still no documents here." in text
+    assert text.count("note: RAG is off: the model answered from its own knowledge") == 2
+    assert "RAG is on: questions are answered from the graph in mode local." in text
+    first, second = (r.json for r in scripted_openai.chat_requests())
+    assert "tools" not in first and "No documents are available" in first["messages"][0]["content"]
+    sent = " ".join(m["content"] for m in first["messages"] + second["messages"])
+    assert "420 million euros" not in sent and "European Space Agency" not in sent  # nothing was retrieved
+    assert [m["content"] for m in second["messages"][1:]] == [
+        "What is the mission budget?",
+        "I do not know that mission's budget.",
+        "And who funds it?",
+    ]
+
+
+def test_rag_is_on_unless_switched_off() -> None:
+    assert build_parser().parse_args(["chat"]).rag is True
+    assert build_parser().parse_args(["chat", "--no-rag"]).rag is False
+
+
+def test_without_rag_and_without_a_model_the_chat_says_there_is_nothing_to_answer_with(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI
+) -> None:
+    out = io.StringIO()
+    with _chat_app(tmp_path, scripted_openai, out) as app:
+        app.engine.llm, app.rag = None, False
+        app.handle("What is the mission budget?")
+    assert "error: RAG is off and no language model is configured" in out.getvalue()
+    assert scripted_openai.chat_requests() == []

@@ -121,6 +121,7 @@ _SEED_NAMES = [
     ("VECTOR_INDEX_DIMENSIONS", "384", "vector_index_dimensions", 384),
     ("VECTOR_INDEX_SIMILARITY", "COSINE", "vector_index_similarity", "cosine"),
     ("EMBEDDING_PROVIDER", "local", "embedder", "local"),
+    ("AZURE_AI_EMBEDDING_NAME", "text-embedding-3-small", "azure_ai_embedding_name", "text-embedding-3-small"),
     ("EMBEDDING_MODEL", "all-MiniLM-L6-v2", "openai_embedding_model", "all-MiniLM-L6-v2"),
     ("API_PORT", "8123", "api_port", 8123),
 ]
@@ -195,3 +196,40 @@ def test_an_explicit_value_is_not_contradicted_by_the_environment(monkeypatch: p
     monkeypatch.setenv("NEO4J_INDEX_NAME", "a")
     monkeypatch.setenv("DRIFTLENS_CHUNK_VECTOR_INDEX", "b")
     assert load_settings(_env_file=None, chunk_vector_index="c").chunk_vector_index == "c"
+
+
+# --- the designs' defaults (issue #28 item 6) --------------------------------------------------------------
+def test_model_call_defaults_are_the_designs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Retries 3 / 2 s first wait / 60 s longest wait, OAI_TIMEOUT_SEC 10: what the client is built with."""
+    from retrieval.llm import ChatModel
+
+    for name in ("OAI_TIMEOUT_SEC", "RETRY_MAX_ATTEMPTS", "RETRY_BACKOFF_BASE_SEC", "RETRY_BACKOFF_MAX_SEC"):
+        monkeypatch.delenv(name, raising=False)
+    s = _settings(monkeypatch, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    assert (s.retry_max_attempts, s.retry_backoff_base_sec, s.retry_backoff_max_sec) == (3, 2.0, 60.0)
+    assert s.llm_timeout_sec == 10.0
+    model = ChatModel(s)
+    assert model._client.timeout == 10.0
+    assert model._retrying().stop.max_attempt_number == 3  # type: ignore[attr-defined]
+
+
+def test_app_memory_stays_on_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app keeps its own threads' memory; the Agent Framework provider's `memory_enabled` is off (test_provider)."""
+    monkeypatch.delenv("DRIFTLENS_MEMORY_ENABLED", raising=False)
+    assert _settings(monkeypatch).memory_enabled is True
+
+
+def test_embedding_provider_azure_openai_is_the_azure_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The designs write EMBEDDING_PROVIDER=azure-openai; it selects Azure OpenAI embeddings."""
+    s = _settings(
+        monkeypatch,
+        EMBEDDING_PROVIDER="azure-openai",
+        AZURE_OPENAI_ENDPOINT="https://x.openai.azure.com",
+        OAI_EMBED_DEPLOYMENT_NAME="emb",
+    )
+    assert s.embedder == "azure"
+
+
+def test_azure_ai_embedding_name_defaults_to_ada_002(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AZURE_AI_EMBEDDING_NAME", raising=False)
+    assert _settings(monkeypatch).azure_ai_embedding_name == "text-embedding-ada-002"

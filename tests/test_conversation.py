@@ -113,8 +113,10 @@ def test_agent_mode_is_multi_turn_through_the_thread(
     carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path
 ) -> None:
     scripted_openai.script(
-        tool_calls(("submit_answer", {"answer": "Marley was Scrooge's partner."})),
-        tool_calls(("submit_answer", {"answer": "He wore a chain."})),
+        tool_calls(
+            ("submit_answer", {"answer": "Marley was Scrooge's partner.", "confidence": 0.9, "supporting_evidence": []})
+        ),
+        tool_calls(("submit_answer", {"answer": "He wore a chain.", "confidence": 0.9, "supporting_evidence": []})),
     )
     engine = _llm_engine(carol_graph, scripted_openai, tmp_path)
     chat = Conversation(engine, user="agent")

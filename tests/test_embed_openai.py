@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from retrieval import embed
-from retrieval.config import Settings
+from retrieval.config import Settings, load_settings
 from retrieval.embed import OpenAIEmbedder
-from retrieval.errors import LLMError
+from retrieval.errors import ConfigError, LLMError
 from tests.conftest import make_settings
 from tests.scripted_openai import ScriptedOpenAI, error
 
@@ -109,3 +109,50 @@ def test_transient_server_error_is_retried(tmp_path: Path, scripted_openai: Scri
 
     np.testing.assert_allclose(vectors, expected(scripted_openai, ["after a hiccup"]), atol=1e-6)
     assert len(scripted_openai.embedding_requests()) == 2
+
+
+# --- Azure AI embeddings as the context provider design has them (issue #28 item 8) --------------------------
+def test_azure_ai_embeds_through_the_projects_model_inference_endpoint(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripted_openai.embedding_dim = 1536  # ada-002's, which the embedder knows without asking
+    monkeypatch.setenv("EMBEDDING_PROVIDER", "azure-ai")
+    monkeypatch.setenv("AZURE_AI_PROJECT_ENDPOINT", f"{scripted_openai.endpoint}/api/projects/graphrag")
+    monkeypatch.setenv("EMBEDDING_API_KEY", KEY)
+    for name in ("AZURE_AI_EMBEDDING_NAME", "DRIFTLENS_EMBEDDER", "DRIFTLENS_EMBEDDING_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings(_env_file=None, data_dir=tmp_path, openai_base_url=None, azure_openai_endpoint=None)
+
+    embedder = OpenAIEmbedder(settings)
+    vectors = embedder.embed(["one text"])
+
+    assert (settings.embedder, settings.azure_ai_embedding_name) == ("azure-ai", "text-embedding-ada-002")
+    assert embedder.name == "azure-ai:text-embedding-ada-002" and embedder.dim == 1536
+    np.testing.assert_allclose(vectors, expected(scripted_openai, ["one text"]), atol=1e-6)
+    (sent,) = scripted_openai.embedding_requests()
+    assert sent.path == "/models/embeddings" and sent.query["api-version"] == "2024-05-01-preview"
+    assert (sent.json["model"], sent.json["input"]) == ("text-embedding-ada-002", ["one text"])
+    assert sent.headers["api-key"] == "<redacted>"
+
+
+def test_azure_ai_embedding_name_and_an_inference_endpoint_are_taken_as_given(
+    tmp_path: Path, scripted_openai: ScriptedOpenAI
+) -> None:
+    settings = embed_settings(
+        tmp_path,
+        scripted_openai,
+        embedder="azure-ai",
+        azure_ai_project_endpoint=f"{scripted_openai.endpoint}/models/",
+        azure_ai_embedding_name=MODEL,
+        embedding_api_key=KEY,
+    )
+
+    OpenAIEmbedder(settings).embed(["two"])
+
+    (sent,) = scripted_openai.embedding_requests()
+    assert sent.path == "/models/embeddings" and sent.json["model"] == MODEL
+
+
+def test_azure_ai_needs_its_project_endpoint(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="embedder 'azure-ai' needs AZURE_AI_PROJECT_ENDPOINT"):
+        make_settings(tmp_path, embedder="azure-ai")

@@ -46,7 +46,7 @@ def _load_example() -> ModuleType:
         ({"index_type": "vector", "user_id": "u"}, "needs an embedder"),
         ({"index_type": "fulltext", "top_k": 0, "user_id": "u"}, "top_k"),
         ({"index_type": "fulltext", "message_history_count": 0, "user_id": "u"}, "message_history_count"),
-        ({"index_type": "fulltext"}, "needs a scope"),
+        ({"index_type": "fulltext", "memory_enabled": True}, "needs a scope"),
         ({"index_type": "fulltext", "user_id": "u", "colour": "red"}, "colour"),
     ],
 )
@@ -74,7 +74,13 @@ def test_invoking_returns_scored_graph_and_memory_lines(
 ) -> None:
     async def scenario() -> None:
         provider = GraphContextProvider(
-            demo_store.settings, store=demo_store, embedder=embedder, index_type=index_type, user_id="ana", top_k=1
+            demo_store.settings,
+            store=demo_store,
+            embedder=embedder,
+            index_type=index_type,
+            user_id="ana",
+            top_k=1,
+            memory_enabled=True,
         )
         with pytest.raises(ConfigError, match="async with"):
             await provider.invoking([Message("user", ["hi"])])
@@ -105,11 +111,16 @@ def test_memories_are_stored_in_scope_and_other_users_never_see_them(
     demo_store: GraphStore, embedder: Embedder
 ) -> None:
     async def scenario() -> None:
-        ana = GraphContextProvider(
-            demo_store.settings, store=demo_store, embedder=embedder, user_id="ana", memory_top_k=5
-        )
-        bob = GraphContextProvider(
-            demo_store.settings, store=demo_store, embedder=embedder, user_id="bob", memory_top_k=5
+        ana, bob = (
+            GraphContextProvider(
+                demo_store.settings,
+                store=demo_store,
+                embedder=embedder,
+                user_id=user,
+                memory_top_k=5,
+                memory_enabled=True,
+            )
+            for user in ("ana", "bob")
         )
         async with ana, bob:
             await ana.invoked(Message("user", ["My cat is called Pixel."]), Message("assistant", ["Nice name."]))
@@ -128,7 +139,11 @@ def test_per_operation_thread_id_is_captured_and_a_different_one_refused(
 ) -> None:
     async def scenario() -> None:
         provider = GraphContextProvider(
-            demo_store.settings, store=demo_store, embedder=embedder, scope_to_per_operation_thread_id=True
+            demo_store.settings,
+            store=demo_store,
+            embedder=embedder,
+            scope_to_per_operation_thread_id=True,
+            memory_enabled=True,
         )
         async with provider:
             await provider.thread_created("t-1")
@@ -159,3 +174,39 @@ def test_example_runs_an_agent_with_the_provider_through_the_openai_client(
     context = next(m["content"] for m in second if "[memory: " in m["content"])
     assert "ESA funds Orion." in context
     assert MemoryStore(demo_store, settings).page(Scope(user_id="u1")).total == 4
+
+
+# --- the design's keywords and defaults (issue #28 items 6 and 9) --------------------------------------------
+def test_memory_is_off_and_ten_messages_are_read_by_default(demo_store: GraphStore) -> None:
+    async def scenario() -> None:
+        provider = GraphContextProvider(demo_store.settings, store=demo_store, index_type="fulltext")
+        assert (provider.config.memory_enabled, provider.config.message_history_count) == (False, 10)
+        async with provider:
+            assert provider.memory is None
+            await provider.invoked(Message("user", ["Remember my cat Pixel."]), Message("assistant", ["Sure."]))
+            talk = [Message("user", ["What is the mission budget in euros?"])]
+            talk += [Message("user" if n % 2 else "assistant", ["hello there"]) for n in range(9)]
+            ten_back = await provider.invoking(talk)
+            eleven_back = await provider.invoking([*talk, Message("user", ["hello there"])])
+        label = demo_store.settings.memory_label
+        assert demo_store.read(f"MATCH (m:`{label}`) RETURN count(m) AS n")[0]["n"] == 0
+        assert "420 million euros" in ten_back[0].text
+        assert eleven_back == []  # the budget question fell out of the ten messages searched
+
+    asyncio.run(scenario())
+
+
+def test_index_keywords_name_the_indexes_searched(tmp_path: Path, embedder: Embedder) -> None:
+    settings = make_settings(tmp_path)
+    hybrid = GraphContextProvider(
+        settings, embedder=embedder, index_name="chunkEmbeddings", index_type="hybrid", fulltext_index_name="chunkText"
+    )
+    fulltext = GraphContextProvider(settings, index_name="search_chunks", index_type="fulltext")
+    assert (hybrid.settings.chunk_vector_index, hybrid.settings.chunk_fulltext_index) == (
+        "chunkEmbeddings",
+        "chunkText",
+    )
+    assert (fulltext.settings.chunk_vector_index, fulltext.settings.chunk_fulltext_index) == (
+        settings.chunk_vector_index,
+        "search_chunks",
+    )

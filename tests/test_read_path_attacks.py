@@ -304,7 +304,7 @@ def test_no_harmful_statement_is_accepted_on_any_read_path(
                 accepted.append(f"{path}: {cypher!r}")
             except DriftLensError:
                 pass
-        if tools.call("execute_cypher", {"query": cypher}).error is None:
+        if tools.call("execute_cypher", {"query": cypher, "reasoning": "attack"}).error is None:
             accepted.append(f"agent: {cypher!r}")
     assert not accepted, f"{len(accepted)} harmful statements accepted:\n" + "\n".join(accepted)
     assert _fingerprint(search_store) == before, "a read path changed the graph"

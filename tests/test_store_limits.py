@@ -52,7 +52,7 @@ def test_huge_range_from_the_agent_is_a_tool_error_and_the_server_survives(
     store: GraphStore, embedder: Embedder
 ) -> None:
     tools = AgentTools(_context(store, embedder), QueryParams(), row_limit=50)
-    result = tools.call("execute_cypher", {"query": HUGE})
+    result = tools.call("execute_cypher", {"query": HUGE, "reasoning": "stress"})
     assert result.error and "Query" in result.error
     assert _alive(store)
 
@@ -70,7 +70,7 @@ def test_user_and_model_cypher_stop_at_the_cypher_timeout_setting(settings: Sett
         with pytest.raises(QueryError, match=stopped):
             run_cypher(ctx, slow)
         tools = AgentTools(ctx, QueryParams(), row_limit=50)
-        assert re.search(stopped, tools.call("execute_cypher", {"query": slow}).error or "")
+        assert re.search(stopped, tools.call("execute_cypher", {"query": slow, "reasoning": "slow"}).error or "")
         with pytest.raises(QueryError, match=stopped):
             read_cypher(Engine(store.settings, store=store, embedder=embedder, llm=None), slow, max_rows=10)
         assert _alive(store)

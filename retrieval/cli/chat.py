@@ -2,11 +2,16 @@
 
 Why the reader is injectable: prompt_toolkit owns the terminal in real use, but tests (and scripts) drive the
 same loop through any `prompt -> line` function, so what is tested is what runs.
+
+`--no-rag` (or `/rag off`) is the RAG decision record's switch: the model answers from its own knowledge, with no
+retrieval from the graph, and every such answer says so, so a reader can compare the two and never mistakes an
+unsupported answer for a grounded one.
 """
 
 from __future__ import annotations
 
 import argparse
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -19,28 +24,41 @@ from retrieval.cli import add_graph_options, settings_from_args
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
 from retrieval.events import ProgressEvent
+from retrieval.llm import Message
 from retrieval.models import Answer, Mode
 from retrieval.modes import MODES
 from retrieval.text_input import clean_text
 
-HELP = "Commands: /mode [local|global|drift|agent]  /trace  /help  /quit  — anything else is a question."
+HELP = "Commands: /mode [local|global|drift|agent]  /rag [on|off]  /trace  /help  /quit  — anything else is a question."
 Reader = Callable[[str], str]
+RAG_OFF_NOTE = "RAG is off: the model answered from its own knowledge, without retrieval from the graph (no citations)."
+NO_RAG_PROMPT = (
+    "You are a helpful assistant. No documents are available to you in this conversation: answer from your own "
+    "knowledge, and say so plainly when you do not know."
+)
 
 
 class ChatApp:
     """One terminal conversation: questions go to the engine (agent mode keeps multi-turn history)."""
 
-    def __init__(self, engine: Engine, *, mode: Mode = "local", project: str | None = None, console: Console) -> None:
+    def __init__(
+        self, engine: Engine, *, mode: Mode = "local", project: str | None = None, console: Console, rag: bool = True
+    ) -> None:
         self.engine = engine
         self.mode: Mode = mode
         self.project = project
         self.console = console
+        self.rag = rag
         self.last: Answer | None = None
         self.conversation = AgentConversation(engine.context(project), engine.params())
+        #: The turns answered without retrieval, sent back with the next such question.
+        self.plain_history: list[Message] = []
         self._status: Any = None
 
     def loop(self, read: Reader) -> None:
         self.console.print(f"[bold]DriftLens chat[/bold] — {self.engine.settings.backend_display}, mode {self.mode}")
+        if not self.rag:
+            self._say_rag()
         self.console.print(HELP, markup=False)
         while True:
             try:
@@ -63,6 +81,8 @@ class ChatApp:
             self._switch(argument.strip())
         elif command == "/trace":
             self._trace()
+        elif command == "/rag":
+            self._switch_rag(argument.strip())
         elif command.startswith("/"):
             self.console.print(f"Unknown command {command}. {HELP}", markup=False)
         else:
@@ -76,11 +96,28 @@ class ChatApp:
         self.mode = mode  # type: ignore[assignment]
         self.console.print(f"Mode is now [bold]{mode}[/bold].")
 
+    def _switch_rag(self, value: str) -> None:
+        if value not in ("on", "off"):
+            self.console.print(f"Unknown /rag value {value!r}; use /rag on or /rag off.", markup=False)
+            return
+        self.rag = value == "on"
+        self._say_rag()
+
+    def _say_rag(self) -> None:
+        if self.rag:
+            self.console.print(f"RAG is on: questions are answered from the graph in mode {self.mode}.", markup=False)
+        else:
+            self.console.print(
+                "RAG is off: the model answers from its own knowledge, without retrieval from the graph.", markup=False
+            )
+
     def _ask(self, question: str) -> None:
         with self.console.status("thinking…") as status:
             self._status = status
             try:
-                if self.mode == "agent":
+                if not self.rag:
+                    answer = self._without_retrieval(question)
+                elif self.mode == "agent":
                     progress = self.engine.bus.retrieval(self.conversation.ctx.project, callbacks=[self._progress])
                     answer = self.conversation.ask(question, progress)
                 else:
@@ -92,6 +129,24 @@ class ChatApp:
                 self._status = None
         self.last = answer
         self._render(answer)
+
+    def _without_retrieval(self, question: str) -> Answer:
+        """The model alone (no search, no graph), with the earlier no-retrieval turns as history."""
+        llm = self.engine.llm
+        if llm is None:
+            raise DriftLensError(
+                "RAG is off and no language model is configured (OPENAI_API_KEY, OPENAI_BASE_URL or "
+                "AZURE_OPENAI_ENDPOINT): there is nothing to answer without retrieval. Use /rag on."
+            )
+        started = time.perf_counter()
+        answer = Answer(question=question, mode=self.mode, answered_by="llm", notes=[RAG_OFF_NOTE], status="no_rag")
+        asked: Message = {"role": "user", "content": question}
+        messages: list[Message] = [{"role": "system", "content": NO_RAG_PROMPT}, *self.plain_history, asked]
+        completion = llm.complete(messages, phase="no_rag", usage=answer.usage)
+        answer.final_answer = completion.text.strip()
+        answer.usage.wall_ms = (time.perf_counter() - started) * 1000
+        self.plain_history += [asked, {"role": "assistant", "content": answer.final_answer}]
+        return answer
 
     def _progress(self, event: ProgressEvent) -> None:
         if self._status is not None:
@@ -136,6 +191,12 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("chat", help="ask questions in a terminal chat")
     add_graph_options(parser)
     parser.add_argument("--mode", choices=MODES, default="local", help="answer mode to start in")
+    parser.add_argument(
+        "--rag",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="answer from the graph (default); --no-rag: the model answers alone, without retrieval",
+    )
     parser.set_defaults(func=run)
 
 
@@ -148,7 +209,8 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine(settings)
     try:
         session: PromptSession[str] = PromptSession(history=FileHistory(str(settings.data_dir / "chat_history")))
-        ChatApp(engine, mode=args.mode, project=args.project, console=Console()).loop(session.prompt)
+        app = ChatApp(engine, mode=args.mode, project=args.project, console=Console(), rag=args.rag)
+        app.loop(session.prompt)
     finally:
         engine.close()
     return 0

@@ -37,19 +37,21 @@ Graph schema:
 {schema}
 
 Rules:
-- Use execute_cypher for precise lookups and counts. It is read-only and takes no parameters: {scope_rule}
+- Use execute_cypher for precise lookups and counts, with a sentence of reasoning saying why the query helps.
+  It is read-only and takes no parameters: {scope_rule}
 - Use vector_search to find passages by meaning, expand_node to walk from a node to its neighbours.
 - If a tool returns an error, read it and try a corrected call.
 - When you know the answer, call submit_answer with the answer, your confidence (0 to 1) and the ids of the
-  chunks or nodes that support it (with a short verbatim quote where you can). Answer only from the tool results."""
+  chunks or nodes that support it (with a short verbatim quote where you can; an empty list if none). Answer only
+  from the tool results."""
 
 
 @dataclass(frozen=True)
 class AgentLimits:
-    """Bounds for one agent run: LLM calls and rows per Cypher result (how long one query may run is
-    Settings.cypher_timeout_ms, as for the explorer's Cypher box)."""
+    """Bounds for one agent run: LLM calls (10, the agent design's default) and rows per Cypher result (how long
+    one query may run is Settings.cypher_timeout_ms, as for the explorer's Cypher box)."""
 
-    max_iterations: int = 8
+    max_iterations: int = 10
     row_limit: int = 50
 
 
@@ -175,7 +177,7 @@ class _AgentRun:
         self.answer.final_answer = text
         self.answer.key_facts = [KeyFact(fact=text, citations=citations)] if text else []
         self.answer.no_data_found = not text
-        if confidence is not None and confidence < 0.5:
+        if confidence < 0.5:
             self.answer.residual_uncertainty = f"The agent's own confidence is low ({confidence:.2f})."
         self._close(confidence, f"answer submitted after {iteration} step(s)")
         return self.answer

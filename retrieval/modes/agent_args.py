@@ -4,6 +4,10 @@ Why: a model may send `depth: "abc"`, `limit: "ten"` or `supporting_evidence: [n
 tool with those raised deep inside it and ended the whole run; validated here, a wrong call becomes a
 tool result naming each bad argument, and the model corrects it on its next step. Numbers out of the
 documented range are clamped rather than refused (a model asking for 100 rows gets the cap, not an error).
+The required arguments and defaults are the agent design's: `execute_cypher` needs its `reasoning` (the trace
+then says why each query ran), `vector_search` returns 10 rows unless told otherwise, and `submit_answer`
+always carries a `confidence` and its `supporting_evidence` (an empty list says "none"), so an answer's
+grounding is never left out by accident.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 MAX_SEARCH_LIMIT = 50
+#: Rows `vector_search` returns when the model names no limit (the agent design's default).
+DEFAULT_SEARCH_LIMIT = 10
 MAX_DEPTH = 3
 
 
@@ -39,12 +45,12 @@ class ToolArgs(BaseModel):
 
 class ExecuteCypherArgs(ToolArgs):
     query: str
-    reasoning: str = ""
+    reasoning: str
 
 
 class VectorSearchArgs(ToolArgs):
     search_text: str
-    limit: Annotated[int, _clamped(1, MAX_SEARCH_LIMIT)] = 5
+    limit: Annotated[int, _clamped(1, MAX_SEARCH_LIMIT)] = DEFAULT_SEARCH_LIMIT
 
 
 class ExpandNodeArgs(ToolArgs):
@@ -66,8 +72,8 @@ class Evidence(ToolArgs):
 
 class SubmitAnswerArgs(ToolArgs):
     answer: str
-    confidence: Annotated[float | None, _clamped(0.0, 1.0)] = None
-    supporting_evidence: Annotated[list[Evidence], BeforeValidator(_none_as_empty)] = Field(default_factory=list)
+    confidence: Annotated[float, _clamped(0.0, 1.0)]
+    supporting_evidence: Annotated[list[Evidence], BeforeValidator(_none_as_empty)]
 
 
 ARGUMENTS: dict[str, type[ToolArgs]] = {

@@ -17,6 +17,7 @@ from retrieval.context import Context
 from retrieval.errors import DriftLensError
 from retrieval.models import Citation, Lines, QueryParams
 from retrieval.modes.agent_args import (
+    DEFAULT_SEARCH_LIMIT,
     ExecuteCypherArgs,
     ExpandNodeArgs,
     InvalidArguments,
@@ -41,7 +42,7 @@ TOOL_SPECS: list[dict[str, Any]] = [
                     "query": {"type": "string", "description": "Read-only Cypher, scoped as the instructions say"},
                     "reasoning": {"type": "string", "description": "why this query helps answer the question"},
                 },
-                "required": ["query"],
+                "required": ["query", "reasoning"],
             },
         },
     },
@@ -52,7 +53,10 @@ TOOL_SPECS: list[dict[str, Any]] = [
             "description": "Semantic search over text chunks; returns chunk ids, scores and text.",
             "parameters": {
                 "type": "object",
-                "properties": {"search_text": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+                "properties": {
+                    "search_text": {"type": "string"},
+                    "limit": {"type": "integer", "minimum": 1, "default": DEFAULT_SEARCH_LIMIT},
+                },
                 "required": ["search_text"],
             },
         },
@@ -92,7 +96,7 @@ TOOL_SPECS: list[dict[str, Any]] = [
                         },
                     },
                 },
-                "required": ["answer"],
+                "required": ["answer", "confidence", "supporting_evidence"],
             },
         },
     },
