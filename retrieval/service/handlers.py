@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from retrieval.config import Settings
 from retrieval.engine import Engine
@@ -75,7 +75,14 @@ def graph_health(check: Callable[[], Health]) -> schemas.GraphHealth:
     )
 
 
-def scope(engine: Engine, project_id: str | None) -> dict[str, Any]:
+class Scope(TypedDict):
+    """The Engine's scope arguments (`project`, `every_project`), passed on as keywords."""
+
+    project: str | None
+    every_project: bool
+
+
+def scope(engine: Engine, project_id: str | None) -> Scope:
     """The Engine's scope arguments for a request's project: the project if the graph has it, every project when
     none was given (the seed's "not scoped"; the CLI and the app read the configured project instead).
 
