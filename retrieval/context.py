@@ -18,8 +18,9 @@ class Context:
     embedder: Embedder
     llm: ChatModel | None
     project: str
-    #: Whether reads are confined to `project`. False only for a graph that holds no project at all (built by
-    #: another tool: no project node, no `projectId`) when no project was asked for; see `Engine.context`.
+    #: Whether reads are confined to `project`. False for a graph that holds no project at all (built by another
+    #: tool: no project node, no `projectId`) when no project was asked for, and for a service request that named
+    #: no project (every project is read); see `Engine.context`.
     scoped: bool = True
 
     @property
@@ -45,4 +46,4 @@ class Context:
         """What a search reads, in words a page can show."""
         if self.scoped:
             return f"project '{self.project}'"
-        return "the whole graph (it holds no DriftLens projects, and none was asked for)"
+        return "the whole graph (no project was asked for)"

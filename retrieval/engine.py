@@ -24,7 +24,7 @@ from retrieval.errors import (
     InvalidInput,
     StoreUnavailable,
 )
-from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, sources_details
+from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, completion_details
 from retrieval.llm import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
@@ -86,14 +86,15 @@ class Engine:
             raise EmbeddingMismatch(f"(index {s.chunk_vector_index})", dim, self.embedder.name, self.embedder.dim)
 
     # --- reads ------------------------------------------------------------------------------
-    def context(self, project: str | None = None, **settings_update: Any) -> Context:
+    def context(self, project: str | None = None, *, every_project: bool = False, **settings_update: Any) -> Context:
         """The per-call context; `settings_update` changes settings for this call only (e.g. a request's caps).
 
         A graph with no projects, asked for none, is read whole (see search.scope); decided per call, so a project
-        indexed meanwhile confines the next read at once."""
+        indexed meanwhile confines the next read at once. `every_project` reads the whole graph whatever it holds:
+        the service's contract, where an omitted project means "not scoped" rather than the configured one."""
         settings = self.settings.model_copy(update=settings_update) if settings_update else self.settings
         name = clean_text(project or self.settings.project)
-        scoped = not whole_graph_scope(self.store, self.settings, name)
+        scoped = not every_project and not whole_graph_scope(self.store, self.settings, name)
         return Context(settings, self.store, self.embedder, self.llm, name, scoped)
 
     def params(self, **overrides: Any) -> QueryParams:
@@ -125,6 +126,7 @@ class Engine:
         params: QueryParams | None = None,
         *,
         project: str | None = None,
+        every_project: bool = False,
         query_vector: list[float] | None = None,
     ) -> GraphSearch:
         """Ranked chunks and the graph around `query` as data (seeds, neighbours, per-arm scores, timings)."""
@@ -133,7 +135,7 @@ class Engine:
                 f"The embedding has {len(query_vector)} dimensions; this graph's embedder "
                 f"{self.embedder.name} makes {self.embedder.dim}."
             )
-        ctx = self.context(project)
+        ctx = self.context(project, every_project=every_project)
         found = _unless_empty(
             ctx,
             lambda: graph_search(
@@ -152,6 +154,7 @@ class Engine:
         params: QueryParams | None = None,
         *,
         project: str | None = None,
+        every_project: bool = False,
         on_progress: ProgressCallback | None = None,
         max_communities: int | None = None,
         history: list[Message] | None = None,
@@ -160,9 +163,11 @@ class Engine:
 
         `max_communities` caps the community reports global mode reads for this question only. `history` (earlier
         questions and answers of a conversation) reaches agent mode, the one mode that reads a conversation
-        itself; the others get a follow-up already resolved (`retrieval.conversation`).
+        itself; the others get a follow-up already resolved (`retrieval.conversation`). `every_project`: see
+        `context`.
         """
-        ctx = self.context(project, **({"global_max_communities": max_communities} if max_communities else {}))
+        caps = {"global_max_communities": max_communities} if max_communities else {}
+        ctx = self.context(project, every_project=every_project, **caps)
         params = params or self.params()
         progress = self.bus.retrieval(ctx.project, callbacks=[on_progress] if on_progress else [])
         progress.emit("initializing", 0, f"{mode} search on {ctx.scope_description}")
@@ -186,7 +191,7 @@ class Engine:
         answer.params = params.model_dump(mode="json")
         self.judge(answer, ctx)
         summary = "no data found" if answer.no_data_found else "answer ready"
-        progress.emit("completed", 100, summary, sources_details(answer.citations()))
+        progress.emit("completed", 100, summary, completion_details(answer.citations()))
         return answer
 
     @staticmethod

@@ -157,7 +157,16 @@ def followup_details(citations: Iterable[Citation], max_chars: int = 160) -> str
     )
 
 
-def sources_details(citations: Iterable[Citation]) -> str:
-    """Markdown for aggregation/completion: each cited document once, in first-cited order."""
-    names = dict.fromkeys(c.document_name or c.chunk_id for c in citations)
-    return "\n".join(f"- {name}" for name in names)
+def _cited_documents(citations: Iterable[Citation]) -> list[str]:
+    """Each cited document once, in first-cited order (a chunk without a document stands for itself)."""
+    return list(dict.fromkeys(c.document_name or c.chunk_id for c in citations))
+
+
+def aggregation_details(citations: Iterable[Citation]) -> str:
+    """The `aggregating_results` event's sources as the DRIFT design's examples show them: `doc1, doc2`."""
+    return ", ".join(_cited_documents(citations))
+
+
+def completion_details(citations: Iterable[Citation]) -> str:
+    """The `completed` event's sources as the DRIFT design's examples show them: `[doc1], [doc2]`."""
+    return ", ".join(f"[{name}]" for name in _cited_documents(citations))

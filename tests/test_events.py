@@ -19,9 +19,10 @@ from retrieval.events import (
     PROGRESS_CHANNEL,
     ProgressBus,
     ProgressEvent,
+    aggregation_details,
+    completion_details,
     followup_details,
     followup_pct,
-    sources_details,
 )
 from retrieval.models import Citation
 from tests.conftest import make_settings
@@ -169,4 +170,5 @@ def test_citation_markdown() -> None:
     assert followups[0] == "- [fed-minutes.pdf] \"Rates rose by '25bp' in March\""
     assert followups[1] == f'- [ecb.txt] "{"x" * 39}…"'
     assert len(followups) == 3  # the empty span has nothing to quote
-    assert sources_details(citations) == "- fed-minutes.pdf\n- ecb.txt\n- c4"
+    assert aggregation_details(citations) == "fed-minutes.pdf, ecb.txt, c4"  # as the DRIFT design's examples
+    assert completion_details(citations) == "[fed-minutes.pdf], [ecb.txt], [c4]"

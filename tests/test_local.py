@@ -14,6 +14,7 @@ from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
 from retrieval.llm import ChatModel
+from retrieval.readable import NOTHING_TO_SEARCH
 from retrieval.store import GraphStore, open_store
 from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
@@ -51,7 +52,9 @@ def test_extractive_answer_cites_verbatim_evidence(engine: Engine) -> None:
     assert answer.trace[0].kind == "search" and answer.trace[0].chunk_ids
 
 
-def test_llm_answer_keeps_valid_citations_and_counts_dropped(llm_engine: Engine, server: ScriptedOpenAI) -> None:
+def test_llm_answer_keeps_valid_citations_counts_drops_and_fallbacks(
+    llm_engine: Engine, server: ScriptedOpenAI
+) -> None:
     server.script(
         json_reply(
             {
@@ -66,11 +69,15 @@ def test_llm_answer_keeps_valid_citations_and_counts_dropped(llm_engine: Engine,
     )
     answer = llm_engine.ask("Who discovered polonium?", "local")
     assert answer.answered_by == "llm" and answer.final_answer.startswith("Marie Curie")
-    assert [f.fact for f in answer.key_facts] == ["Marie Curie discovered polonium."]
+    # The invented id is dropped; the misquote keeps its real chunk by id alone (it used to be dropped too).
+    assert [f.fact for f in answer.key_facts] == ["Marie Curie discovered polonium.", "Misquoted."]
     assert answer.key_facts[0].citations[0].chunk_id == "c1"
     assert answer.key_facts[0].citations[0].document_name == "Marie Curie"
-    assert any("2 citation(s)" in note for note in answer.notes)
-    assert answer.trace[-1].details["citations_dropped"] == 2
+    assert [(c.chunk_id, c.span) for c in answer.key_facts[1].citations] == [("c1", "")]
+    assert any("1 citation(s) the model gave were not in the retrieved text" in note for note in answer.notes)
+    assert any("1 citation(s) quote words not in the cited chunk" in note for note in answer.notes)
+    assert answer.trace[-1].details["citations_dropped"] == 1
+    assert answer.trace[-1].details["citations_fallback"] == 1
     assert answer.usage.llm_calls == 1
     prompt = server.chat_requests()[-1].json["messages"][1]["content"]
     assert "[1] (id: c1" in prompt and "Who discovered polonium?" in prompt
@@ -152,6 +159,17 @@ def test_cli_search_says_why_nothing_came_back(
     assert main(["search", query, "--json", *cli_env, "--project", project]) == 0
     out = capsys.readouterr()
     assert json.loads(out.out) == [] and message in out.err
+
+
+def test_cli_search_and_ask_agree_a_query_of_common_words_has_nothing_to_search(
+    cli_env: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`search "the of and"` used to print ranked hits while `ask` said there was nothing to search for."""
+    assert main(["search", "the of and", "--json", *cli_env]) == 0
+    searched = capsys.readouterr()
+    assert json.loads(searched.out) == [] and NOTHING_TO_SEARCH in " ".join(searched.err.split())
+    assert main(["ask", "the of and", *cli_env]) == 0
+    assert NOTHING_TO_SEARCH in " ".join(capsys.readouterr().out.split())
 
 
 def test_cli_ask_prints_answer_json(cli_env: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -233,7 +234,9 @@ def test_extractive_facts_cite_verbatim_spans_without_duplicates(ctx: Context) -
     assert "Nobel" in facts[0].fact
 
 
-def test_validate_citations_drops_unknown_ids_and_invented_spans() -> None:
+def test_validate_citations_drops_unknown_ids_and_clears_invented_spans(caplog: pytest.LogCaptureFixture) -> None:
+    """A span the chunk does not hold used to drop its citation; now the citation stays as its bare chunk id (the
+    service design's plain-id citation), and each check is a named event."""
     retrieved = {"c1": Hit(id="c1", text="Marie   Curie discovered polonium.", document_name="Marie Curie")}
     facts = [
         KeyFact(fact="ok", citations=[Citation(chunk_id="c1", span="marie curie discovered")]),
@@ -242,11 +245,21 @@ def test_validate_citations_drops_unknown_ids_and_invented_spans() -> None:
         KeyFact(fact="mixed", citations=[Citation(chunk_id="c1"), Citation(chunk_id="c9")]),
         KeyFact(fact="uncited"),
     ]
-    kept, dropped = validate_citations(facts, retrieved)
-    assert dropped == 3
-    assert [f.fact for f in kept] == ["ok", "mixed", "uncited"]
+    with caplog.at_level(logging.DEBUG, logger="retrieval.search.evidence"):
+        kept, check = validate_citations(facts, retrieved)
+    assert (check.checked, check.matched, check.fallback, check.dropped) == (5, 1, 2, 2)
+    assert [f.fact for f in kept] == ["ok", "invented", "mixed", "uncited"]
     assert kept[0].citations[0].span == "Marie   Curie discovered"
     assert kept[0].citations[0].document_name == "Marie Curie"
+    assert [c.span for c in kept[1].citations] == [""] and [c.chunk_id for c in kept[2].citations] == ["c1"]
+    events = [(r.getMessage(), getattr(r, "chunk_id", None)) for r in caplog.records]
+    assert events == [
+        ("citation_matched", "c1"),
+        ("citation_fallback", "c1"),
+        ("citation_dropped", "c9"),
+        ("citation_fallback", "c1"),
+        ("citation_dropped", "c9"),
+    ]
     assert locate("absent words", "some text") is None and locate("", "text") == ""
 
 

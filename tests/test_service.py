@@ -44,16 +44,16 @@ CAROL_QUESTION = "What does Scrooge think of Christmas?"
 
 
 def test_health_names_backend_counts_indexes_and_models(api: httpx.Client, search_store: GraphStore) -> None:
-    for path in ("/health", "/health/neo4j"):
-        response = api.get(path)
-        assert response.status_code == 200, response.text
-        body = response.json()
-        assert body["healthy"] is True and body["backend"] == search_store.backend
-        assert body["graph"]["reachable"] is True
-        assert body["graph"]["counts"][search_store.settings.chunk_label] == len(SEARCH_CHUNKS)
-        assert {i["name"] for i in body["graph"]["indexes"]} >= {search_store.settings.chunk_vector_index}
-        assert body["embedder"].startswith("local") or "MiniLM" in body["embedder"]
-        assert body["llm"] is None
+    """`/health` only: `/health/neo4j` answers the seed's `{status, message}` (test_service_contracts.py)."""
+    response = api.get("/health")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["healthy"] is True and body["backend"] == search_store.backend
+    assert body["graph"]["reachable"] is True
+    assert body["graph"]["counts"][search_store.settings.chunk_label] == len(SEARCH_CHUNKS)
+    assert {i["name"] for i in body["graph"]["indexes"]} >= {search_store.settings.chunk_vector_index}
+    assert body["embedder"].startswith("local") or "MiniLM" in body["embedder"]
+    assert body["llm"] is None
     assert response.headers["x-request-id"]
 
 
@@ -163,6 +163,7 @@ def test_empty_graph_answers_200_no_data(module_store: GraphStore) -> None:
     with service(module_store) as url, httpx.Client(base_url=url, timeout=60) as client:
         retrieved = client.post("/retrieve", json={"query": "Who discovered polonium?"})
         searched = client.post("/v1/retrieval/search", json={"query": "polonium"})
+        in_project = client.post("/v1/retrieval/search", json={"query": "polonium", "projectId": "science"})
     assert retrieved.status_code == 200, retrieved.text
     assert retrieved.json() | {"retrieval_id": ""} == {
         "final_answer": "",
@@ -173,8 +174,10 @@ def test_empty_graph_answers_200_no_data(module_store: GraphStore) -> None:
     }
     assert searched.status_code == 200
     body = searched.json()
-    assert body["meta"]["noDataFound"] is True and "no indexed documents" in body["meta"]["reason"]
+    # No projectId reads the whole graph (the seed's "not scoped"; it used to mean the configured project).
+    assert body["meta"]["noDataFound"] is True and "The graph has no" in body["meta"]["reason"]
     assert body["entities"] == body["neighborEntities"] == body["documents"] == []
+    assert "Project 'science' has no indexed documents" in in_project.json()["meta"]["reason"]
 
 
 def test_retrieve_progress_arrives_on_the_embedded_redis(carol_api: httpx.Client, carol_graph: tuple) -> None:

@@ -131,5 +131,6 @@ def test_stdio_server_started_by_the_client_lists_and_runs_tools(search_store: G
     server = StdioServerParameters(command=sys.executable, args=["-m", "retrieval", "mcp"], env=env, cwd=s.data_dir)
     names, (communities,) = calls(server, ("list_communities", {}))
     assert names == TOOLS, "read_cypher is off by default here too"
-    assert communities.structured_content["projectId"] == SEARCH_PROJECT
+    # No project_id: every project (the seed's "not scoped"), not DRIFTLENS_PROJECT as before issue #28.
+    assert communities.structured_content["projectId"] is None
     assert {c["id"] for c in communities.structured_content["communities"]} == {"k0", "k1", "k2"}

@@ -14,8 +14,6 @@ from retrieval.engine import Engine
 from retrieval.errors import ConfigError
 from retrieval.models import Answer, Hit, QueryParams
 from retrieval.modes import MODES
-from retrieval.search.ranking import missing_data, retrieve
-from retrieval.store.text_query import terms
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -61,19 +59,15 @@ def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
 
 
 def run_search(args: argparse.Namespace) -> int:
+    """The Engine's search, as the service runs it: a query `ask` would find nothing to search in finds nothing."""
     engine = Engine(settings_from_args(args))
     try:
-        ctx = engine.context()
-        found = retrieve(ctx, args.query, _params(engine, args)) if terms(args.query) else None
-        if found is None:
-            why_empty: str | None = "The query has no words to search for."
-        else:
-            why_empty = None if found.chunks else missing_data(ctx) or "No matching chunks."
+        found = engine.search(args.query, _params(engine, args))
     finally:
         engine.close()
-    rows = [_hit_row(h) for h in found.chunks] if found else []
-    if why_empty:  # on stderr, so `--json` output stays a plain list
-        Console(stderr=True).print(why_empty, markup=False)
+    rows = [_hit_row(h) for h in found.chunks]
+    if found.no_data:  # on stderr, so `--json` output stays a plain list
+        Console(stderr=True).print(found.no_data, markup=False)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0

@@ -276,4 +276,4 @@ def _scope_rule(ctx: Context) -> str:
     if ctx.scoped:
         literal = f"WHERE n.projectId = '{ctx.project}'"
         return f"every node\n  carries projectId, so filter with the literal value, e.g. {literal}."
-    return "this graph holds no projects,\n  so query it whole (no projectId filter)."
+    return "the question is not confined to a project,\n  so query the graph whole (no projectId filter)."

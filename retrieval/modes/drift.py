@@ -6,12 +6,12 @@ the answer (vector + fulltext, plus neighbourhood expansion), so each local answ
 cheap. Every step has an extractive counterpart, so the tree is real with or without a model.
 
 Citations are checked against everything any step retrieved (not just what fit a prompt): an id
-never retrieved is dropped and logged, and spans are verified against the chunk text.
+never retrieved is dropped and logged, and spans are verified against the chunk text (a span the chunk does not
+hold leaves the citation as its bare chunk id). One `citation_summary` event per answer counts all the checks.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from retrieval.context import Context
-from retrieval.events import PHASE_PCT, RetrievalProgress, followup_details, followup_pct, sources_details
+from retrieval.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_details, followup_pct
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes import drift_prompts as prompts
 from retrieval.modes.drift_followups import FollowUp, FollowUpPlanner
@@ -32,12 +32,17 @@ from retrieval.modes.steps import ask_json, ask_text, clamp01, emit, timed
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import CommunityReport, community_reports
-from retrieval.search.evidence import MAX_EMBEDDED, answer_lead, extractive_facts, shortlist, validate_citations
+from retrieval.search.evidence import (
+    MAX_EMBEDDED,
+    CitationCheck,
+    answer_lead,
+    extractive_facts,
+    shortlist,
+    validate_citations,
+)
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
-
-log = logging.getLogger(__name__)
 
 MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
 MAX_CHILD_FOLLOWUPS = 3
@@ -99,6 +104,8 @@ class DriftRun:
         #: Offline: the question's own retrieval (what local search reads) and the entities its best hits name.
         self.direct: list[Hit] = []
         self.hit_entities: dict[str, float] = {}
+        #: Every citation check of this answer (follow-ups and aggregation), for its one summary event.
+        self.citation_check = CitationCheck()
 
     # --- the run ----------------------------------------------------------------------------
     def run(self) -> Answer:
@@ -113,7 +120,10 @@ class DriftRun:
         open_followups = self.prime(reports, primer_hits)
         with timed(self.usage, "followup"):
             leftover = self.explore(open_followups)
-        return self.aggregate(leftover)
+        answer = self.aggregate(leftover)
+        if self.citation_check.checked:
+            self.citation_check.log_summary("drift")
+        return answer
 
     def answered_by(self, by_llm: bool) -> AnsweredBy:
         return "llm" if by_llm else "extractive"
@@ -462,7 +472,7 @@ class DriftRun:
             "aggregating_results",
             PHASE_PCT["aggregating_results"],
             f"{len(facts)} key facts from {len(tree)} answers",
-            details_md=sources_details(citations),
+            details_md=aggregation_details(citations),
             step=step,
         )
         return Answer(
@@ -510,9 +520,10 @@ class DriftRun:
                     self.retrieved[hit.id] = hit
 
     def validate(self, facts: list[KeyFact]) -> list[KeyFact]:
-        """Keep citations to retrieved chunks whose span occurs there; bare ids get the chunk's closest sentence.
+        """Keep citations to retrieved chunks; bare ids get the chunk's closest sentence.
 
-        Ids never retrieved are dropped, logged and noted, as are spans the chunk does not contain.
+        Ids never retrieved are dropped, logged and noted; a span the chunk does not contain is noted, and its
+        citation kept as the bare chunk id (`validate_citations`).
         """
         with self._lock:
             retrieved = dict(self.retrieved)
@@ -530,15 +541,16 @@ class DriftRun:
             )
             for f in facts
         ]
-        kept, dropped = validate_citations(filled, retrieved)
-        bad_spans = dropped - sum(1 for f in facts for c in f.citations if c.chunk_id in unknown)
+        kept, check = validate_citations(filled, retrieved)
         with self._lock:
+            self.citation_check.add(check)
             if unknown:
-                log.warning("dropped citations to chunks never retrieved: %s", ", ".join(unknown))
                 self.notes.append(f"Dropped citation(s) to chunks never retrieved: {', '.join(unknown)}")
-            if bad_spans:
-                log.warning("dropped %d citation(s) whose span is not in the cited chunk", bad_spans)
-                self.notes.append(f"Dropped {bad_spans} citation(s) whose quoted span is not in the cited chunk")
+            if check.fallback:
+                self.notes.append(
+                    f"{check.fallback} citation(s) whose quoted span is not in the cited chunk are given by "
+                    "chunk id alone"
+                )
         return kept
 
     def facts(

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from retrieval.context import Context
-from retrieval.events import PHASE_PCT, RetrievalProgress, followup_pct, sources_details
+from retrieval.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_pct
 from retrieval.json_schema import NUMBER, STRING, array, final_answer, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes.drift_offline import best_sentence
@@ -123,7 +123,7 @@ class GlobalRun:
             "aggregating_results",
             PHASE_PCT["aggregating_results"],
             f"{len(facts)} key facts",
-            details_md=sources_details(citations),
+            details_md=aggregation_details(citations),
             step=reduce_step,
         )
         return Answer(

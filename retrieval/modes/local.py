@@ -14,7 +14,7 @@ from typing import Any
 from retrieval.confidence import source_confidence
 from retrieval.context import Context
 from retrieval.errors import LLMError
-from retrieval.events import RetrievalProgress, sources_details
+from retrieval.events import RetrievalProgress, aggregation_details
 from retrieval.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes.steps import clamp01, fallback_note
@@ -84,7 +84,7 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
     result.usage.add_time("search", search_ms)
     result.trace.insert(0, _search_step(question, found, search_ms))
     if progress is not None:
-        progress.emit("aggregating_results", 95, "answer written", sources_details(result.citations()))
+        progress.emit("aggregating_results", 95, "answer written", aggregation_details(result.citations()))
     return result
 
 
@@ -146,9 +146,16 @@ def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str])
         fallback.usage = result.usage
         return fallback
     assert reply.parsed is not None
-    facts, dropped = validate_citations(_facts(reply.parsed, hits), {h.id: h for h in found.chunks})
-    if dropped:
-        result.notes.append(f"{dropped} citation(s) the model gave were not in the retrieved text and were dropped.")
+    facts, check = validate_citations(_facts(reply.parsed, hits), {h.id: h for h in found.chunks})
+    check.log_summary("local")
+    if check.dropped:
+        result.notes.append(
+            f"{check.dropped} citation(s) the model gave were not in the retrieved text and were dropped."
+        )
+    if check.fallback:
+        result.notes.append(
+            f"{check.fallback} citation(s) quote words not in the cited chunk: given by chunk id alone."
+        )
     result.final_answer = str(reply.parsed.get("answer") or "")
     result.key_facts = facts
     result.trace.append(
@@ -160,7 +167,7 @@ def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str])
             answer=result.final_answer,
             confidence=None if reply.parsed.get("confidence") is None else clamp01(reply.parsed["confidence"]),
             chunk_ids=[c.chunk_id for c in result.citations()],
-            details={"citations_dropped": dropped, "asks": reply.asks},
+            details={"citations_dropped": check.dropped, "citations_fallback": check.fallback, "asks": reply.asks},
         )
     )
     return result

@@ -3,17 +3,21 @@
 Why extractive facts: with no language model configured an answer is still useful if it is the
 few sentences of the retrieved text that best answer the question, each traceable to its chunk.
 Why validation: a model can cite a chunk it never saw or "quote" words the chunk does not contain;
-a citation is kept only when its id was retrieved and its span occurs in that text (whitespace and
-case differences are repaired to the verbatim span, anything else is dropped and counted).
+a citation is kept only when its id was retrieved. Its span must occur in that text (whitespace and case
+differences are repaired to the verbatim span); a span that does not is cleared rather than trusted, and the
+citation falls back to its bare chunk id (the retrieval service design's plain-id citation), since the chunk is real
+and was read. An id never retrieved is dropped: the model never saw it. Each check logs the design's named events
+(`citation_matched`, `citation_fallback`, `citation_dropped`) and the caller one `citation_summary` per answer.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
@@ -23,6 +27,8 @@ from retrieval.indexing.speakers import LABEL, speaker_at, strip_label
 from retrieval.models import Citation, Hit, KeyFact
 from retrieval.readable import clean_spoken, sentence_key
 from retrieval.search.fact_selection import choose
+
+log = logging.getLogger(__name__)
 
 CitationKind = Literal["chunk", "community", "node"]
 #: Sentence ends (., !, ?, optionally closing quotes/brackets) followed by space, or line breaks.
@@ -284,22 +290,53 @@ def _kind(hit: Hit) -> CitationKind:
     return _CITATION_KINDS.get(hit.kind, "node")
 
 
-def validate_citations(key_facts: list[KeyFact], retrieved: dict[str, Hit]) -> tuple[list[KeyFact], int]:
-    """Facts with only citations that hold; returns them and how many citations were dropped.
+@dataclass
+class CitationCheck:
+    """What the citation checks of one answer did: every citation checked is matched, a fallback or dropped."""
 
-    A fact whose every citation was dropped is dropped too: it claims support it does not have.
-    A fact that cited nothing in the first place is kept (the caller decides what uncited text means).
+    checked: int = 0
+    #: Span found in the cited chunk: the citation keeps its verbatim span and the chunk's document.
+    matched: int = 0
+    #: Chunk retrieved but no span found in it (none given, or misquoted): kept as the bare chunk id.
+    fallback: int = 0
+    #: Chunk never retrieved: the citation is gone.
+    dropped: int = 0
+
+    def add(self, other: CitationCheck) -> None:
+        """Count `other` in too (DRIFT checks each follow-up's answer and the aggregation, one answer in all)."""
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
+    def log_summary(self, mode: str) -> None:
+        """The `citation_summary` event, once per answer whose citations were checked."""
+        log.info("citation_summary", extra={"event": "citation_summary", "mode": mode, **asdict(self)})
+
+
+def validate_citations(key_facts: list[KeyFact], retrieved: dict[str, Hit]) -> tuple[list[KeyFact], CitationCheck]:
+    """Facts with only citations that hold, and the count of what the check did (see `CitationCheck`).
+
+    A fact whose every citation was dropped is dropped too: it claims support it does not have. A fact left
+    with fallbacks stays: it names real chunks, and a reader can open them. A fact that cited nothing in the
+    first place is kept (the caller decides what uncited text means).
     """
     kept: list[KeyFact] = []
-    dropped = 0
+    check = CitationCheck()
     for fact in key_facts:
         valid = []
         for citation in fact.citations:
+            check.checked += 1
             hit = retrieved.get(citation.chunk_id)
-            span = locate(citation.span, hit.text) if hit is not None else None
-            if hit is None or span is None:
-                dropped += 1
+            if hit is None:
+                check.dropped += 1
+                _event("citation_dropped", citation, "the chunk was never retrieved")
                 continue
+            span = locate(citation.span, hit.text) or ""
+            if span:
+                check.matched += 1
+                _event("citation_matched", citation)
+            else:
+                check.fallback += 1
+                _event("citation_fallback", citation, "no span found in the chunk: cited by its id alone")
             valid.append(
                 citation.model_copy(
                     update={
@@ -312,7 +349,20 @@ def validate_citations(key_facts: list[KeyFact], retrieved: dict[str, Hit]) -> t
             )
         if valid or not fact.citations:
             kept.append(fact.model_copy(update={"citations": valid}))
-    return kept, dropped
+    return kept, check
+
+
+#: Matches are routine; a fallback loses only the span; a drop loses the citation.
+_EVENT_LEVELS = {
+    "citation_matched": logging.DEBUG,
+    "citation_fallback": logging.INFO,
+    "citation_dropped": logging.WARNING,
+}
+
+
+def _event(name: str, citation: Citation, reason: str = "") -> None:
+    """One named citation event, its name as the message and in `event` (a field of the JSON log line)."""
+    log.log(_EVENT_LEVELS[name], name, extra={"event": name, "chunk_id": citation.chunk_id, "reason": reason})
 
 
 def locate(span: str, text: str) -> str | None:

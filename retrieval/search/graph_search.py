@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
+from retrieval.readable import nothing_to_search
 from retrieval.search.ranking import missing_data, retrieve
-from retrieval.store.text_query import terms
 
 
 @dataclass
@@ -40,9 +40,14 @@ def graph_search(
     *,
     query_vector: list[float] | None = None,
 ) -> GraphSearch:
-    """Hybrid search + bridge re-ranking + the drift-scored expansion, for `query` in `ctx.project`."""
-    if query_vector is None and not terms(query):
-        return GraphSearch(no_data="The query has no words to search for.", project=ctx.project)
+    """Hybrid search + bridge re-ranking + the drift-scored expansion, for `query` in `ctx.project`.
+
+    A query of common words only ("the of and") finds nothing, as a question of them does (`nothing_to_search`,
+    the one test every face uses): ranking hits for it would only rank noise. A query vector is searched as given.
+    """
+    unsearchable = nothing_to_search(query) if query_vector is None else None
+    if unsearchable:
+        return GraphSearch(no_data=unsearchable, project=ctx.project)
     found = retrieve(ctx, query, params, query_vector=query_vector)
     entities = found.expansion.entities
     seeds = [e for e in entities if not e.metadata.get("hop")] or found.seeds

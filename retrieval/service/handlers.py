@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 from retrieval.config import Settings
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError, InvalidInput, StoreUnavailable
 from retrieval.events import ProgressEvent
-from retrieval.models import Answer, Hit
+from retrieval.models import Answer, Citation, Hit
 from retrieval.search import explore
 from retrieval.search.expand import expand
 from retrieval.service import metrics, schemas
@@ -43,6 +43,17 @@ def health_response(
     )
 
 
+def graph_check(health: schemas.HealthResponse) -> schemas.GraphCheck:
+    """`/health`'s answer in the seed's `/health/neo4j` shape: a status and one sentence (the graph's own message
+    when it has one)."""
+    graph = health.graph
+    if health.healthy:
+        where = f" at {graph.uri}" if graph.uri else ""
+        message = graph.message or f"The {health.backend} graph{where} answers."
+        return schemas.GraphCheck(status="healthy", message=message)
+    return schemas.GraphCheck(status="unhealthy", message=graph.message or "The graph does not answer.")
+
+
 #: What the health body says of the embedder and the model before the graph first answered.
 NOT_LOADED = "not loaded yet: it loads once the graph answers"
 
@@ -64,18 +75,28 @@ def graph_health(check: Callable[[], Health]) -> schemas.GraphHealth:
     )
 
 
-def checked_project(engine: Engine, project_id: str | None) -> str | None:
-    """`project_id` if the graph has it. An empty graph has no projects: any project then finds no data."""
+class Scope(TypedDict):
+    """The Engine's scope arguments (`project`, `every_project`), passed on as keywords."""
+
+    project: str | None
+    every_project: bool
+
+
+def scope(engine: Engine, project_id: str | None) -> Scope:
+    """The Engine's scope arguments for a request's project: the project if the graph has it, every project when
+    none was given (the seed's "not scoped"; the CLI and the app read the configured project instead).
+
+    An empty graph has no projects: any project then finds no data."""
     if project_id is None:
-        return None
+        return {"project": None, "every_project": True}
     known = engine.projects()
     if known and project_id not in known:
         raise InvalidInput(f"Unknown projectId '{project_id}'; projects in this graph: {', '.join(known)}.")
-    return project_id
+    return {"project": project_id, "every_project": False}
 
 
 def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResponse:
-    project = checked_project(engine, request.project_id)
+    where = scope(engine, request.project_id)
     params = engine.params(
         top_k=request.local.k,
         alpha=request.local.weights.alpha,
@@ -84,30 +105,34 @@ def search(engine: Engine, request: schemas.SearchRequest) -> schemas.SearchResp
         global_level=request.global_.level,
         drift_budget=request.drift.drift_budget,
     )
-    found = engine.search(request.query, params, project=project, query_vector=request.embedding)
+    found = engine.search(request.query, params, query_vector=request.embedding, **where)
     metrics.observe_search(found.timings_ms)
-    modes, notes, final = ["local"], [], None
+    modes, notes, final, level = ["local"], [], None, request.global_.level
     timings = dict(found.timings_ms)
     if request.global_.enabled:
         answer = engine.ask(
             request.query,
             "global",
             params,
-            project=project,
             max_communities=request.global_.limit_communities,
+            **where,
         )
         metrics.observe_answer(answer)
         modes.append("global")
         notes.extend(answer.notes)
         final = None if answer.no_data_found else answer.final_answer
         timings["global"] = round(answer.usage.wall_ms, 3)
+        level = next((s.details["level"] for s in answer.trace if s.details.get("level") is not None), level)
     return schemas.SearchResponse(
         entities=[_entity(e) for e in found.seeds],
         neighbor_entities=[_entity(e) for e in found.neighbours],
         documents=_documents(found.chunks),
         final_answer=final,
         meta=schemas.SearchMeta(
-            project_id=found.project,
+            project_id=None if where["every_project"] else found.project,
+            local=schemas.LocalMeta(k=request.local.k),
+            drift=schemas.DriftMeta(expanded=len(found.neighbours)),
+            **{"global": schemas.GlobalMeta(level=level)},  # a keyword Python reserves: passed by its alias
             modes=modes,
             timings_ms=timings,
             truncated=found.truncated,
@@ -124,6 +149,7 @@ def _entity(hit: Hit) -> schemas.EntityOut:
     description = hit.text.removeprefix(f"{title}: ") if hit.text != title else ""
     return schemas.EntityOut(
         id=hit.id,
+        name=title,
         title=title,
         type=meta.get("type"),
         description=description,
@@ -141,7 +167,12 @@ def _documents(chunks: list[Hit]) -> list[schemas.DocumentOut]:
         doc = grouped.setdefault(
             key,
             schemas.DocumentOut(
-                document_id=hit.document_id, document_name=hit.document_name, score=round(hit.score, 6), chunks=[]
+                id=key,
+                title=hit.document_name or key,
+                document_id=hit.document_id,
+                document_name=hit.document_name,
+                score=round(hit.score, 6),
+                chunks=[],
             ),
         )
         doc.chunks.append(
@@ -157,14 +188,13 @@ def _documents(chunks: list[Hit]) -> list[schemas.DocumentOut]:
 
 def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.RetrieveResponse:
     """An answer in the seed's shape; progress goes to `ui:retrieval_progress` (see ProgressBus)."""
-    project = checked_project(engine, request.project_id)
     ids: list[str] = []
     answer = engine.ask(
         request.query,
         request.mode,
         engine.params(top_k=request.top_k),
-        project=project,
         on_progress=_first_id(ids),
+        **scope(engine, request.project_id),
     )
     metrics.observe_answer(answer)
     return schemas.RetrieveResponse(
@@ -172,10 +202,7 @@ def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.Retrie
         key_facts=[
             schemas.KeyFactOut(
                 fact=f.fact,
-                citations=[
-                    schemas.CitationOut(chunk_id=c.chunk_id, span=c.span, document_name=c.document_name)
-                    for c in f.citations
-                ],
+                citations=[_citation(c) for c in f.citations],
             )
             for f in answer.key_facts
         ],
@@ -183,6 +210,14 @@ def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.Retrie
         no_data_found=answer.no_data_found,
         retrieval_id=ids[0] if ids else "",
     )
+
+
+def _citation(citation: Citation) -> schemas.CitationOut | str:
+    """The seed's enriched citation; its plain chunk id when no verified span enriches it (the citation check
+    clears a span the chunk does not hold, `search.evidence.validate_citations`)."""
+    if not citation.span:
+        return citation.chunk_id
+    return schemas.CitationOut(chunk_id=citation.chunk_id, span=citation.span, document_name=citation.document_name)
 
 
 def _first_id(ids: list[str]) -> Callable[[ProgressEvent], None]:
@@ -194,9 +229,8 @@ def _first_id(ids: list[str]) -> Callable[[ProgressEvent], None]:
 
 
 def ask(engine: Engine, request: schemas.AskRequest) -> Answer:
-    project = checked_project(engine, request.project_id)
     params = engine.params(top_k=request.top_k, max_hops=request.max_hops)
-    answer = engine.ask(request.query, request.mode, params, project=project)
+    answer = engine.ask(request.query, request.mode, params, **scope(engine, request.project_id))
     metrics.observe_answer(answer)
     return answer
 
@@ -206,11 +240,11 @@ def expand_entity(
     engine: Engine, entity_id: str, *, project_id: str | None = None, max_hops: int = 1, max_nodes: int = 50
 ) -> dict[str, Any]:
     """The entity's neighbourhood as the search endpoint shows it: entities with drift score and hop, relations."""
-    ctx = engine.context(checked_project(engine, project_id))
+    ctx = engine.context(**scope(engine, project_id))
     params = engine.params(max_hops=max_hops, max_nodes=max_nodes)
     found = expand(ctx, [entity_id], params, chunk_limit=0, relations=True)
     if not found.entities:
-        raise InvalidInput(f"No entity with id '{entity_id}' in project '{ctx.project}'.")
+        raise InvalidInput(f"No entity with id '{entity_id}' in {ctx.scope_description}.")
     return {
         "entity": _entity(found.entities[0]).model_dump(by_alias=True),
         "neighborEntities": [_entity(e).model_dump(by_alias=True) for e in found.entities[1:]],
@@ -229,9 +263,9 @@ def read_cypher(engine: Engine, cypher: str, *, max_rows: int) -> dict[str, Any]
 
 
 def list_communities(engine: Engine, *, project_id: str | None = None, level: int | None = None) -> dict[str, Any]:
-    ctx = engine.context(checked_project(engine, project_id))
+    ctx = engine.context(**scope(engine, project_id))
     tree = explore.community_tree(ctx)
     return {
-        "projectId": ctx.project,
+        "projectId": ctx.project if ctx.scoped else None,
         "communities": [dataclasses.asdict(c) for c in tree if level is None or c.level == level],
     }

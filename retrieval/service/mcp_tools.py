@@ -31,7 +31,8 @@ log = logging.getLogger("driftlens.service")
 INSTRUCTIONS = (
     "DriftLens answers questions over a knowledge graph built from documents. search_graph returns the matching "
     "entities, their drift-scored neighbours and evidence chunks; ask_graph writes a cited answer (modes local, "
-    "global, drift, agent); expand_entity walks around one entity; list_communities shows the topic clusters."
+    "global, drift, agent); expand_entity walks around one entity; list_communities shows the topic clusters. "
+    "Without project_id a tool reads every project in the graph; with it, that project only."
 )
 RAW_CYPHER_INSTRUCTIONS = (
     " read_cypher runs read-only Cypher over the whole graph, every project in it (row-capped, time-limited)."

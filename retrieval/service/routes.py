@@ -61,10 +61,11 @@ async def health(request: Request) -> JSONResponse:
     return JSONResponse(result.model_dump(mode="json"), status_code=200 if result.healthy else 503)
 
 
-@router.get("/health/neo4j", response_model=schemas.HealthResponse, responses={503: {"model": schemas.HealthResponse}})
+@router.get("/health/neo4j", response_model=schemas.GraphCheck, responses={503: {"model": schemas.GraphCheck}})
 async def health_neo4j(request: Request) -> JSONResponse:
-    """The seed's name for the graph check; it checks whichever backend is configured."""
-    return await health(request)
+    """The seed's graph check, `{status, message}`: 200 healthy, 503 unhealthy (whichever backend is configured)."""
+    result = handlers.graph_check(await service(request).health())
+    return JSONResponse(result.model_dump(mode="json"), status_code=200 if result.status == "healthy" else 503)
 
 
 @router.post("/v1/retrieval/search", response_model=schemas.SearchResponse, responses=_ERRORS)

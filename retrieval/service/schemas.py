@@ -27,7 +27,10 @@ EmbeddingValue = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_EMBEDDING_V
 
 Query = Field(min_length=1, max_length=MAX_QUERY_CHARS, description="The question or search text.")
 ProjectId = Field(
-    default=None, min_length=1, max_length=200, description="Project to search; default: the configured one."
+    default=None,
+    min_length=1,
+    max_length=200,
+    description="Project to search; omitted: not scoped, every project in the graph is read (as the seed defines).",
 )
 
 
@@ -99,7 +102,11 @@ class SearchRequest(Camel):
 
 
 class EntityOut(Camel):
+    """The seed's `{id, name, score}`; `title` (the same text, this service's earlier name for it) and the rest
+    stay beside them, so clients written against either keep working."""
+
     id: str
+    name: str
     title: str
     type: str | None = None
     description: str = ""
@@ -116,14 +123,36 @@ class ChunkOut(Camel):
 
 
 class DocumentOut(Camel):
+    """The seed's `{id, title}`; `documentId`/`documentName` (null when the graph has none), the score and the
+    chunks stay beside them. `id` is never null: a chunk without a document stands as its own document."""
+
+    id: str
+    title: str
     document_id: str | None = None
     document_name: str | None = None
     score: float = Field(description="Best score among its chunks.")
     chunks: list[ChunkOut]
 
 
+class LocalMeta(Camel):
+    k: int = Field(description="Chunks asked for (`local.k` of the request).")
+
+
+class DriftMeta(Camel):
+    expanded: int = Field(description="How many entities the drift-scored walk reached beyond the seed entities.")
+
+
+class GlobalMeta(Camel):
+    level: int | None = Field(
+        description="Community level the global answer read; null when global did not run and no level was asked for."
+    )
+
+
 class SearchMeta(Camel):
-    project_id: str
+    project_id: str | None = Field(description="The project searched; null when none was given (every project).")
+    local: LocalMeta
+    drift: DriftMeta
+    global_: GlobalMeta = Field(alias="global")
     modes: list[str] = Field(description="What ran: local (hybrid + graph), global.")
     timings_ms: dict[str, float]
     truncated: dict[str, bool]
@@ -158,7 +187,10 @@ class CitationOut(BaseModel):
 
 class KeyFactOut(BaseModel):
     fact: str
-    citations: list[CitationOut]
+    citations: list[CitationOut | str] = Field(
+        description="Each citation enriched as `{chunk_id, span, document_name}`, or, when no verified span "
+        "enriches it (the quoted words are not in the chunk, or none were quoted), the plain chunk id string."
+    )
 
 
 class RetrieveResponse(BaseModel):
@@ -192,6 +224,13 @@ class GraphHealth(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict)
     indexes: list[dict[str, Any]] = Field(default_factory=list)
     message: str = ""
+
+
+class GraphCheck(BaseModel):
+    """`GET /health/neo4j` as the seed defines it; it checks whichever graph backend is configured."""
+
+    status: Literal["healthy", "unhealthy"]
+    message: str
 
 
 class HealthResponse(BaseModel):
