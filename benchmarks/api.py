@@ -53,11 +53,15 @@ class Run:
     error_samples: list[str] = field(default_factory=list)
 
 
+#: The demo graph's project, named so the figures stay comparable (an omitted projectId reads every project).
+PROJECT = "demo"
+
+
 def request_for(endpoint: str, n: int) -> tuple[str, dict[str, Any]]:
     question = QUESTIONS[n % len(QUESTIONS)]
     if endpoint == "search":
-        return "/v1/retrieval/search", {"query": question}
-    return "/retrieve", {"query": question, "top_k": 10}
+        return "/v1/retrieval/search", {"query": question, "projectId": PROJECT}
+    return "/retrieve", {"query": question, "top_k": 10, "projectId": PROJECT}
 
 
 async def client_loop(http: httpx.AsyncClient, endpoint: str, run: Run, deadline: float, budget: list[int]) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
-from benchmarks.api import graph_reads
+from benchmarks.api import PROJECT, graph_reads
 from benchmarks.questions import SERVICE
 from retrieval.config import load_settings
 from retrieval.engine import Engine
@@ -40,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     settings = load_settings(graph_path=args.graph, neo4j_uri=None, openai_api_key=None, openai_base_url=None)
     engine = Engine(settings)
-    requests = [schemas.SearchRequest.model_validate({"query": q}) for q in SERVICE]
+    requests = [schemas.SearchRequest.model_validate({"query": q, "projectId": PROJECT}) for q in SERVICE]
     try:
         for request in requests:  # warm-up: caches, first-call costs
             handlers.search(engine, request)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.api import PROJECT
 from benchmarks.questions import NAMED, SERVICE, TOPICS
 from retrieval.config import load_settings
 from retrieval.engine import Engine
@@ -34,7 +35,7 @@ def main() -> None:
     out = {}
     try:
         for question in (*SERVICE, *NAMED, *TOPICS, *EXTRA):
-            request = schemas.SearchRequest.model_validate({"query": question})
+            request = schemas.SearchRequest.model_validate({"query": question, "projectId": PROJECT})
             found = engine.search(request.query, engine.params(top_k=request.local.k))
             out[question] = {
                 "chunks": [h.id for h in found.chunks][:10],
