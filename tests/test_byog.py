@@ -26,11 +26,9 @@ from tests.backends import Occupant
 from tests.conftest import make_settings
 
 REPO = Path(__file__).resolve().parents[1]
-WORKSHOP = REPO.parent / "shared" / "data" / "fixtures" / "neo4j-genai-workshop-kg"
+WORKSHOP = REPO / "tests" / "fixtures" / "neo4j-genai-workshop-kg"
 WORKSHOP_ENV = REPO / "examples" / "neo4j-workshop-kg.env"
 APPLE_10K = "data/form10k-sample/0000320193-23-000106.pdf"
-
-pytestmark = pytest.mark.skipif(not WORKSHOP.is_dir(), reason=f"workshop graph not found at {WORKSHOP}")
 
 
 def _exports() -> list[Path]:
