@@ -20,6 +20,9 @@ from retrieval.store import GraphStore, open_store
 from tests.backends import BACKENDS, FALKORDB, NEO4J, SESSION, Occupant
 from tools.neo4j.server import Neo4jUnavailable
 
+#: The data-folder, default-folder and process guards (tests/hermetic.py), and pytester to prove they fail.
+pytest_plugins = ["tests.hermetic", "pytester"]
+
 
 def make_settings(tmp: Path, backend: str = FALKORDB, **overrides: object) -> Settings:
     """Settings for an isolated graph on `backend`: no .env, and LLM/Redis unset unless a test sets them.
@@ -72,6 +75,10 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         try:
             SESSION.neo4j()
         except Neo4jUnavailable as exc:
+            if SESSION.unavailable:
+                from tests.hermetic import skip_missing_tool  # here: pytest_plugins imports it first, rewritten
+
+                skip_missing_tool(str(exc))
             pytest.skip(f"Neo4j unavailable: {exc}")
         yield NEO4J
         SESSION.stop()
