@@ -122,6 +122,8 @@ class Guard:
     skips: Counter[str] = field(default_factory=Counter)
     left_running: list[Seen] = field(default_factory=list)
     default_touched: list[str] = field(default_factory=list)
+    #: Each test's own data folder, to name the test when a graph server is left running in it.
+    owners: dict[Path, str] = field(default_factory=dict)
 
     @classmethod
     def start(cls) -> Guard:
@@ -160,10 +162,14 @@ class Guard:
         default folders (they daemonise: no longer our descendants)."""
         roots = [*self.temp_roots, *self.defaults]
         return [
-            Seen(key[0], key[1], _command(process), f"serving {where}")
+            Seen(key[0], key[1], _command(process), self._owner(Path(where)))
             for key, process in _graph_servers()
             if key not in self.earlier_servers and (where := _cwd(process)) and _under(where, roots)
         ]
+
+    def _owner(self, where: Path) -> str:
+        test = next((test for folder, test in self.owners.items() if where.is_relative_to(folder)), None)
+        return f"{test}, in its data folder" if test else f"a test that opened {where}"
 
     def still_running(self) -> list[Seen]:
         """The session's processes alive now, after a grace period for those on their way out."""
@@ -220,9 +226,11 @@ def _session_temp(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPath
 
 
 @pytest.fixture(autouse=True)
-def _own_data_dir(pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch) -> None:
+def _own_data_dir(pytestconfig: pytest.Config, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's default data folder is its own (the session's is for fixtures that outlive a test)."""
-    folder = tempfile.mkdtemp(prefix="test-", dir=pytestconfig.stash[GUARD].data_root)
+    guard = pytestconfig.stash[GUARD]
+    folder = tempfile.mkdtemp(prefix="test-", dir=guard.data_root)
+    guard.owners[Path(folder)] = request.node.nodeid
     monkeypatch.setenv("DRIFTLENS_DATA_DIR", folder)
 
 
