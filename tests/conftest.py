@@ -8,6 +8,7 @@ the embedded server itself (its lock, log, kill and restart) are marked `embedde
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -51,6 +52,29 @@ def backend_env(settings: Settings) -> dict[str, str]:
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
         env.update(NEO4J_USERNAME=settings.neo4j_username, NEO4J_PASSWORD=password)
     return env
+
+
+#: pytest's own `__main__`: AppTest leaves the app's script module in its place (see `close_app`).
+PYTEST_MAIN = sys.modules["__main__"]
+
+
+def close_app() -> None:
+    """Close the Engine an in-process app (AppTest) opened, forget the app's caches, and give `__main__` back.
+
+    The app closes its engine only at exit, so without this the graph server a test's app opened would outlive
+    the test (and the session's end would find it running). AppTest runs app.py as `sys.modules["__main__"]` and
+    leaves it there: every process spawned later (the indexer's extraction processes) ran app.py again on start,
+    opening a graph in the default data folder whose server outlived the process. Every AppTest test ends here.
+    """
+    import streamlit as st
+
+    from components import session
+
+    if session.engine_open():
+        session.engine().close()
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    sys.modules["__main__"] = PYTEST_MAIN
 
 
 # --- backends -------------------------------------------------------------------------------------

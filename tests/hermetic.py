@@ -5,6 +5,8 @@
 - Default folder guard: the default data folder (`.driftlens` in the clone and in the folder pytest was started
   from) must not appear or change. It is checked after every test, on the filesystem, so that an open by the
   test process itself or by any process it started fails the test that did it, naming what changed.
+- `__main__` guard: a test that leaves another module as `__main__` (AppTest leaves app.py there) fails: every
+  process spawned later (the indexer's extraction processes) would run that module on start.
 - Process guard: after every test, the processes descended from pytest are noted with that test's id. At the
   very end (after the session's Neo4j is stopped) any of them still alive, and any embedded graph server
   (redis-server, which daemonises away from its parent) serving a folder under this session's temp folders, fail
@@ -17,12 +19,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import psutil
 import pytest
@@ -69,12 +73,12 @@ def describe_change(folder: Path, before: FolderState, after: FolderState) -> st
 
 @dataclass(frozen=True)
 class Seen:
-    """A process the suite started, as first seen after a test."""
+    """A process the suite started, and what is known of where it came from."""
 
     pid: int
     created: float
     command: str
-    test: str
+    origin: str
 
     def alive(self) -> bool:
         try:
@@ -124,6 +128,8 @@ class Guard:
     default_touched: list[str] = field(default_factory=list)
     #: Each test's own data folder, to name the test when a graph server is left running in it.
     owners: dict[Path, str] = field(default_factory=dict)
+    #: pytest's `__main__`: a spawned process (multiprocessing) runs whatever module stands there on start.
+    main: ModuleType = field(default_factory=lambda: sys.modules["__main__"])
 
     @classmethod
     def start(cls) -> Guard:
@@ -154,7 +160,7 @@ class Guard:
                 continue
             if key in self.seen or any(helper in (command := _command(process)) for helper in ENDS_WITH_PYTEST):
                 continue
-            self.seen[key] = Seen(process.pid, key[1], command, test)
+            self.seen[key] = Seen(process.pid, key[1], command, f"first seen after {test}")
 
     # --- at the end -----------------------------------------------------------------------------
     def graph_servers(self) -> list[Seen]:
@@ -169,7 +175,7 @@ class Guard:
 
     def _owner(self, where: Path) -> str:
         test = next((test for folder, test in self.owners.items() if where.is_relative_to(folder)), None)
-        return f"{test}, in its data folder" if test else f"a test that opened {where}"
+        return f"in the data folder of {test}" if test else f"serving {where}"
 
     def still_running(self) -> list[Seen]:
         """The session's processes alive now, after a grace period for those on their way out."""
@@ -236,13 +242,21 @@ def _own_data_dir(pytestconfig: pytest.Config, request: pytest.FixtureRequest, m
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
-    """After the test and the fixtures it ends: fail it if the default folder moved; note its processes."""
+    """After the test and the fixtures it ends: note its processes; fail it if the default folder moved or if
+    it left another module as `__main__` (put back first)."""
     yield
     guard = item.config.stash[GUARD]
     guard.note_processes(item.nodeid)
+    problems = []
     if changes := guard.defaults_changed():
-        pytest.fail(f"the test reached the default data folder, which belongs to the person running the tests: "
-                    f"{'; '.join(changes)}. Give it a temporary data_dir/graph_path.", pytrace=False)  # fmt: skip
+        problems.append(f"the test reached the default data folder, which belongs to the person running the tests: "
+                        f"{'; '.join(changes)}. Give it a temporary data_dir/graph_path.")  # fmt: skip
+    if sys.modules["__main__"] is not guard.main:
+        problems.append(f"the test left {sys.modules['__main__']} as __main__ (AppTest does; end such a test with "
+                        "tests.conftest.close_app()): every process spawned later would run it on start.")  # fmt: skip
+        sys.modules["__main__"] = guard.main
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -275,4 +289,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         write("!", f"DEFAULT DATA FOLDER TOUCHED: {change}", red=True, bold=True)
     for process in guard.left_running:
         write("!", f"LEFT RUNNING (stopped now): pid {process.pid} {process.command[:300]} "
-                   f"(first seen after {process.test})", red=True, bold=True)  # fmt: skip
+                   f"({process.origin})", red=True, bold=True)  # fmt: skip

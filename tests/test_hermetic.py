@@ -36,6 +36,12 @@ def test_without_settings_gets_a_temporary_folder():
         store.query("CREATE (:Probe)")
 
 
+def test_leaves_another_main():
+    import sys, types
+
+    sys.modules["__main__"] = types.ModuleType("app_script")
+
+
 def test_lacks_a_tool():
     skip_missing_tool("frobnicate (the frobnication tests)")
 
@@ -81,7 +87,7 @@ def session_of(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Se
 
 def test_a_test_that_opens_the_default_data_folder_fails(session_of: Session, pytester: pytest.Pytester) -> None:
     result = session_of(REACHES_THE_DEFAULT)
-    result.assert_outcomes(passed=3, skipped=2, errors=1)
+    result.assert_outcomes(passed=4, skipped=2, errors=2)
     default = pytester.path / DEFAULT_DATA_DIR
     result.stdout.fnmatch_lines(
         [
@@ -90,6 +96,7 @@ def test_a_test_that_opens_the_default_data_folder_fails(session_of: Session, py
         ]
     )
     assert (default / "graph.db.data" / "redis.log").exists()  # a real server ran there
+    result.stdout.fnmatch_lines(["*ERROR at teardown of test_leaves_another_main*", "*app_script* as __main__*"])
     assert "ERROR at teardown of test_opens_a_graph_of_its_own" not in result.stdout.str()
     result.stdout.fnmatch_lines(
         [
