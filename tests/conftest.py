@@ -8,6 +8,7 @@ the embedded server itself (its lock, log, kill and restart) are marked `embedde
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -19,6 +20,9 @@ from retrieval.embed import Embedder, make_embedder
 from retrieval.store import GraphStore, open_store
 from tests.backends import BACKENDS, FALKORDB, NEO4J, SESSION, Occupant
 from tools.neo4j.server import Neo4jUnavailable
+
+#: The data-folder, default-folder and process guards (tests/hermetic.py), and pytester to prove they fail.
+pytest_plugins = ["tests.hermetic", "pytester"]
 
 
 def make_settings(tmp: Path, backend: str = FALKORDB, **overrides: object) -> Settings:
@@ -50,6 +54,29 @@ def backend_env(settings: Settings) -> dict[str, str]:
     return env
 
 
+#: pytest's own `__main__`: AppTest leaves the app's script module in its place (see `close_app`).
+PYTEST_MAIN = sys.modules["__main__"]
+
+
+def close_app() -> None:
+    """Close the Engine an in-process app (AppTest) opened, forget the app's caches, and give `__main__` back.
+
+    The app closes its engine only at exit, so without this the graph server a test's app opened would outlive
+    the test (and the session's end would find it running). AppTest runs app.py as `sys.modules["__main__"]` and
+    leaves it there: every process spawned later (the indexer's extraction processes) ran app.py again on start,
+    opening a graph in the default data folder whose server outlived the process. Every AppTest test ends here.
+    """
+    import streamlit as st
+
+    from components import session
+
+    if session.engine_open():
+        session.engine().close()
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    sys.modules["__main__"] = PYTEST_MAIN
+
+
 # --- backends -------------------------------------------------------------------------------------
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run every test that needs `backend` on both; `embedded_only` tests on FalkorDB alone, and tests that
@@ -72,6 +99,10 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
         try:
             SESSION.neo4j()
         except Neo4jUnavailable as exc:
+            if SESSION.unavailable:
+                from tests.hermetic import skip_missing_tool  # here: pytest_plugins imports it first, rewritten
+
+                skip_missing_tool(str(exc))
             pytest.skip(f"Neo4j unavailable: {exc}")
         yield NEO4J
         SESSION.stop()

@@ -15,13 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from components.network import SELECTED_RING
 from retrieval.config import Settings
 from retrieval.conversation import REWRITE_PROMPT
-from tests.conftest import DemoGraph, backend_env
+from tests.conftest import DemoGraph, backend_env, close_app
 from tests.e2e.graph import app_env
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
@@ -32,17 +31,22 @@ TIMEOUT = 120
 def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    st.cache_resource.clear()
-    st.cache_data.clear()
+    close_app()
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
     app.run()
     return app
 
 
+@pytest.fixture(autouse=True)
+def _app_closed() -> Iterator[None]:
+    """The app a test started closes its graph with the test (the app itself closes it only at exit)."""
+    yield
+    close_app()
+
+
 @pytest.fixture
-def app(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
-    yield _start(monkeypatch, demo.env)
-    st.cache_resource.clear()
+def app(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    return _start(monkeypatch, demo.env)
 
 
 def _text(app: AppTest) -> str:
@@ -369,7 +373,6 @@ def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
     rewrites = [r for r in scripted_openai.chat_requests() if r.json["messages"][0]["content"] == REWRITE_PROMPT]
     assert len(rewrites) == 1 and rewrites[0].json["messages"][-1]["content"] == "What did he wear?"
     assert app.session_state["conversation"].user == "model-user"
-    st.cache_resource.clear()
 
 
 # --- DRIFT trace ----------------------------------------------------------------------------

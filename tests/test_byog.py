@@ -23,14 +23,12 @@ from retrieval.search import explore
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.store import GraphStore, open_store
 from tests.backends import Occupant
-from tests.conftest import make_settings
+from tests.conftest import close_app, make_settings
 
 REPO = Path(__file__).resolve().parents[1]
-WORKSHOP = REPO.parent / "shared" / "data" / "fixtures" / "neo4j-genai-workshop-kg"
+WORKSHOP = REPO / "tests" / "fixtures" / "neo4j-genai-workshop-kg"
 WORKSHOP_ENV = REPO / "examples" / "neo4j-workshop-kg.env"
 APPLE_10K = "data/form10k-sample/0000320193-23-000106.pdf"
-
-pytestmark = pytest.mark.skipif(not WORKSHOP.is_dir(), reason=f"workshop graph not found at {WORKSHOP}")
 
 
 def _exports() -> list[Path]:
@@ -188,20 +186,19 @@ def test_home_says_the_whole_graph_is_searched(
     workshop: tuple[Settings, GraphStore, dict], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The app on the workshop graph, configured by the example file: Home names the active scope."""
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     settings, _store, _ = workshop
     _point_environment_at(settings, monkeypatch)
-    st.cache_resource.clear()
+    close_app()
     app = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    app.run()
     try:
+        app.run()
         assert not app.exception and not app.error
         captions = [str(c.value) for c in app.caption]
         assert any("Searches read the whole graph" in c for c in captions), captions
     finally:
-        st.cache_resource.clear()
+        close_app()
 
 
 def _point_environment_at(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:

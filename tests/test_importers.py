@@ -1,6 +1,7 @@
-"""Importers on the real fixtures (../shared/data/fixtures), the real embedded FalkorDB and the real ONNX embedder:
-counts match the source files, a second import duplicates nothing, and the imported graphs are searchable
-(vector, fulltext, communities) like native ones."""
+"""Importers on the real fixtures (tests/fixtures, in the repository so that any clone runs these tests; their
+READMEs say where they come from), the real embedded FalkorDB and the real ONNX embedder: counts match the source
+files, a second import duplicates nothing, and the imported graphs are searchable (vector, fulltext, communities)
+like native ones."""
 
 from __future__ import annotations
 
@@ -30,14 +31,12 @@ from retrieval.store import GraphStore, open_store
 from tests.backends import Occupant
 from tests.conftest import backend_env, make_settings
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "data" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 GRAPHRAG = FIXTURES / "graphrag-operation-dulce"
 KG = FIXTURES / "neo4j-genai-workshop-kg"
 KG_FILES = sorted(KG.glob("*.json"))
 #: Chunks per document kept from the neo4j-graphrag fixture: the small filing whole (5), the large one cut (27 -> 8).
 KG_LIMIT = 8
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"shared fixtures not found at {FIXTURES}")
 
 SHARED_GRAPHS = ("dulce", "sec")
 Imported = tuple[Settings, GraphStore, Embedder, ImportReport, ImportReport]

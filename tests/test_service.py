@@ -180,10 +180,10 @@ def test_empty_graph_answers_200_no_data(module_store: GraphStore) -> None:
     assert "Project 'science' has no indexed documents" in in_project.json()["meta"]["reason"]
 
 
+@pytest.mark.embedded_only  # Neo4j has no Redis of its own; progress needs REDIS_URL there
 def test_retrieve_progress_arrives_on_the_embedded_redis(carol_api: httpx.Client, carol_graph: tuple) -> None:
     store: GraphStore = carol_graph[1]
-    if store.pubsub_url is None:
-        pytest.skip("this backend has no Redis of its own; progress needs REDIS_URL there")
+    assert store.pubsub_url is not None
     listener = redis.Redis.from_url(store.pubsub_url)
     subscription = listener.pubsub()
     subscription.subscribe(PROGRESS_CHANNEL)
@@ -208,9 +208,8 @@ def test_retrieve_progress_arrives_on_the_embedded_redis(carol_api: httpx.Client
     assert {e["project_id"] for e in events} == {CAROL_PROJECT}
 
 
+@pytest.mark.embedded_only  # stops the embedded server's process; the session's Neo4j is not stopped by tests
 def test_stopped_graph_is_503_with_what_to_check_and_recovers(store: GraphStore) -> None:
-    if store.backend != "falkordb":
-        pytest.skip("stops the embedded server's process; a shared Neo4j is not stopped by tests")
     data = Path(str(store.settings.embedded_graph_path) + ".data")
     with service(store) as url, httpx.Client(base_url=url, timeout=60) as client:
         assert client.get("/health").status_code == 200

@@ -119,9 +119,9 @@ def test_ids_and_delete(vectors: VectorStore, corpus) -> None:
     assert vectors.search(label, corpus[0].tolist(), 1, filters={"projectId": project})[0].id != f"{project}:c0"
 
 
+@pytest.mark.parametrize("vectors", ["qdrant"], indirect=True)  # the graph's own index: the indexer checks it
 def test_qdrant_refuses_vectors_of_another_dimension(vectors: VectorStore) -> None:
-    if vectors.in_graph:
-        pytest.skip("the graph's own index dimension is checked by the indexer and the engine")
+    assert not vectors.in_graph
     with pytest.raises(EmbeddingMismatch):
         vectors.ensure(DIM * 2)
 

@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from tests.backends import NEO4J, Occupant
 from tests.conftest import DemoGraph
 from tests.e2e.graph import ROOT, app_env, demo_graph
+from tests.hermetic import skip_missing_tool
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -52,7 +53,7 @@ def require_chromium() -> None:
         return
     if os.environ.get("CI"):
         pytest.fail(f"{CHROMIUM} is missing in CI: install Debian's chromium (see .ci/run)")
-    pytest.skip(f"{CHROMIUM} not installed")
+    skip_missing_tool(f"{CHROMIUM} (Debian's chromium) for the browser tests")
 
 
 def start_app(graph: Path, port: int, log: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
