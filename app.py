@@ -73,4 +73,7 @@ def main() -> None:
     navigation.run()
 
 
-main()
+# Streamlit runs this script as `__main__`; a process the app spawns (the extraction process) imports it again as
+# `__mp_main__`, and must not open the graph and draw pages there.
+if __name__ == "__main__":
+    main()
