@@ -356,7 +356,10 @@ def demo(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[Dem
 
     if backend != NEO4J:
         path = demo_graph(tmp_path_factory.getbasetemp() / "app-graph")
-        yield DemoGraph(app_env(path), str(path), path.parent, None)
+        # Held open for the session: each test's app (closed with its test) attaches to this running server
+        # instead of starting it and reloading the graph, which tripled test_app.py's time.
+        with open_store(make_settings(path.parent, graph_path=path)):
+            yield DemoGraph(app_env(path), str(path), path.parent, None)
         return
     root = tmp_path_factory.mktemp("demo-neo4j")
     settings = make_settings(root, backend)

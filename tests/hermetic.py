@@ -138,6 +138,9 @@ class Guard:
         for name in [name for name in os.environ if name.startswith("DRIFTLENS_")]:
             del os.environ[name]
         os.environ["DRIFTLENS_DATA_DIR"] = str(data_root / "session")
+        # Model calls that fail are retried after milliseconds, not the designs' 2 s growing to 60 s: the failure
+        # paths are what is tested, not the wait (test_config checks the defaults with these unset).
+        os.environ.update(RETRY_BACKOFF_BASE_SEC="0.01", RETRY_BACKOFF_MAX_SEC="0.05")
         folders = {(REPO / DEFAULT_DATA_DIR).resolve(), (Path.cwd() / DEFAULT_DATA_DIR).resolve()}
         return cls(data_root, {folder: folder_state(folder) for folder in folders}, temp_roots=[data_root])
 
