@@ -9,20 +9,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from components.untrusted import inert
 from retrieval.conversation import Conversation
 from retrieval.readable import NOTHING_TO_SEARCH
-from tests.conftest import DemoGraph
+from tests.conftest import DemoGraph, close_app
 from tests.test_app import _ask, _go, _start, _text
 
 
 @pytest.fixture
 def ask_page(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
     yield _go(_start(monkeypatch, demo.env), "ask")
-    st.cache_resource.clear()
+    close_app()
 
 
 def _questions(chat: Conversation) -> list[str]:

@@ -23,7 +23,7 @@ from retrieval.service.app import create_app
 from retrieval.store import GraphStore, IndexState, open_store
 from retrieval.store.discovery import discover
 from tests.backends import Occupant
-from tests.conftest import make_settings
+from tests.conftest import close_app, make_settings
 from tests.scripted_openai import ScriptedOpenAI
 from tests.service_server import serving
 from tests.test_byog import WORKSHOP
@@ -193,7 +193,6 @@ def test_home_names_the_chosen_indexes(
     native_workshop: GraphStore, only_the_uri: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The app started with NEO4J_URI alone (plus the embedder's endpoint), as a person's .env would say it."""
-    import streamlit as st
     from streamlit.testing.v1 import AppTest
 
     Occupant.ensure(native_workshop)
@@ -210,12 +209,12 @@ def test_home_names_the_chosen_indexes(
     for key, value in environment.items():
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(only_the_uri.data_dir)  # no .env of the checkout's
-    st.cache_resource.clear()
+    close_app()
     app = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    app.run()
     try:
+        app.run()
         assert not app.exception and not app.error, [e.value for e in app.error]
         captions = [str(c.value) for c in app.caption]
         assert any("chunk vectors chunkEmbeddings (Chunk.embedding, 1536-d)" in c for c in captions), captions
     finally:
-        st.cache_resource.clear()
+        close_app()

@@ -52,6 +52,9 @@ DAMAGE_MARKERS = (
     "Invalid AOF manifest",
     "AOF manifest",
 )
+#: Clients of this process whose store is open (closed or garbage-collected stores leave it): a registration of
+#: this process counts only while its name is here, so a store dropped without `close` does not keep the server.
+_LIVE: set[str] = set()
 LOADING_NOTE = "a large graph takes minutes: its indexes are rebuilt as it loads"
 NOT_WRITABLE = "Check that the folder is writable and has free disk space, or set DRIFTLENS_GRAPH_PATH."
 
@@ -130,7 +133,6 @@ class EmbeddedServer:
         """
         self._prepare_folder()
         with self._locked():
-            self._users(add=user)
             migrate_shared_log(self.layout)
             pid = self._running_pid()
             if pid and not self._reachable(pid):
@@ -141,6 +143,8 @@ class EmbeddedServer:
                 self.progress(f"Starting the graph server and loading {self.layout.graph.name} ({LOADING_NOTE})")
                 self._start()
             connect(self.layout.socket)
+            _LIVE.add(user)
+            self._users(add=user)  # after connecting: a failed open is nobody's use of the server
 
     def restart_if_dead(self, connect: Callable[[Path], None]) -> None:
         """After a lost connection: start the server again if (and only if) its process is gone, then connect."""
@@ -212,7 +216,11 @@ class EmbeddedServer:
     def _users(self, *, add: str | None = None, remove: str | None = None) -> dict[str, int]:
         """The clients recorded as using this graph whose processes live, after adding or removing one."""
         info = self.owner()
-        users = {str(name): int(pid) for name, pid in (info.get("users") or {}).items() if not _exited(int(pid))}
+        users = {
+            str(name): int(pid)
+            for name, pid in (info.get("users") or {}).items()
+            if not _exited(int(pid)) and (int(pid) != os.getpid() or name in _LIVE)
+        }
         if add:
             users[add] = os.getpid()
         if remove:
@@ -379,6 +387,7 @@ class EmbeddedServer:
         Users are the clients recorded by `attach_or_start` in live processes (one that has not reconnected since
         a crash still counts) and any DriftLens client connected now, asked on a connection of its own.
         """
+        forget(own_name)
         with self._locked():
             if self._users(remove=own_name):
                 return
@@ -404,6 +413,7 @@ class EmbeddedServer:
 
     def leave(self, own_name: str) -> None:
         """Stop counting as a user of the server without stopping it (`graph_keep_server`)."""
+        forget(own_name)
         with self._locked():
             self._users(remove=own_name)
 
@@ -447,6 +457,11 @@ class EmbeddedServer:
                 self.uri, f"redis-check-aof could not repair the log (backup kept in {backup}): {report[-500:]}"
             )
         return f"Backup of the log: {backup}\n{report}"
+
+
+def forget(name: str) -> None:
+    """This process's client `name` no longer uses its server (its store closed or was garbage-collected)."""
+    _LIVE.discard(name)
 
 
 def migrate_shared_log(layout: Layout) -> None:

@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from retrieval.errors import (
     ReadOnlyViolation,
     StoreUnavailable,
 )
-from retrieval.store import bm25, falkordb_memory, falkordb_params, read_admission
+from retrieval.store import bm25, embedded_server, falkordb_memory, falkordb_params, read_admission
 from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident, timed_out
 from retrieval.store.cypher_limits import bound_ranges, bounded
 from retrieval.store.deadline import GRACE_S
@@ -85,6 +86,7 @@ class FalkorDBStore(GraphStore):
         self._corpus_cache: dict[str, bm25.LabelStats] = {}
         self._index_cache: list[IndexState] | None = None
         self._plans = PlanGate(self._catalogue)
+        weakref.finalize(self, embedded_server.forget, self._client_name)  # a store dropped unclosed stops counting
         try:
             self.server.attach_or_start(self._connect, self._client_name)
             self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
@@ -541,7 +543,9 @@ class FalkorDBStore(GraphStore):
             name = next(
                 (n for (k, lab, _p), n in self._settings_index_names().items() if (k, lab) == (kind, label)), ""
             )
-            raise IndexMissing(f"{kind} index {name} on {label}".replace("  ", " ") + (f".{prop}" if prop else ""))
+            raise IndexMissing(
+                f"{kind} index on {label}" + (f".{prop}" if prop else "") + (f" ({name})" if name else "")
+            )
 
     @contextlib.contextmanager
     def _index_checked(self, kind: str, label: str, prop: str | None) -> Iterator[None]:
