@@ -52,21 +52,21 @@ def test_extractive_answer_cites_verbatim_evidence(engine: Engine) -> None:
     assert answer.trace[0].kind == "search" and answer.trace[0].chunk_ids
 
 
+#: A model answer with one valid citation, one invented chunk id and one misquote: what the citation check sorts.
+CHECKED_CITATIONS = {
+    "answer": "Marie Curie (with Pierre Curie).",
+    "key_facts": [
+        {"fact": "Marie Curie discovered polonium.", "chunk_ids": [1], "spans": ["discovered polonium"]},
+        {"fact": "Invented.", "chunk_ids": ["c999"], "spans": ["nothing"]},
+        {"fact": "Misquoted.", "chunk_ids": [1], "spans": ["discovered gold"]},
+    ],
+}
+
+
 def test_llm_answer_keeps_valid_citations_counts_drops_and_fallbacks(
     llm_engine: Engine, server: ScriptedOpenAI
 ) -> None:
-    server.script(
-        json_reply(
-            {
-                "answer": "Marie Curie (with Pierre Curie).",
-                "key_facts": [
-                    {"fact": "Marie Curie discovered polonium.", "chunk_ids": [1], "spans": ["discovered polonium"]},
-                    {"fact": "Invented.", "chunk_ids": ["c999"], "spans": ["nothing"]},
-                    {"fact": "Misquoted.", "chunk_ids": [1], "spans": ["discovered gold"]},
-                ],
-            }
-        )
-    )
+    server.script(json_reply(CHECKED_CITATIONS))
     answer = llm_engine.ask("Who discovered polonium?", "local")
     assert answer.answered_by == "llm" and answer.final_answer.startswith("Marie Curie")
     # The invented id is dropped; the misquote keeps its real chunk by id alone (it used to be dropped too).

@@ -29,6 +29,7 @@ from retrieval.store import GraphStore
 from tests.conftest import CAROL_PROJECT, SEARCH_CHUNKS, SEARCH_PROJECT
 from tests.scripted_openai import ScriptedOpenAI, json_reply
 from tests.service_server import engine_over, release, service, serving, settings_of
+from tests.test_local import CHECKED_CITATIONS
 from tests.test_service_probes import hung
 
 CAROL_QUESTION = "What does Scrooge think of Christmas?"
@@ -158,18 +159,7 @@ def test_retrieve_gives_an_unenrichable_citation_as_its_plain_chunk_id_and_logs_
 ) -> None:
     """The misquote used to be dropped with its fact; the invented id still is (the model never saw that chunk)."""
     engine, server = llm_engine
-    server.script(
-        json_reply(
-            {
-                "answer": "Marie Curie (with Pierre Curie).",
-                "key_facts": [
-                    {"fact": "Marie Curie discovered polonium.", "chunk_ids": [1], "spans": ["discovered polonium"]},
-                    {"fact": "Invented.", "chunk_ids": ["c999"], "spans": ["nothing"]},
-                    {"fact": "Misquoted.", "chunk_ids": [1], "spans": ["discovered gold"]},
-                ],
-            }
-        )
-    )
+    server.script(json_reply(CHECKED_CITATIONS))
     question = {"query": "Who discovered polonium?", "mode": "local", "project_id": SEARCH_PROJECT}
     with (
         caplog.at_level(logging.DEBUG, logger="retrieval.search.evidence"),
