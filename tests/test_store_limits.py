@@ -80,20 +80,23 @@ def test_explorer_row_limit_is_applied_by_the_database(
     store: GraphStore, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     received: list[int] = []
-    real_read, real_limited = store.read, store.read_limited
+    if store.backend == "falkordb":  # the rows the server sent, before any client-side cut
+        real_untrusted = store._untrusted  # type: ignore[attr-defined]
 
-    def counting_read(cypher: str, params: Any = None, **kwargs: Any) -> list[dict[str, Any]]:
-        rows = real_read(cypher, params, **kwargs)
-        received.append(len(rows))
-        return rows
+        def counting_untrusted(command: Any, timeout: int) -> Any:
+            result = real_untrusted(command, timeout)
+            received.append(len(getattr(result, "result_set", None) or []))
+            return result
 
-    def counting_limited(cypher: str, limit: int, **kwargs: Any) -> list[dict[str, Any]]:
-        rows = real_limited(cypher, limit, **kwargs)
-        received.append(len(rows))  # Neo4j streams: it fetches `limit` rows and ends the transaction
-        return rows
+        monkeypatch.setattr(store, "_untrusted", counting_untrusted)
+    else:
+        real_limited = store.read_limited
 
-    monkeypatch.setattr(store, "read", counting_read)
-    if type(store).read_limited is not GraphStore.read_limited:
+        def counting_limited(cypher: str, limit: int, **kwargs: Any) -> list[dict[str, Any]]:
+            rows = real_limited(cypher, limit, **kwargs)
+            received.append(len(rows))  # Neo4j streams: it fetches `limit` rows and ends the transaction
+            return rows
+
         monkeypatch.setattr(store, "read_limited", counting_limited)
     result = run_cypher(_context(store, embedder), "UNWIND range(1, 5000) AS x RETURN x ORDER BY x DESC", limit=200)
     assert result.truncated and len(result.rows) == 200

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from retrieval.config import Settings
-from retrieval.store.cypher_limits import bounded
 
 if TYPE_CHECKING:
     from retrieval.store.vectors import VectorStore
@@ -154,12 +153,10 @@ class GraphStore(ABC):
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
         """Run Cypher that must not write; a writing query raises ReadOnlyViolation and changes nothing."""
 
+    @abstractmethod
     def read_limited(self, cypher: str, limit: int, *, timeout_ms: int | None = None) -> list[Row]:
-        """At most `limit` rows of a read written by a person or a model, the database stopping at the limit.
-
-        This default runs the query inside a subquery with LIMIT (cypher_limits.bounded).
-        """
-        return self.read(bounded(cypher, limit), timeout_ms=timeout_ms)
+        """At most `limit` rows of a read written by a person or a model, the database stopping at the limit,
+        admitted by its plan like `read` and ended by the deadline DriftLens enforces (`deadline`)."""
 
     def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
         """Run `cypher` (which reads `UNWIND $rows AS row`) over `rows` in batches; returns rows sent."""

@@ -47,9 +47,6 @@ from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)
 
-#: A read's socket waits this much longer than the server-side query timeout, so the server's own (clearer)
-#: timeout error normally wins and the socket timeout only fires when the server itself hangs.
-READ_GRACE_S = GRACE_S
 #: Fulltext candidates per query term re-scored with BM25: enough to hold the top k of any sensible query.
 BM25_POOL_PER_TERM = 50
 #: Candidates come from the rarest query terms only; common ones (stopwords too) still count in the score.
@@ -106,7 +103,9 @@ class FalkorDBStore(GraphStore):
             )
 
         self._writer = client(self.settings.graph_load_timeout_s)
-        self._reader = client(self.settings.query_timeout_ms / 1000 + READ_GRACE_S)
+        # The reader's socket waits `GRACE_S` past the server-side timeout: the server's own (clearer) timeout error
+        # normally wins, and the socket gives up only when the server itself hangs.
+        self._reader = client(self.settings.query_timeout_ms / 1000 + GRACE_S)
         self._graph = Graph(self._writer, self.settings.graph_name)
         self._ro_graph = Graph(self._reader, self.settings.graph_name)
         try:
