@@ -79,6 +79,19 @@ def test_two_graphs_in_one_folder_keep_their_own_data(tmp_path: Path) -> None:
     assert not (tmp_path / "appendonlydir").exists()
 
 
+def test_closing_stops_the_server_without_waiting_on_retries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SHUTDOWN drops its connection by design: a client that retried would reconnect with growing pauses (the
+    close of every graph took 4.5 s of them), so no connection of the close may back off."""
+    import redis.retry
+
+    pauses: list[float] = []
+    monkeypatch.setattr(redis.retry, "sleep", pauses.append)
+    store = open_store(make_settings(tmp_path))
+    assert store.server.owner().get("server_pid")  # type: ignore[attr-defined]
+    store.close()
+    assert pauses == [] and not store.server.owner().get("server_pid")  # type: ignore[attr-defined]
+
+
 def _as_old_layout(graph: Path) -> None:
     """Turn a graph written by this version into the old layout: snapshot at the graph's path, log in the folder."""
     data = _data_dir(graph)
