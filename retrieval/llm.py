@@ -14,10 +14,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
 from retrieval.config import Settings
@@ -25,6 +24,9 @@ from retrieval.errors import ConfigError, LLMError
 from retrieval.llm_response import MalformedResponse, WireCompletion, WireToolCall, decode_json, parse_completion
 from retrieval.models import Usage
 from retrieval.redact import MASK, redact
+
+if TYPE_CHECKING:  # openai is imported where it is used: a process with no model never loads it (~0.7 CPU-s)
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,8 @@ class ChatModel:
     """Chat completions with retries, JSON repair and usage accounting; safe to share across threads."""
 
     def __init__(self, settings: Settings) -> None:
+        import openai
+
         self._settings = settings
         self._lock = threading.Lock()
         self.unpriced_models: set[str] = set()
@@ -196,6 +200,8 @@ class ChatModel:
         The error is raised outside the `except` block so it carries no chained exception: the client's
         own exceptions quote the server's body, which may echo the key back.
         """
+        import openai
+
         retrying = self._retrying()
         failure: LLMError
         try:
@@ -257,6 +263,8 @@ class ChatModel:
         return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
 
     def _error(self, exc: openai.OpenAIError, phase: str, attempts: int) -> LLMError:
+        import openai
+
         where = f"{self._kind} endpoint {self._host}"
         tries = _tries(attempts)
         if isinstance(exc, openai.APITimeoutError):
@@ -329,6 +337,8 @@ def _tries(attempts: int) -> str:
 
 
 def _retryable(exc: BaseException) -> bool:
+    import openai
+
     if isinstance(exc, openai.APIConnectionError | MalformedResponse):  # includes timeouts; a proxy's error page
         return True
     return isinstance(exc, openai.APIStatusError) and (exc.status_code in (408, 429) or exc.status_code >= 500)
@@ -336,6 +346,8 @@ def _retryable(exc: BaseException) -> bool:
 
 def _retry_after(exc: BaseException | None) -> float | None:
     """Seconds the server asked us to wait (Retry-After, or OpenAI's retry-after-ms), if any."""
+    import openai
+
     if not isinstance(exc, openai.APIStatusError):
         return None
     headers = exc.response.headers
@@ -362,6 +374,8 @@ def _price_for(prices: dict[str, tuple[float, float]], model: str) -> tuple[floa
 
 
 def _status_text(exc: BaseException | None) -> str:
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}"
     return type(exc).__name__ if exc else "unknown error"

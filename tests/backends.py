@@ -48,7 +48,6 @@ class Session:
     server: Neo4jServer | None = None
     unavailable: str | None = None
     ran: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BACKENDS, 0))
-    backend_of: dict[str, str] = field(default_factory=dict)  # test id -> backend, for the summary
 
     def neo4j(self) -> Neo4jTarget:
         """The session's server, started on first use; raises Neo4jUnavailable (Java/Maven missing)."""

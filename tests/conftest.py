@@ -110,16 +110,24 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield request.param
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Group the tests for the two xdist workers (`--dist loadgroup`): the Neo4j half together, on one worker
+    with one server and the `Occupant`'s one database; every other test with its module, so that module- and
+    package-scoped graphs and apps are built once."""
     for item in items:
-        callspec = getattr(item, "callspec", None)
-        if callspec is not None and "backend" in callspec.params:
-            SESSION.backend_of[item.nodeid] = callspec.params["backend"]
+        backend = getattr(item, "callspec", None) and item.callspec.params.get("backend")  # type: ignore[attr-defined]
+        if backend:
+            item.user_properties.append(("backend", backend))  # reports carry it to xdist's controller
+        group = NEO4J if backend == NEO4J else item.nodeid.split("::")[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.when == "call" and report.passed and report.nodeid in SESSION.backend_of:
-        SESSION.ran[SESSION.backend_of[report.nodeid]] += 1
+    """Count passes per backend (in xdist's controller too, which collects nothing: reports carry the backend)."""
+    backend = dict(report.user_properties).get("backend")
+    if report.when == "call" and report.passed and backend:
+        SESSION.ran[backend] += 1
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -4,7 +4,8 @@
   a folder of its own; the person's own `DRIFTLENS_*` variables are dropped (one of them may name their graph).
 - Default folder guard: the default data folder (`.driftlens` in the clone and in the folder pytest was started
   from) must not appear or change. It is checked after every test, on the filesystem, so that an open by the
-  test process itself or by any process it started fails the test that did it, naming what changed.
+  test process itself or by any process it started fails the test that did it, naming what changed (in a
+  parallel run, the next test to end on either worker: the folder is one for all).
 - `__main__` guard: a test that leaves another module as `__main__` (AppTest leaves app.py there) fails: every
   process spawned later (the indexer's extraction processes) would run that module on start.
 - Process guard: after every test, the processes descended from pytest are noted with that test's id. At the
@@ -13,6 +14,8 @@
   the run, each named by pid and command line, and are stopped.
 - Skips: a test may only skip for a missing system tool (`skip_missing_tool`); the summary names each loudly,
   and any other skip too.
+- Parallel runs (pytest-xdist): each worker guards its own tests and processes and hands what it found at its end
+  to the controller (`workeroutput`), which fails the run and prints it, since xdist ignores a worker's exit status.
 """
 
 from __future__ import annotations
@@ -193,10 +196,28 @@ class Guard:
     def finish(self) -> bool:
         """Whether the session left nothing behind; stops what it finds so that nothing keeps running."""
         self.default_touched += self.defaults_changed()
-        self.left_running = self.still_running()
-        for process in self.left_running:
+        found = self.still_running()
+        for process in found:
             _stop(process)
+        self.left_running += found
         return not self.left_running and not self.default_touched
+
+    # --- across xdist workers -----------------------------------------------------------------------
+    def hand_over(self, workeroutput: dict[str, object]) -> None:
+        """A worker's findings, in a form execnet can send (plain lists and strings)."""
+        workeroutput[HAND_OVER] = {
+            "left_running": [[s.pid, s.created, s.command, s.origin] for s in self.left_running],
+            "default_touched": list(self.default_touched),
+            "skips": dict(self.skips),
+        }
+
+    def take_over(self, workeroutput: dict[str, object]) -> None:
+        found = workeroutput.get(HAND_OVER)
+        if not isinstance(found, dict):
+            return
+        self.left_running += [Seen(int(p), float(c), str(cmd), str(o)) for p, c, cmd, o in found["left_running"]]
+        self.default_touched += found["default_touched"]
+        self.skips.update(found["skips"])
 
     def close(self) -> None:
         shutil.rmtree(self.data_root, ignore_errors=True)
@@ -217,6 +238,8 @@ def _stop(seen: Seen) -> None:
 
 # --- the plugin's hooks ---------------------------------------------------------------------------
 GUARD = pytest.StashKey[Guard]()
+#: The key of a worker's findings in xdist's `workeroutput`.
+HAND_OVER = "driftlens_hermetic"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -274,9 +297,21 @@ def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, pytest.TestR
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """After every other session end (conftest.py stops the session's Neo4j there): fail a run that leaves
-    processes behind or touched the default folder."""
-    if not session.config.stash[GUARD].finish() and session.exitstatus == pytest.ExitCode.OK:
+    processes behind or touched the default folder (a worker's findings go to the controller, which fails)."""
+    guard = session.config.stash[GUARD]
+    clean = guard.finish()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        guard.hand_over(workeroutput)
+    elif not clean and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """xdist's controller: a worker ended; take what its guard found."""
+    config: pytest.Config = node.config  # type: ignore[attr-defined]
+    config.stash[GUARD].take_over(getattr(node, "workeroutput", {}))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

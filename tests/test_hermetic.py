@@ -68,7 +68,9 @@ def test_leaves_a_child_and_a_graph_server_running(tmp_path):
 """
 
 
-Session = Callable[[str], pytest.RunResult]
+Session = Callable[..., pytest.RunResult]
+#: The suite runs on two xdist workers (pyproject.toml): the guards must hold there as in one process.
+IN_WORKERS = ("-n", "2")
 
 
 @pytest.fixture
@@ -76,17 +78,17 @@ def session_of(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Se
     """Run `source` as a test session of its own (in pytester's folder) with the guard plugin."""
     monkeypatch.setenv("PYTHONPATH", str(REPO))
 
-    def run(source: str) -> pytest.RunResult:
+    def run(source: str, *args: str) -> pytest.RunResult:
         pytester.makepyfile(test_inner=source)
         return pytester.runpytest_subprocess(
-            "-p", "tests.hermetic", "-p", "no:randomly", "-p", "no:cacheprovider", timeout=300
+            "-p", "tests.hermetic", "-p", "no:randomly", "-p", "no:cacheprovider", *args, timeout=300
         )  # fmt: skip
 
     return run
 
 
 def test_a_test_that_opens_the_default_data_folder_fails(session_of: Session, pytester: pytest.Pytester) -> None:
-    result = session_of(REACHES_THE_DEFAULT)
+    result = session_of(REACHES_THE_DEFAULT)  # one process: in workers, either worker's next test sees it
     result.assert_outcomes(passed=4, skipped=2, errors=2)
     default = pytester.path / DEFAULT_DATA_DIR
     result.stdout.fnmatch_lines(
@@ -107,10 +109,11 @@ def test_a_test_that_opens_the_default_data_folder_fails(session_of: Session, py
     assert "LEFT RUNNING" not in result.stdout.str()
 
 
+@pytest.mark.parametrize("args", [(), IN_WORKERS], ids=["one-process", "workers"])
 def test_a_session_that_leaves_processes_running_fails_and_stops_them(
-    session_of: Session, pytester: pytest.Pytester
+    session_of: Session, pytester: pytest.Pytester, args: tuple[str, ...]
 ) -> None:
-    result = session_of(LEAVES_PROCESSES)
+    result = session_of(LEAVES_PROCESSES, *args)
     result.assert_outcomes(passed=1)  # the test itself passed: the session's end is what fails
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     child, server = json.loads((pytester.path / "pids.json").read_text())

@@ -21,7 +21,9 @@ from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import DriftLensError, EmbeddingMismatch
 from retrieval.indexing import graph_stats
-from retrieval.indexing.importers import ImportReport, import_graphrag, import_kg
+from retrieval.indexing.importers.common import ImportReport
+from retrieval.indexing.importers.graphrag import import_graphrag
+from retrieval.indexing.importers.neo4j_kg import import_kg
 from retrieval.indexing.model import slug
 from retrieval.models import QueryParams
 from retrieval.search.communities import community_levels, search_communities

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -14,13 +15,14 @@ from retrieval.cli import add_graph_options, settings_from_args
 from retrieval.cli.index import _print_stats, _progress
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
-from retrieval.indexing import graph_stats
-from retrieval.indexing.importers import ImportReport, import_graphrag, import_kg
-from retrieval.indexing.importers.neo4j_kg_native import WORKSHOP_VECTOR_INDEX, load_native
 from retrieval.indexing.model import ProgressCallback
+from retrieval.indexing.stats import graph_stats
 from retrieval.store import GraphStore, open_store
 
-Importer = Callable[[Settings, GraphStore, Embedder, ProgressCallback | None], ImportReport]
+if TYPE_CHECKING:  # the importers (pandas, pyarrow) load when an import runs: other commands start without them
+    from retrieval.indexing.importers.common import ImportReport
+
+Importer = Callable[[Settings, GraphStore, Embedder, ProgressCallback | None], "ImportReport"]
 
 
 def _run(args: argparse.Namespace, importer: Importer) -> int:
@@ -37,12 +39,16 @@ def _run(args: argparse.Namespace, importer: Importer) -> int:
 
 
 def cmd_import_graphrag(args: argparse.Namespace) -> int:
+    from retrieval.indexing.importers.graphrag import import_graphrag
+
     return _run(
         args, lambda s, store, e, progress: import_graphrag(s, store, e, Path(args.folder), on_progress=progress)
     )
 
 
 def cmd_import_kg(args: argparse.Namespace) -> int:
+    from retrieval.indexing.importers.neo4j_kg import import_kg
+
     files = [Path(f) for f in args.files]
     if args.native:
         return _load_native(args, files)
@@ -53,8 +59,10 @@ def cmd_import_kg(args: argparse.Namespace) -> int:
 
 def _load_native(args: argparse.Namespace, files: list[Path]) -> int:
     """`--native`: the graph as SimpleKGPipeline writes it (its own labels and index), no project, no conversion."""
+    from retrieval.indexing.importers.neo4j_kg_native import WORKSHOP_VECTOR_INDEX, load_native
+
     with open_store(settings_from_args(args)) as store:
-        loaded = load_native(store, files, vector_index=args.vector_index)
+        loaded = load_native(store, files, vector_index=args.vector_index or WORKSHOP_VECTOR_INDEX)
     if args.json:
         print(json.dumps(asdict(loaded), indent=2))
         return 0
@@ -96,7 +104,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="load the graph as SimpleKGPipeline writes it (its labels, relationships and vector index), unconverted",
     )
     kg.add_argument(
-        "--vector-index", default=WORKSHOP_VECTOR_INDEX, help="with --native: name of the chunk vector index"
+        "--vector-index",
+        default=None,
+        help="with --native: name of the chunk vector index (default: chunkEmbeddings, as the workshop names it)",
     )
     add_graph_options(kg)
     kg.set_defaults(func=cmd_import_kg)

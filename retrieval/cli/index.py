@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -16,10 +16,13 @@ from rich.table import Table
 from retrieval.cli import add_graph_options, settings_from_args, text_argument
 from retrieval.config import Settings
 from retrieval.embed import make_embedder
-from retrieval.indexing import IndexReport, StageProgress, graph_stats, remove_document, run_index
-from retrieval.indexing.model import ProgressCallback
+from retrieval.indexing.stats import graph_stats
 from retrieval.llm import make_chat_model
 from retrieval.store import GraphStore, open_store
+
+if TYPE_CHECKING:  # the pipeline loads when a command runs it: every other command starts without it
+    from retrieval.indexing import IndexReport, StageProgress
+    from retrieval.indexing.model import ProgressCallback
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "data" / "demo" / "behind-the-tech"
 DEMO_PROJECT = "demo"
@@ -71,6 +74,8 @@ def _print_stats(console: Console, stats: dict[str, Any]) -> None:
 
 
 def _index(settings: Settings, store: GraphStore, paths: list[Path], *, quiet: bool, use_llm: bool) -> IndexReport:
+    from retrieval.indexing import run_index
+
     console = Console(stderr=True)
     with _progress(console, quiet) as on_progress:
         return run_index(
@@ -112,6 +117,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    from retrieval.indexing import remove_document
+
     settings = settings_from_args(args)
     console = Console(stderr=True)
     with open_store(settings) as store, _progress(console, args.json) as on_progress:

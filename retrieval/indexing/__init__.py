@@ -1,9 +1,30 @@
-"""Indexing: documents -> GraphRAG knowledge graph, incremental by content hash; importers for other graphs."""
+"""Indexing: documents -> GraphRAG knowledge graph, incremental by content hash; importers for other graphs.
 
-from retrieval.indexing.model import StageProgress
-from retrieval.indexing.pipeline import IndexReport, document_id, remove_document, run_index
-from retrieval.indexing.sources import LoadIssue
-from retrieval.indexing.stats import graph_stats
+The names below load on first use: searching imports small parts of this package (speaker labels, graph
+labels), and importing the whole pipeline with it (spaCy, wordfreq, igraph) cost every search process seconds.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from retrieval.indexing.model import StageProgress, document_id
+    from retrieval.indexing.pipeline import IndexReport, remove_document, run_index
+    from retrieval.indexing.sources import LoadIssue
+    from retrieval.indexing.stats import graph_stats
+
+#: name -> the module that defines it
+_WHERE = {
+    "IndexReport": "pipeline",
+    "LoadIssue": "sources",
+    "StageProgress": "model",
+    "document_id": "model",
+    "graph_stats": "stats",
+    "remove_document": "pipeline",
+    "run_index": "pipeline",
+}
 
 __all__ = [
     "IndexReport",
@@ -14,3 +35,9 @@ __all__ = [
     "remove_document",
     "run_index",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)

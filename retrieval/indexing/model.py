@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter
@@ -58,6 +59,11 @@ class StageProgress:
 
 
 ProgressCallback = Callable[[StageProgress], None]
+
+
+def document_id(project: str, path: str) -> str:
+    """A document's id: its project and path, so the same file in two projects is two documents."""
+    return hashlib.sha256(f"{project}\n{path}".encode()).hexdigest()[:32]
 
 
 def entity_id(project: str, key: str) -> str:

@@ -10,7 +10,6 @@ write and cleared after the communities are done. Unchanged input writes nothing
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -40,7 +39,7 @@ from retrieval.indexing.communities import Community
 from retrieval.indexing.embed_worker import EmbedWorker
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_process import offline_extractions
-from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, entity_id
+from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, document_id, entity_id
 from retrieval.indexing.repo_facts import DocumentFacts
 from retrieval.indexing.repo_graph import RepoGraph
 from retrieval.indexing.sources import LoadIssue, LoadLimits, SourceDocument, count_candidates, load
@@ -77,10 +76,6 @@ class IndexReport:
         out["issues"] = [asdict(issue) for issue in self.issues]
         out["counts"] = {k: len(getattr(self, k)) for k in ("added", "updated", "unchanged", "deleted")}
         return out
-
-
-def document_id(project: str, path: str) -> str:
-    return hashlib.sha256(f"{project}\n{path}".encode()).hexdigest()[:32]
 
 
 class _Run:

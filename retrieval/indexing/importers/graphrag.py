@@ -30,8 +30,7 @@ from retrieval.indexing.importers.common import (
     Importer,
     ImportReport,
 )
-from retrieval.indexing.model import CONCEPT, ProgressCallback, entity_id, slug
-from retrieval.indexing.pipeline import document_id
+from retrieval.indexing.model import CONCEPT, ProgressCallback, document_id, entity_id, slug
 from retrieval.indexing.sources import content_hash
 from retrieval.store.base import GraphStore, Row
 
