@@ -8,6 +8,7 @@ the embedded server itself (its lock, log, kill and restart) are marked `embedde
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,14 +113,15 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for the two xdist workers (`--dist loadgroup`): the Neo4j half together, on one worker
-    with one server and the `Occupant`'s one database; every other test with its module, so that module- and
-    package-scoped graphs and apps are built once."""
+    """Group the tests for the xdist workers (`--dist loadgroup`) by module, so that module- and package-scoped
+    graphs and apps are built once; each worker starts a Neo4j of its own for its modules' Neo4j halves. A server
+    named by NEO4J_URI is one database for every worker: the Neo4j half then runs on one worker."""
+    shared_neo4j = bool(os.environ.get("NEO4J_URI"))
     for item in items:
         backend = getattr(item, "callspec", None) and item.callspec.params.get("backend")  # type: ignore[attr-defined]
         if backend:
             item.user_properties.append(("backend", backend))  # reports carry it to xdist's controller
-        group = NEO4J if backend == NEO4J else item.nodeid.split("::")[0]
+        group = NEO4J if backend == NEO4J and shared_neo4j else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
 
 
