@@ -63,7 +63,8 @@ DEV_EVAL ?= ../shared/data/dev-eval
 
 $(BENCH_STAMP): requirements.txt requirements-bench.txt
 	test -x $(BENCH_VENV)/bin/python || $$(scripts/find_python.sh) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python -m pip install --progress-bar off -r requirements.txt -r requirements-bench.txt
+	$(BENCH_VENV)/bin/python -m pip install --progress-bar off -r requirements.txt
+	$(BENCH_VENV)/bin/python -m pip install --progress-bar off -r requirements-bench.txt
 	rm -f $(BENCH_VENV)/.stamp-bench-*; touch $@
 
 bench-peers: $(BENCH_STAMP)
