@@ -46,9 +46,9 @@ def eval_settings(folder: Path, **overrides: object) -> Settings:
 
 
 def wait_for_indexes(store: GraphStore, timeout_s: float = 600) -> None:
-    """A reopened embedded graph rebuilds its indexes; queries fail until they are operational again."""
+    """A reopened embedded graph rebuilds its indexes; queries fail until they are operational (Neo4j: online)."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and any(s.state != "OPERATIONAL" for s in store.index_states()):
+    while time.monotonic() < deadline and any(s.state not in ("OPERATIONAL", "ONLINE") for s in store.index_states()):
         time.sleep(0.5)
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -53,6 +54,35 @@ class Tally:
     metrics: dict[str, float] = field(default_factory=dict)
     ms: list[float] = field(default_factory=list)
     errors: int = 0
+    round_trips: int = 0
+
+
+class RoundTrips:
+    """Counts the statements DriftLens's store sends (the driver's `execute_query` and sessions' `run`)."""
+
+    def __init__(self, store: object) -> None:
+        self.count = 0
+        driver = getattr(store, "_driver", None)
+        if driver is None:
+            return
+        execute, session = driver.execute_query, driver.session
+
+        def counted_execute(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return execute(*args, **kwargs)
+
+        def counted_session(*args: Any, **kwargs: Any) -> Any:
+            opened = session(*args, **kwargs)
+            run = opened.run
+
+            def counted_run(*a: Any, **k: Any) -> Any:
+                self.count += 1
+                return run(*a, **k)
+
+            opened.run = counted_run
+            return opened
+
+        driver.execute_query, driver.session = counted_execute, counted_session
 
 
 def driftlens_systems(ctx: Context) -> dict[str, System]:
@@ -73,9 +103,18 @@ def driftlens_systems(ctx: Context) -> dict[str, System]:
     }
 
 
-def peer_systems(settings: Settings, vectors: dict[str, list[float]]) -> tuple[dict[str, System], Callable[[], None]]:
-    """The peers over the same database and indexes; returns them and what closes their connections."""
+def peer_systems(
+    settings: Settings, vectors: dict[str, list[float]]
+) -> tuple[dict[str, System], RoundTrips, Callable[[], None]]:
+    """The peers over the same database and indexes; returns them, the round trips of neo4j-graphrag's driver
+    (agent-framework-neo4j opens its own, not counted) and what closes their connections."""
+    import agent_framework
     import neo4j
+
+    if not hasattr(agent_framework, "BaseContextProvider"):
+        # agent-framework-neo4j 0.5.4 subclasses the name agent-framework-core had before the project's pinned
+        # 1.23 renamed it ContextProvider; only the provider's search step runs here, which does not touch it.
+        agent_framework.BaseContextProvider = agent_framework.ContextProvider
     from agent_framework_neo4j import Neo4jContextProvider
     from neo4j_graphrag.embeddings import Embedder
     from neo4j_graphrag.retrievers import HybridRetriever, VectorRetriever
@@ -90,6 +129,7 @@ def peer_systems(settings: Settings, vectors: dict[str, list[float]]) -> tuple[d
     password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
     auth = (settings.neo4j_username, password)
     driver = neo4j.GraphDatabase.driver(settings.neo4j_uri or "", auth=auth)
+    trips = RoundTrips(SimpleNamespace(_driver=driver))
     vector_index, fulltext_index = settings.chunk_vector_index, settings.chunk_fulltext_index or ""
 
     def formatter(record: neo4j.Record) -> RetrieverResultItem:
@@ -126,7 +166,7 @@ def peer_systems(settings: Settings, vectors: dict[str, list[float]]) -> tuple[d
 
     def agent(provider: Any) -> System:
         def run(q: Question, _v: list[float]) -> list[str]:
-            found = loop.run_until_complete(provider._search(q.text))  # the provider's own retrieval step
+            found = loop.run_until_complete(provider._execute_search(q.text))  # its retrieval step
             return [str((item.metadata or {}).get("document_id")) for item in found.items]
 
         return run
@@ -142,7 +182,7 @@ def peer_systems(settings: Settings, vectors: dict[str, list[float]]) -> tuple[d
         REFERENCE: graphrag(hybrid),
         **{f"agent-framework-neo4j {mode}": agent(p) for mode, p in providers.items()},
     }
-    return systems, close
+    return systems, trips, close
 
 
 def run_set(data: EvalSet, neo4j: dict[str, object], limit: int | None) -> None:
@@ -151,15 +191,20 @@ def run_set(data: EvalSet, neo4j: dict[str, object], limit: int | None) -> None:
     embedder = make_embedder(settings)
     ctx = Context(settings, store, embedder, None, settings.project)
     vectors = {q.text: v.tolist() for q, v in zip(questions, embedder.embed([q.text for q in questions]), strict=True)}
-    peers, close = peer_systems(settings, vectors)
+    peers, peer_trips, close = peer_systems(settings, vectors)
     systems = {**driftlens_systems(ctx), **peers}
     tallies = {name: Tally() for name in systems}
+    own_trips = RoundTrips(store)
+
+    def sent() -> int:
+        return own_trips.count + peer_trips.count
+
     names = list(systems)
     for i, question in enumerate([*questions[:WARMUP], *questions]):
         timed = i >= WARMUP
         for j in range(len(names)):
             name = names[(i + j) % len(names)]  # rotate who goes first
-            started = time.perf_counter()
+            before, started = sent(), time.perf_counter()
             try:
                 docs = systems[name](question, vectors[question.text])
             except Exception as exc:  # a peer refusing a question (Lucene syntax) is a result, not a crash
@@ -171,6 +216,7 @@ def run_set(data: EvalSet, neo4j: dict[str, object], limit: int | None) -> None:
             if timed:
                 tally = tallies[name]
                 tally.ms.append(elapsed)
+                tally.round_trips += sent() - before
                 for metric, value in score(passages_of(docs, doc_to_key), question.gold).items():
                     tally.metrics[metric] = tally.metrics.get(metric, 0.0) + value
     close()
@@ -189,8 +235,10 @@ def report(data: EvalSet, n: int, tallies: dict[str, Tally]) -> None:
     for name, t in tallies.items():
         p50, p95 = percentile(t.ms, 50), percentile(t.ms, 95)
         m = [t.metrics.get(k, 0.0) / n for k in ("R@2", "R@5", "R@10", "all-gold@10")]
-        rows.append([name, *m, p50, p95, p50 / ref50, p95 / ref95, t.errors])
-    header = ["system", "R@2", "R@5", "R@10", "all-gold@10", "p50 ms", "p95 ms", "p50 x ref", "p95 x ref", "errors"]
+        trips = f"{t.round_trips / n:.1f}" if t.round_trips else "-"
+        rows.append([name, *m, p50, p95, p50 / ref50, p95 / ref95, trips, t.errors])
+    header = ["system", "R@2", "R@5", "R@10", "all-gold@10", "p50 ms", "p95 ms", "p50 x ref", "p95 x ref"]
+    header += ["round trips", "errors"]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print_table(f"{data.header(n)}; ref = {REFERENCE}; load {load}", header, rows)
 

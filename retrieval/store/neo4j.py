@@ -332,8 +332,9 @@ class Neo4jStore(GraphStore):
         index: str,
         filters: Filters | None = None,
     ) -> tuple[list[StoreHit], list[StoreHit]] | None:
-        """One statement (`neo4j_hybrid`); None when the filter left the vector arm short (the caller's
-        `vector_search` then over-fetches round by round) or the text has no words."""
+        """One statement (`neo4j_hybrid`); None when the filter left the vector arm short while the index holds
+        more nodes than it was asked for (the caller's `vector_search` then over-fetches round by round), or when
+        the text has no words."""
         if fetch < 1 or not lucene_query(text):
             return None
         prop = self.settings.embedding_property
@@ -354,8 +355,8 @@ class Neo4jStore(GraphStore):
         )
         cypher, filter_params = neo4j_hybrid.statement(plan, filters)
         row = self.read(cypher, neo4j_hybrid.parameters(plan, vector, text, filter_params))[0]
-        if filters and len(row["vector"]) < fetch:
-            return None
+        if filters and len(row["vector"]) < fetch and plan.vector_fetch < stats.size:
+            return None  # the filter starved the arm and the index holds more: over-fetch round by round
 
         def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
             return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
