@@ -139,9 +139,9 @@ def peer_systems(
     vector = VectorRetriever(driver, vector_index, Known(), **common)
     hybrid = HybridRetriever(driver, vector_index, fulltext_index, Known(), **common)
 
-    def graphrag(retriever: Any, **extra: object) -> System:
+    def graphrag(retriever: Any, *, text: bool) -> System:
         def run(q: Question, v: list[float]) -> list[str]:
-            found = retriever.search(query_vector=v, top_k=FETCH, **({"query_text": q.text} | extra))
+            found = retriever.search(query_vector=v, top_k=FETCH, **({"query_text": q.text} if text else {}))
             return [str(item.metadata.get("document_id")) for item in found.items]
 
         return run
@@ -178,8 +178,8 @@ def peer_systems(
         driver.close()
 
     systems = {
-        "neo4j-graphrag VectorRetriever": graphrag(vector),
-        REFERENCE: graphrag(hybrid),
+        "neo4j-graphrag VectorRetriever": graphrag(vector, text=False),
+        REFERENCE: graphrag(hybrid, text=True),
         **{f"agent-framework-neo4j {mode}": agent(p) for mode, p in providers.items()},
     }
     return systems, trips, close
