@@ -8,7 +8,7 @@ PORT ?= 8501
 RUN_STAMP := $(VENV)/.stamp-run-$(shell cat requirements.txt | sha256sum | cut -c1-16)
 DEV_STAMP := $(VENV)/.stamp-dev-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
 
-.PHONY: run test test-neo4j install install-dev demo lint format bench clean neo4j
+.PHONY: run test test-neo4j install install-dev demo lint format bench bench-peers clean neo4j
 
 run: $(RUN_STAMP)
 	$(PY) -m retrieval demo
@@ -55,5 +55,21 @@ neo4j: $(RUN_STAMP)
 bench: $(RUN_STAMP)
 	$(PY) benchmarks/store.py --quick
 
+# DriftLens's Neo4j search next to neo4j-graphrag's and agent-framework-neo4j's retrievers (benchmarks/peers.py).
+# The peers live in their own environment: benchmark dependencies, never the product's.
+BENCH_VENV ?= .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.stamp-bench-$(shell cat requirements.txt requirements-bench.txt | sha256sum | cut -c1-16)
+DEV_EVAL ?= ../shared/data/dev-eval
+
+$(BENCH_STAMP): requirements.txt requirements-bench.txt
+	test -x $(BENCH_VENV)/bin/python || $$(scripts/find_python.sh) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --progress-bar off -r requirements.txt
+	$(BENCH_VENV)/bin/python -m pip install --progress-bar off -r requirements-bench.txt
+	rm -f $(BENCH_VENV)/.stamp-bench-*; touch $@
+
+bench-peers: $(BENCH_STAMP)
+	nice -n 10 $(BENCH_VENV)/bin/python benchmarks/peers.py $(DEV_EVAL)/hotpotqa_dev200.jsonl \
+		$(DEV_EVAL)/musique-train100/musique_train.json
+
 clean:
-	rm -rf $(VENV) .driftlens tests/artifacts
+	rm -rf $(VENV) $(BENCH_VENV) .driftlens tests/artifacts

@@ -1,7 +1,7 @@
 """HTTP service under load: N concurrent clients on loopback against `python -m retrieval serve` on a graph.
 
 Usage: python benchmarks/api.py [--graph .driftlens/graph.db] [--duration 60] [--clients 10 50]
-                                [--endpoints search retrieve] [--max-requests 20000]
+                                [--endpoints search retrieve] [--max-requests 20000] [--neo4j --project eval]
 Targets (2 cores, the demo graph, offline: no model): /v1/retrieval/search p95 <= 300 ms at 10 clients;
 0 errors at 50 clients. A 503 with Retry-After is load shedding by the answer gate, counted on its own
 column, not as an error. `/retrieve` runs offline DRIFT.
@@ -9,7 +9,8 @@ column, not as an error. `/retrieve` runs offline DRIFT.
 The service runs as its own process (as deployed) with its default limits (DRIFTLENS_API_* settings apply);
 the clients are asyncio tasks in this process, each sending its next request when the last one returned, until
 the duration is over or `--max-requests` were sent. Only 127.0.0.1 is ever contacted. The clients share the
-machine with the service, so throughput is a floor.
+machine with the service, so throughput is a floor. `--neo4j` serves the graph of the Neo4j server NEO4J_URI names
+(e.g. a dev set indexed by benchmarks/peers.py or eval_data.py: `--project eval`) instead of the embedded one.
 """
 
 from __future__ import annotations
@@ -57,17 +58,19 @@ class Run:
 PROJECT = "demo"
 
 
-def request_for(endpoint: str, n: int) -> tuple[str, dict[str, Any]]:
+def request_for(endpoint: str, n: int, project: str = PROJECT) -> tuple[str, dict[str, Any]]:
     question = QUESTIONS[n % len(QUESTIONS)]
     if endpoint == "search":
-        return "/v1/retrieval/search", {"query": question, "projectId": PROJECT}
-    return "/retrieve", {"query": question, "top_k": 10, "projectId": PROJECT}
+        return "/v1/retrieval/search", {"query": question, "projectId": project}
+    return "/retrieve", {"query": question, "top_k": 10, "projectId": project}
 
 
-async def client_loop(http: httpx.AsyncClient, endpoint: str, run: Run, deadline: float, budget: list[int]) -> None:
+async def client_loop(
+    http: httpx.AsyncClient, endpoint: str, run: Run, deadline: float, budget: list[int], *, project: str
+) -> None:
     while time.monotonic() < deadline and budget[0] > 0:
         budget[0] -= 1
-        path, body = request_for(endpoint, run.sent)
+        path, body = request_for(endpoint, run.sent, project)
         run.sent += 1
         started = time.perf_counter()
         try:
@@ -87,14 +90,18 @@ async def client_loop(http: httpx.AsyncClient, endpoint: str, run: Run, deadline
             run.error_samples.append(f"{response.status_code} {response.text[:120]}")
 
 
-async def load(base_url: str, endpoint: str, clients: int, duration: float, max_requests: int) -> Run:
+async def load(
+    base_url: str, endpoint: str, clients: int, duration: float, max_requests: int, *, project: str = PROJECT
+) -> Run:
     run = Run()
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base_url, timeout=300, limits=limits) as http:
         started = time.monotonic()
         deadline = started + duration
         budget = [max_requests]
-        await asyncio.gather(*(client_loop(http, endpoint, run, deadline, budget) for _ in range(clients)))
+        await asyncio.gather(
+            *(client_loop(http, endpoint, run, deadline, budget, project=project) for _ in range(clients))
+        )
         run.seconds = time.monotonic() - started
     return run
 
@@ -106,8 +113,9 @@ def free_port() -> int:
         return port
 
 
-def start_service(graph: Path, port: int, log: Path, workers: int) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if k not in _UNSET}
+def start_service(graph: Path, port: int, log: Path, workers: int, neo4j: bool = False) -> subprocess.Popen[bytes]:
+    kept = ("NEO4J_URI",) if neo4j else ()
+    env = {k: v for k, v in os.environ.items() if k not in _UNSET or k in kept}
     env["PYTHONPATH"] = str(ROOT)
     command = [sys.executable, "-m", "retrieval", "serve", "--host", HOST, "--port", str(port), "--graph", str(graph)]
     command += ["--workers", str(workers)]
@@ -150,21 +158,27 @@ def main() -> None:
     parser.add_argument("--endpoints", nargs="+", choices=("search", "retrieve"), default=["search", "retrieve"])
     parser.add_argument("--max-requests", type=int, default=20_000, help="cap per run, whatever the duration")
     parser.add_argument("--workers", type=int, default=1, help="`serve --workers`: service processes")
+    parser.add_argument("--neo4j", action="store_true", help="serve NEO4J_URI's graph instead of --graph")
+    parser.add_argument("--project", default=PROJECT, help="the project the requests search")
     args = parser.parse_args()
-    if not args.graph.with_name(args.graph.name + ".data").exists():
+    if args.neo4j and not os.environ.get("NEO4J_URI"):
+        raise SystemExit("--neo4j needs NEO4J_URI (and NEO4J_PASSWORD) naming a server holding the project")
+    if not args.neo4j and not args.graph.with_name(args.graph.name + ".data").exists():
         raise SystemExit(f"no graph at {args.graph}: build the demo graph with `python -m retrieval demo`")
     load_before = os.getloadavg()[0]
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"driftlens-api-bench-{port}.log"
-    service = start_service(args.graph, port, log, args.workers)
+    service = start_service(args.graph, port, log, args.workers, args.neo4j)
     base_url = f"http://{HOST}:{port}"
     rows = []
     try:
         for endpoint in args.endpoints:
-            asyncio.run(load(base_url, endpoint, 2, 3.0, 20))  # warm-up: caches, first-call costs
+            asyncio.run(load(base_url, endpoint, 2, 3.0, 20, project=args.project))  # warm-up: caches, first-call costs
             for clients in args.clients:
                 reads_before = graph_reads(args.graph)
-                run = asyncio.run(load(base_url, endpoint, clients, args.duration, args.max_requests))
+                run = asyncio.run(
+                    load(base_url, endpoint, clients, args.duration, args.max_requests, project=args.project)
+                )
                 reads_after = graph_reads(args.graph)
                 lat = run.latencies_ms
                 answered = len(lat) + run.errors
@@ -193,7 +207,8 @@ def main() -> None:
         service.terminate()
         service.wait(timeout=60)
     print_table(
-        f"HTTP service on {args.graph} ({args.duration:g} s per run, offline; {args.workers} worker(s); "
+        f"HTTP service on {'Neo4j ' + os.environ['NEO4J_URI'] if args.neo4j else args.graph} "
+        f"(project {args.project}; {args.duration:g} s per run, offline; {args.workers} worker(s); "
         f"cores: {os.cpu_count()}; load average before: {load_before:.1f}, after: {os.getloadavg()[0]:.1f})",
         ["endpoint", "clients", "requests", "ok/s", "p50 ms", "p95 ms", "p99 ms", "errors", "503 shed", "reads/req"],
         rows,

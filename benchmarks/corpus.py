@@ -13,8 +13,12 @@ The embed stage runs on its own thread while extraction runs in a process of its
 add up to more than the total.
 
 Usage: nice -n 10 .venv/bin/python benchmarks/corpus.py [--episodes N] [--extract-processes N] [--json]
-Targets (issue 15, target 3): cold <= 300 s; embed stage <= 1.2x the embedder alone; the rest <= 0.5x the
-embed stage; one edited episode re-indexed <= 15 s, only its chunks embedded, only changed communities rewritten.
+       nice -n 10 .venv/bin/python benchmarks/corpus.py --small [--backend falkordb|neo4j|both]
+Targets: cold <= 300 s; embed stage <= 1.2x the embedder alone; the rest <= 0.5x the embed stage; one edited
+episode re-indexed <= 15 s, only its chunks embedded, only changed communities rewritten.
+`--small` (many small documents): the MuSiQue train corpus (1,890 passages, one file each) indexed cold, next to
+the same number of words of the podcast as whole episodes (the last one cut), each into a fresh graph of the
+backend, stage by stage. Target: small documents take <= 2x the time of the long ones.
 """
 
 from __future__ import annotations
@@ -36,10 +40,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import backends  # noqa: E402
 from benchmarks._table import print_table  # noqa: E402
 from retrieval.embed import Embedder  # noqa: E402
 
 ARCHIVE = ROOT.parent / "shared" / "data" / "demo" / "behind-the-tech" / "transcripts.zip"
+PASSAGES = ROOT.parent / "shared" / "data" / "dev-eval" / "musique-train100" / "musique_train_corpus.json"
 #: The edit: a sentence naming a new organisation, added at the paragraph break nearest the middle.
 EDIT = "\n\nKevin later said the Contoso Robotics Institute had followed this work closely.\n\n"
 
@@ -69,6 +75,70 @@ def write_episodes(folder: Path, limit: int | None) -> int:
     for episode, text in episodes:
         (folder / f"{_slug(episode)}.txt").write_text(text, encoding="utf-8")
     return sum(len(text.split()) for _e, text in episodes)
+
+
+def write_passages(folder: Path) -> int:
+    """One small document per MuSiQue passage (title, blank line, text); words."""
+    words = 0
+    for i, row in enumerate(json.loads(PASSAGES.read_text(encoding="utf-8"))):
+        text = f"{row['title']}\n\n{row['text']}\n"
+        (folder / f"passage-{i:04d}.txt").write_text(text, encoding="utf-8")
+        words += len(text.split())
+    return words
+
+
+def write_words(folder: Path, budget: int) -> int:
+    """Whole episodes until `budget` words, the last one cut at the budget (on a line break); words."""
+    from scripts.build_demo_data import _slug, episode_texts
+
+    words = 0
+    for episode, text in sorted(episode_texts(ARCHIVE, episodes=None).items()):
+        kept: list[str] = []
+        for line in text.splitlines(keepends=True):
+            if words >= budget:
+                break
+            kept.append(line)
+            words += len(line.split())
+        if kept:
+            (folder / f"{_slug(episode)}.txt").write_text("".join(kept), encoding="utf-8")
+        if words >= budget:
+            break
+    return words
+
+
+def small_documents(chosen: Sequence[str]) -> None:
+    """Cold indexing of many small documents next to the same words in long ones, per backend."""
+    from retrieval.embed import make_embedder
+    from retrieval.indexing import graph_stats, run_index
+
+    rows: list[list[object]] = []
+    load_start = os.getloadavg()
+    with backends.neo4j_env(tuple(chosen)) as neo4j, tempfile.TemporaryDirectory() as tmp:
+        small, long = Path(tmp) / "small", Path(tmp) / "long"
+        small.mkdir()
+        long.mkdir()
+        words = write_passages(small)
+        write_words(long, words)
+        for backend in chosen:
+            for name, folder in (("small", small), ("long", long)):
+                settings = backends.settings_for(backend, Path(tmp) / f"{backend}-{name}", neo4j, project=name)
+                store = backends.open_empty(settings)
+                try:
+                    started = time.perf_counter()
+                    report = run_index(settings, store, make_embedder(settings), [folder], project=name)
+                    seconds = time.perf_counter() - started
+                    stats = graph_stats(store, settings, name)
+                finally:
+                    store.close()
+                stages = ", ".join(f"{k} {v:.0f}" for k, v in sorted(report.seconds.items(), key=lambda kv: -kv[1]))
+                rows.append([backend, name, stats["documents"], stats["chunks"], stats["entities"], seconds, stages])
+            rows.append([backend, "small / long", "", "", "", rows[-2][5] / rows[-1][5], "target <= 2"])  # type: ignore[operator]
+    load = " / ".join(", ".join(f"{x:.1f}" for x in la) for la in (load_start, os.getloadavg()))
+    print_table(
+        f"Many small documents vs the same {words:,} words in long ones (cold, no LLM; load start / end {load})",
+        ["backend", "corpus", "documents", "chunks", "entities", "seconds", "stages (s)"],
+        rows,
+    )
 
 
 def edit_one(folder: Path) -> str:
@@ -215,7 +285,12 @@ def main() -> None:
         "--extract-processes", type=int, help="extract_processes (default: the setting's; 0: extract in-process)"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--small", action="store_true", help="many small documents vs long ones (see above)")
+    backends.add_argument(parser)
     args = parser.parse_args()
+    if args.small:
+        small_documents(backends.chosen(args))
+        return
     result = measure(args.episodes, args.threads, args.extract_processes)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -33,22 +33,33 @@ def _file_name(title: str, key: str) -> str:
     return f"{re.sub(r'[^A-Za-z0-9]+', '_', title).strip('_')[:60]}-{key[:6]}.txt"
 
 
-def eval_settings(folder: Path) -> Settings:
-    return load_settings(
-        _env_file=None, graph_path=folder / "graph.db", data_dir=folder, neo4j_uri=None, project=PROJECT, redis_url=None
-    )
+def eval_settings(folder: Path, **overrides: object) -> Settings:
+    """The set's scratch settings: the embedded graph in `folder`, or what `overrides` name (a Neo4j server)."""
+    base: dict[str, object] = {
+        "graph_path": folder / "graph.db",
+        "data_dir": folder,
+        "neo4j_uri": None,
+        "project": PROJECT,
+        "redis_url": None,
+    }
+    return load_settings(_env_file=None, **{**base, **overrides})
 
 
 def wait_for_indexes(store: GraphStore, timeout_s: float = 600) -> None:
-    """A reopened embedded graph rebuilds its indexes; queries fail until they are operational again."""
+    """A reopened embedded graph rebuilds its indexes; queries fail until they are operational (Neo4j: online)."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and any(s.state != "OPERATIONAL" for s in store.index_states()):
+    while time.monotonic() < deadline and any(s.state not in ("OPERATIONAL", "ONLINE") for s in store.index_states()):
         time.sleep(0.5)
 
 
-def build_graph(data: EvalSet, *, verbose: bool = True) -> tuple[GraphStore, Settings, dict[str, str]]:
-    """Open (building on first use) the set's graph; returns the store and document id -> passage key."""
-    folder = CACHE / data.name
+def build_graph(
+    data: EvalSet, *, verbose: bool = True, **overrides: object
+) -> tuple[GraphStore, Settings, dict[str, str]]:
+    """Open (building on first use) the set's graph; returns the store and document id -> passage key.
+
+    `overrides` point the graph elsewhere (`neo4j_uri` and its credentials): a Neo4j graph keeps its data folder
+    apart from the embedded one's, since what the indexer remembers must match the graph it wrote."""
+    folder = CACHE / (f"{data.name}-neo4j" if overrides.get("neo4j_uri") else data.name)
     docs = folder / PASSAGES
     docs.mkdir(parents=True, exist_ok=True)
     doc_to_key = {}
@@ -58,7 +69,7 @@ def build_graph(data: EvalSet, *, verbose: bool = True) -> tuple[GraphStore, Set
         if not file.exists():
             file.write_text(f"{passage.title}\n\n{passage.text}\n", encoding="utf-8")
         doc_to_key[document_id(PROJECT, f"{PASSAGES}/{name}")] = key
-    settings = eval_settings(folder)
+    settings = eval_settings(folder, **overrides)
     store = open_store(settings)
     last: dict[str, int] = {}
 
@@ -71,5 +82,7 @@ def build_graph(data: EvalSet, *, verbose: bool = True) -> tuple[GraphStore, Set
     wait_for_indexes(store)
     report = run_index(settings, store, make_embedder(settings), [docs], project=PROJECT, on_progress=show)
     if verbose and report.changed:
-        print(f"  indexed {len(report.added)} passages in {sum(report.seconds.values()):.0f} s: {report.written}")
+        stages = ", ".join(f"{stage} {s:.0f}" for stage, s in sorted(report.seconds.items(), key=lambda kv: -kv[1]))
+        total = sum(report.seconds.values())
+        print(f"  indexed {len(report.added)} passages in {total:.0f} s ({stages}): {report.written}")
     return store, settings, doc_to_key

@@ -15,7 +15,7 @@ import pytest
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import EmbeddingMismatch
-from retrieval.indexing import StageProgress, graph_stats, remove_document, run_index
+from retrieval.indexing import StageProgress, graph_stats, pipeline, remove_document, run_index
 from retrieval.llm import make_chat_model
 from retrieval.store import GraphStore, open_store
 from tests.backends import Occupant
@@ -316,9 +316,13 @@ class KilledError(Exception):
 
 
 @pytest.mark.parametrize(("stage", "at"), [("write", 1), ("relate", 0), ("summaries", 1)])
-def test_kill_and_resume_matches_uninterrupted_run(graph, corpus, embedder, stage, at) -> None:
-    """An uninterrupted run, then (in the same graph, emptied: Neo4j has one) a killed one resumed."""
+def test_kill_and_resume_matches_uninterrupted_run(graph, corpus, embedder, stage, at, monkeypatch) -> None:  # noqa: PLR0917
+    """An uninterrupted run, then (in the same graph, emptied: Neo4j has one) a killed one resumed.
+
+    Documents are written in batches and the write stage ticks per batch: one document per batch here, so the
+    kill lands between two written documents."""
     settings, store = graph
+    monkeypatch.setattr(pipeline, "WRITE_BATCH_CHUNKS", 1)
 
     def kill(event: StageProgress) -> None:
         if event.stage == stage and event.done == at:

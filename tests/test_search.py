@@ -103,6 +103,42 @@ def test_restrict_ids_scores_only_those_chunks(ctx: Context) -> None:
     assert search_chunks(ctx, "polonium", params(ctx), restrict_ids=[]) == []
 
 
+@pytest.mark.parametrize("query", ["Who discovered polonium?", "piezoelectricity crystals", "Marie Curie bread"])
+def test_one_statement_hybrid_search_finds_what_the_steps_find(
+    ctx: Context, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the store answers both arms in one statement (Neo4j), hits, scores and sources are the step-by-step
+    search's; elsewhere both are the same path."""
+    chunks, entities = search_chunks(ctx, query, params(ctx)), search_entities(ctx, query, params(ctx))
+    monkeypatch.setattr(ctx.store, "hybrid_arms", lambda *_args, **_kwargs: None)
+
+    def shown(hits: list[Hit]) -> list[tuple[str, str, dict[str, float]]]:
+        return [(h.id, h.text, {k: round(v, 5) for k, v in h.sources.items()}) for h in hits]
+
+    assert chunks and shown(chunks) == shown(search_chunks(ctx, query, params(ctx)))
+    assert entities and shown(entities) == shown(search_entities(ctx, query, params(ctx)))
+
+
+def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Neo4j both arms, the counts BM25 needs for new words and the completion of each arm are one statement
+    (a search's cost there was its round trips); the embedded store runs the steps against its local server."""
+    search_chunks(ctx, "Who discovered polonium?", params(ctx))  # index names and label statistics, read once
+    reads: list[str] = []
+    read = ctx.store.read
+
+    def counted(cypher: str, *args: object, **kwargs: object) -> object:
+        reads.append(cypher)
+        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ctx.store, "read", counted)
+    hits = search_chunks(ctx, "Which element did Pierre Curie find in pitchblende?", params(ctx))
+    assert hits
+    if ctx.store.backend == "neo4j":
+        assert len(reads) == 1, reads
+    else:
+        assert ctx.store.hybrid_arms("x", [0.0], "x", 1, index="x") is None and len(reads) > 1
+
+
 @pytest.mark.parametrize("query", ['"(*?:~^[', "", "   ", "x" * 20_000])
 def test_awkward_queries_answer_without_error(ctx: Context, query: str) -> None:
     assert search_chunks(ctx, query, params(ctx, search_type="fulltext")) == [] or len(query) > 100

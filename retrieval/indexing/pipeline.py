@@ -49,6 +49,8 @@ from retrieval.store.base import GraphStore
 
 #: Texts per embedder call: a progress tick each, small enough for steady feedback.
 EMBED_STEP = 64
+#: Chunks of the documents written together (begin, chunks, mentions, finish: a few statements per batch).
+WRITE_BATCH_CHUNKS = 500
 
 
 @dataclass
@@ -76,6 +78,17 @@ class IndexReport:
         out["issues"] = [asdict(issue) for issue in self.issues]
         out["counts"] = {k: len(getattr(self, k)) for k in ("added", "updated", "unchanged", "deleted")}
         return out
+
+
+@dataclass
+class _Written:
+    """One document ready to write: its chunks with their vectors and extractions, and its repository facts."""
+
+    doc: SourceDocument
+    chunks: list[Chunk]
+    vectors: np.ndarray
+    found: list[ChunkExtraction]
+    facts: DocumentFacts
 
 
 class _Run:
@@ -163,11 +176,15 @@ class _Run:
         self.report.seconds["embed"] = round(self.report.seconds.get("embed", 0.0) + worker.seconds, 3)
         self.tick("embed", len(texts), len(texts))
         offset = 0
+        batch: list[_Written] = []
         with self.stage("write", len(docs)):
             for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
-                self.write_document(doc, chunks, vectors[offset : offset + len(chunks)], found, fact)
+                batch.append(_Written(doc, chunks, vectors[offset : offset + len(chunks)], found, fact))
                 offset += len(chunks)
-                self.tick("write", i + 1, len(docs), doc.path)
+                if i + 1 == len(docs) or sum(len(w.chunks) for w in batch) >= WRITE_BATCH_CHUNKS:
+                    self.write_batch(batch)
+                    batch = []
+                    self.tick("write", i + 1, len(docs), doc.path)
 
     def extract(
         self, docs: list[SourceDocument], chunked: list[list[Chunk]], between: Callable[[], None]
@@ -200,20 +217,35 @@ class _Run:
                 between()
         return extractions
 
-    def write_document(
-        self,
-        doc: SourceDocument,
-        chunks: list[Chunk],
-        vectors: np.ndarray,
-        found: list[ChunkExtraction],
-        facts: DocumentFacts,
-    ) -> None:
+    def write_batch(self, batch: Sequence[_Written]) -> None:
+        """Documents written together: a few statements per batch instead of ~10 per document (each its own write
+        transaction), which made a corpus of small documents slow per word. Each document is finished only after
+        every write of its batch, so a run killed midway redoes the whole batch, never half a document."""
         project = self.report.project
-        doc_id = document_id(project, doc.path)
-        self.graph.begin_document(doc_id, doc.path, doc.title)
+        ids = [document_id(project, w.doc.path) for w in batch]
+        pairs = list(zip(ids, batch, strict=True))
+        self.graph.begin_documents([{"id": i, "path": w.doc.path, "title": w.doc.title} for i, w in pairs])
         chunk_rows: list[dict[str, Any]] = []
         mention_rows: list[dict[str, Any]] = []
-        for chunk, vector, extraction in zip(chunks, vectors, found, strict=True):
+        for doc_id, written in pairs:
+            chunks, mentions = self._rows(doc_id, written)
+            chunk_rows += chunks
+            mention_rows += mentions
+        self.graph.write_chunks(chunk_rows)
+        self.graph.write_mentions(mention_rows)
+        for doc_id, written in pairs:
+            for key, n in self.graph.write(doc_id, written.doc.path, written.facts).items():
+                self.count(key, n)
+        self.graph.finish_documents([{"id": i, "hash": w.doc.content_hash} for i, w in pairs])
+        self.count("chunks", len(chunk_rows))
+        self.count("mentions", len(mention_rows))
+
+    def _rows(self, doc_id: str, written: _Written) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The chunk rows (with their vectors and claimed relations) and mention rows of one document."""
+        project, doc = self.report.project, written.doc
+        chunk_rows: list[dict[str, Any]] = []
+        mention_rows: list[dict[str, Any]] = []
+        for chunk, vector, extraction in zip(written.chunks, written.vectors, written.found, strict=True):
             chunk_id = f"{doc_id}:{chunk.n}"
             claims = [
                 [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description, r.directed]
@@ -248,13 +280,7 @@ class _Run:
                 }
                 for m in extraction.mentions
             )
-        self.graph.write_chunks(chunk_rows)
-        self.graph.write_mentions(mention_rows)
-        for key, n in self.graph.write(doc_id, doc.path, facts).items():
-            self.count(key, n)
-        self.graph.finish_document(doc_id, doc.content_hash)
-        self.count("chunks", len(chunk_rows))
-        self.count("mentions", len(mention_rows))
+        return chunk_rows, mention_rows
 
     # --- derived graph ------------------------------------------------------------------------
     def reconcile(self, resumed: bool) -> None:

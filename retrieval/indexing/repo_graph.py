@@ -9,7 +9,7 @@ node carries `projectId`, and ids start with the project so projects never share
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from retrieval.indexing.graph import IndexGraph
 from retrieval.indexing.references import Referrer
@@ -31,22 +31,30 @@ class RepoGraph(IndexGraph):
         for label in LABELS:
             self.store.ensure_range_index(label, "id")
 
-    def begin_document(self, doc_id: str, path: str, title: str) -> None:
-        super().begin_document(doc_id, path, title)
-        self.clear_document(doc_id)
+    def begin_documents(self, docs: Sequence[Row]) -> None:
+        super().begin_documents(docs)
+        self.clear_documents([str(doc["id"]) for doc in docs])
 
     def delete_document(self, doc_id: str) -> None:
         self.clear_document(doc_id)
         super().delete_document(doc_id)
 
     def clear_document(self, doc_id: str) -> None:
-        """Drop what a document owns (its symbols, tools, servers), its links and its stored references."""
-        q = self._q
-        q(f"MATCH (:{self.doc} {{id: $id}})-[:DEFINES]->(s:{SYMBOL}) DETACH DELETE s", id=doc_id)
+        self.clear_documents([doc_id])
+
+    def clear_documents(self, doc_ids: Sequence[str]) -> None:
+        """Drop what the documents own (their symbols, tools, servers), their links and stored references: one
+        statement each for all of them."""
+        rows = [{"id": doc_id} for doc_id in doc_ids]
+        start = f"UNWIND $rows AS row MATCH (d:{self.doc} {{id: row.id}})"
+        self._batch(f"{start}-[:DEFINES]->(s:{SYMBOL}) DETACH DELETE s", rows)
         for label in (TOOL, MCP_SERVER):
-            q(f"MATCH (t:{label})-[:DEFINED_IN]->(:{self.doc} {{id: $id}}) DETACH DELETE t", id=doc_id)
-        q(f"MATCH (:{self.doc} {{id: $id}})-[r:LINKS_TO]->(:{URL}) DELETE r", id=doc_id)
-        q(f"MATCH (d:{self.doc} {{id: $id}}) WHERE d.references IS NOT NULL SET d.references = null", id=doc_id)
+            self._batch(
+                f"UNWIND $rows AS row MATCH (t:{label})-[:DEFINED_IN]->(:{self.doc} {{id: row.id}}) DETACH DELETE t",
+                rows,
+            )
+        self._batch(f"{start}-[r:LINKS_TO]->(:{URL}) DELETE r", rows)
+        self._batch(f"{start} WHERE d.references IS NOT NULL SET d.references = null", rows)
 
     def write(self, doc_id: str, path: str, facts: DocumentFacts) -> dict[str, int]:
         """The document's symbols, links and MCP items, and its unresolved references; returns counts written."""

@@ -81,15 +81,53 @@ def _search(
     use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
     use_keyword = params.search_type != "vector" and fulltext_index is not None
     use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)
+    keywords = keyword_query(query)
+    vector = (query_vector if query_vector is not None else ctx.embedder.embed_query(query)) if use_vector else []
+    both = use_vector and use_keyword and restrict_ids is None and ctx.vectors.in_graph and fulltext_index is not None
+    arms = (
+        ctx.store.hybrid_arms(label, vector, keywords, fetch, index=str(fulltext_index), filters=where)
+        if both
+        else None
+    )
+    if arms is None:  # the store has no one-statement search (or it did not apply): the same hits step by step
+        arms = _arms(
+            ctx,
+            label,
+            vector,
+            keywords,
+            fetch=fetch,
+            where=where,
+            fulltext_index=fulltext_index,
+            restrict_ids=restrict_ids,
+            arms=(use_vector, use_keyword),
+        )
+    vector_hits, keyword_hits = arms
+    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
+    props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
+    return [_hit(ctx, kind, f, props[f.id]) for f in fused]
+
+
+def _arms(
+    ctx: Context,
+    label: str,
+    vector: Sequence[float],
+    keywords: str,
+    *,
+    fetch: int,
+    where: dict[str, Any],
+    fulltext_index: str | None,
+    restrict_ids: Sequence[str] | None,
+    arms: tuple[bool, bool],
+) -> tuple[list[StoreHit], list[StoreHit]]:
+    """Each arm's candidates, then each completed with the other's (one store call per step)."""
+    use_vector, use_keyword = arms
     vector_hits: list[StoreHit] = []
     keyword_hits: list[StoreHit] = []
     # Both arms already scored every id of a restricted search that fetches them all; completing would
     # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
     exhaustive = restrict_ids is not None and fetch >= len(where["id"])
     if use_vector:
-        vector = query_vector if query_vector is not None else ctx.embedder.embed_query(query)
         vector_hits = _vector_arm(ctx, label, vector, fetch, where)
-    keywords = keyword_query(query)
     if use_keyword:
         known = vector_hits if exhaustive else []
         keyword_hits = _keyword_arm(
@@ -106,9 +144,7 @@ def _search(
             vector_hits=vector_hits,
             keyword_hits=keyword_hits,
         )
-    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
-    props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
-    return [_hit(ctx, kind, f, props[f.id]) for f in fused]
+    return vector_hits, keyword_hits
 
 
 def _keyword_arm(

@@ -276,6 +276,25 @@ class GraphStore(ABC):
         restricted = {**(filters or {}), "id": ids}
         return self.fulltext_search(label, text, len(ids), index=index, filters=restricted, text_only=True)
 
+    def hybrid_arms(
+        self,
+        label: str,
+        vector: Sequence[float],
+        text: str,
+        fetch: int,
+        *,
+        index: str,
+        filters: Filters | None = None,
+    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
+        """Both arms of a hybrid search, each completed with the other's candidates, in one round trip.
+
+        What `vector_search(label, vector, fetch, filters=...)` and `fulltext_search(label, text, fetch, ...)` find,
+        the vector arm then extended by the exact cosine of the keyword-only hits that have a vector, and the
+        keyword arm by `fulltext_rescore` of the vector-only hits; each best first, every property but the vector.
+        None (this default) when the adapter has no such statement: the caller then runs the steps one by one.
+        """
+        return None
+
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
         """Every property but the vector of the `label` nodes with these ids, by id (absent ids are left out)."""
         if not ids:

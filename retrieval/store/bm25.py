@@ -128,10 +128,15 @@ class LabelStats:
         mean = sum(len(t) for t in sample) / max(1, len(sample))
         return cls(size, mean, [set(t) for t in sample], {})
 
+    @property
+    def cap(self) -> int:
+        """Matches counted per word at most: a word reaching it is common, its frequency estimated from the sample."""
+        return int(COMMON_SHARE * self.size) + 1
+
     def corpus(self, words: Sequence[str], count_matches: Callable[[str, int], int]) -> Corpus:
         """The corpus for `words`: `count_matches(word, cap)` counts a word's matches up to `cap`, and a word
         reaching the cap gets its frequency estimated from the sample instead."""
-        cap = int(COMMON_SHARE * self.size) + 1
+        cap = self.cap
         for word in words:
             if word not in self.freq:
                 count = count_matches(word, cap)

@@ -25,8 +25,19 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25, read_admission
-from retrieval.store.base import GraphStore, Health, IndexState, Row, StoreHit, filter_clause, ident, timed_out
+from retrieval.store import bm25, neo4j_hybrid, read_admission
+from retrieval.store.base import (
+    Filters,
+    GraphStore,
+    Health,
+    IndexState,
+    Row,
+    StoreHit,
+    embedded_nodes,
+    filter_clause,
+    ident,
+    timed_out,
+)
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
@@ -291,13 +302,105 @@ class Neo4jStore(GraphStore):
             self._index_cache = self.index_states()
         return sorted({p for s in self._index_cache if s.name == name for p in s.properties})
 
-    def _corpus(self, label: str, index: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
-        """Label size, mean length and document frequencies (Lucene match counts), cached until the next write."""
+    def fulltext_rescore(
+        self,
+        label: str,
+        text: str,
+        hits: Sequence[StoreHit],
+        *,
+        index: str | None = None,
+        filters: Mapping[str, Any] | None = None,
+    ) -> list[StoreHit]:
+        """BM25 over the hits' own properties (a vector arm's hits carry every property): what a fulltext search
+        restricted to their ids would return, without the round trip (the embedded store does the same)."""
+        words = terms(text)
+        unique = list({h.id: h for h in hits}.values())
+        if not words or not unique:
+            return []
+        name = index or self._index_name("fulltext", label, None)
+        fields = self._fulltext_fields(name)
+        rows = [{"id": h.id, "props": h.props} for h in unique]
+        return bm25.ranked(rows, fields, words, self._corpus(label, name, fields, words), len(rows))
+
+    def hybrid_arms(
+        self,
+        label: str,
+        vector: Sequence[float],
+        text: str,
+        fetch: int,
+        *,
+        index: str,
+        filters: Filters | None = None,
+    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
+        """One statement (`neo4j_hybrid`); None when the filter left the vector arm short while the index holds
+        more nodes than it was asked for (the caller's `vector_search` then over-fetches round by round), or when
+        the text has no words."""
+        if fetch < 1 or not lucene_query(text):
+            return None
+        prop = self.settings.embedding_property
+        fields = self._fulltext_fields(index)
+        words = terms(text)
+        stats = self._label_stats(label, index, fields)
+        first = min(max(fetch * 4, fetch, 32), self.max_overfetch) if filters else fetch
+        plan = neo4j_hybrid.HybridPlan(
+            label=label,
+            prop=prop,
+            vector_index=self._index_name("vector", label, prop),
+            fulltext_index=index,
+            fetch=int(fetch),
+            vector_fetch=max(first, self.settings.hnsw_ef_runtime),
+            pool=max(BM25_POOL, 4 * int(fetch)),
+            cap=stats.cap,
+            new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
+        )
+        cypher, filter_params = neo4j_hybrid.statement(plan, filters)
+        row = self.read(cypher, neo4j_hybrid.parameters(plan, vector, text, filter_params))[0]
+        if filters and len(row["vector"]) < fetch and plan.vector_fetch < stats.size:
+            return None  # the filter starved the arm and the index holds more: over-fetch round by round
+
+        def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
+            return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
+
+        found = neo4j_hybrid.arms(row, plan, text, fields, corpus)
+        return found.vector, found.keyword
+
+    def exact_vector_search(
+        self, label: str, vector: Sequence[float], k: int, *, prop: str | None = None, filters: Filters | None = None
+    ) -> list[StoreHit]:
+        """Cosine computed by the server (`vector.similarity.cosine`): only the top k's props travel, no vector."""
+        prop = prop or self.settings.embedding_property
+        if k < 1:
+            return []
+        match, params = embedded_nodes(label, prop, filters)
+        emb = ident(prop)
+        rows = self.read(
+            f"{match} WITH n, vector.similarity.cosine(n.{emb}, $q) AS score ORDER BY score DESC LIMIT $k "
+            f"RETURN n.id AS id, score, n {{.*, {emb}: null}} AS props",
+            {**params, "q": [float(x) for x in vector], "k": int(k)},
+        )
+        # (1 + cos) / 2 like the vector index: plain cosine, as `_vector_candidates` reports it.
+        return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in rows]
+
+    def _label_stats(self, label: str, index: str, fields: Sequence[str]) -> bm25.LabelStats:
         if index not in self._corpus_cache:
             self._corpus_cache[index] = bm25.LabelStats.read(self, label, fields)
+        return self._corpus_cache[index]
 
-        counter = bm25.match_counter(self, "db.index.fulltext.queryNodes", index, lucene_query)
-        return self._corpus_cache[index].corpus(words, counter)
+    def _corpus(self, label: str, index: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
+        """Label size, mean length and document frequencies (Lucene match counts), cached until the next write.
+
+        The words not counted yet are counted in one round trip (a subquery per word), not one each."""
+        stats = self._label_stats(label, index, fields)
+        new = [w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)]
+        counted: dict[str, int] = {}
+        if new:
+            found = self.read(
+                "UNWIND $words AS w CALL { WITH w CALL db.index.fulltext.queryNodes($index, w.q) YIELD node "
+                "WITH node LIMIT $cap RETURN count(node) AS n } RETURN w.word AS word, n",
+                {"index": index, "cap": stats.cap, "words": [{"word": w, "q": lucene_query(w)} for w in new]},
+            )
+            counted = {str(r["word"]): int(r["n"]) for r in found}
+        return stats.corpus(words, lambda word, _cap: counted.get(word, 0))
 
     # --- schema -----------------------------------------------------------------------------
     def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:

@@ -1,0 +1,114 @@
+"""Both arms of a hybrid search on Neo4j in one statement: what three to ten round trips did, in one.
+
+Why: on Neo4j a search's cost was its round trips, not the database's work. Separately, the vector arm, the
+keyword arm, the document counts BM25 needs for new words, the keyword scores of vector-only candidates, the
+exact cosine of keyword-only candidates and the properties of the kept keyword hits each cost one. Here one
+statement returns the vector index's candidates, Lucene's candidate pool with each candidate's exact cosine
+(computed by the server: no vector crosses the wire) and every property but the vector, and the match counts of
+the words not counted yet. Python then ranks the pool with BM25 exactly as `fulltext_search` does and completes
+each arm with the other's candidates exactly as `retrieval/search/hybrid.py` does, so results are the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from retrieval.store import bm25
+from retrieval.store.base import Row, StoreHit, filter_clause, ident
+from retrieval.store.text_query import lucene_query, terms
+
+
+@dataclass(frozen=True)
+class HybridPlan:
+    """What one hybrid statement needs: the indexes, the filter, the candidate counts and the words to count."""
+
+    label: str
+    prop: str
+    vector_index: str
+    fulltext_index: str
+    fetch: int  # hits each arm keeps
+    vector_fetch: int  # candidates the vector index is asked for (over-fetched when filtered)
+    pool: int  # Lucene candidates BM25 ranks
+    cap: int  # matches counted per new word at most
+    new_words: Sequence[str]
+
+
+@dataclass
+class HybridArms:
+    vector: list[StoreHit]
+    keyword: list[StoreHit]
+
+
+def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
+    """The one read: vector candidates, the fulltext pool with cosines, and match counts for the new words."""
+    where, params = filter_clause("node", filters)
+    where_clause = f"WHERE {where} " if where else ""
+    emb = ident(plan.prop)
+    props = f"node {{.*, {emb}: null}}"
+    cypher = (
+        "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
+        f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
+        f"RETURN collect({{id: node.id, score: score, props: {props}}}) AS vector }} "
+        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene) YIELD node, score "
+        f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
+        f"RETURN collect({{id: node.id, cosine: vector.similarity.cosine(node.{emb}, $q), props: {props}}}) AS pool }} "
+        "CALL { UNWIND $words AS w CALL { WITH w CALL db.index.fulltext.queryNodes($fulltext_index, w.q) YIELD node "
+        "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect({word: w.word, n: n}) AS counts } "
+        "RETURN vector, pool, counts"
+    )
+    return cypher, params
+
+
+def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_params: Row) -> Row:
+    return {
+        **filter_params,
+        "vector_index": plan.vector_index,
+        "fulltext_index": plan.fulltext_index,
+        "vector_fetch": plan.vector_fetch,
+        "fetch": plan.fetch,
+        "pool": plan.pool,
+        "cap": plan.cap,
+        "q": [float(x) for x in vector],
+        "lucene": lucene_query(text),
+        "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
+    }
+
+
+def arms(
+    row: Row,
+    plan: HybridPlan,
+    text: str,
+    fields: Sequence[str],
+    corpus: Callable[[Mapping[str, int]], bm25.Corpus],
+) -> HybridArms:
+    """Both completed arms from the statement's row."""
+    vector = [StoreHit(str(h["id"]), _cosine(h["score"]), _clean(h["props"])) for h in row["vector"]]
+    counts = {str(c["word"]): int(c["n"]) for c in row["counts"]}
+    words = terms(text)
+    stats = corpus(counts)
+    pool = [{"id": h["id"], "props": _clean(h["props"]), "cosine": h["cosine"]} for h in row["pool"]]
+    keyword = bm25.ranked(pool, fields, words, stats, plan.fetch)
+    vector_ids = {h.id for h in vector}
+    keyword_ids = {h.id for h in keyword}
+    only_vector = [{"id": h.id, "props": h.props} for h in vector if h.id not in keyword_ids]
+    if only_vector and words:
+        keyword += bm25.ranked(only_vector, fields, words, stats, len(only_vector))
+    cosine = {str(h["id"]): h["cosine"] for h in pool}
+    vector += [
+        StoreHit(h.id, _cosine(cosine[h.id]), h.props)
+        for h in keyword
+        if h.id not in vector_ids and cosine.get(h.id) is not None
+    ]
+    by_score = lambda hit: -hit.score  # noqa: E731 - ranks follow scores once the arms are completed
+    return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
+
+
+def _cosine(score: object) -> float:
+    """Neo4j's vector similarity is (1 + cos) / 2; callers get plain cosine, as from `_vector_candidates`."""
+    return 2.0 * float(score) - 1.0  # type: ignore[arg-type]
+
+
+def _clean(props: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if v is not None}
