@@ -93,23 +93,28 @@ class IndexGraph:
 
     # --- documents and chunks -------------------------------------------------------------
     def documents(self) -> dict[str, Row]:
-        """Stored documents by path: id, title, content_hash (None while a write is unfinished)."""
+        """Stored documents by path: id, title, content_hash (None while a write is unfinished), status."""
         rows = self._q(
             f"MATCH (d:{self.lab.document} {{projectId: $project}}) "
-            "RETURN d.id AS id, d.path AS path, d.title AS title, d.content_hash AS content_hash"
+            "RETURN d.id AS id, d.path AS path, d.title AS title, d.content_hash AS content_hash, d.status AS status"
         )
         return {row["path"]: row for row in rows}
 
-    def begin_document(self, doc_id: str, path: str, title: str) -> None:
-        """Mark the document unfinished (no content_hash) and drop its old chunks with their mentions."""
+    def begin_document(self, doc_id: str, path: str, title: str, source: str = "", size: int = 0) -> None:
+        """Mark the document unfinished (no content_hash) and drop its old chunks with their mentions.
+
+        `source`: the folder, file or archive it was read from (or "upload"); `size`: bytes of its text."""
         lab = self.lab
         self._q(
             f"MERGE (d:{lab.document} {{id: $id}}) ON CREATE SET d.ingested_at = $now "
-            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null "
+            "SET d.title = $title, d.path = $path, d.projectId = $project, d.content_hash = null, "
+            "d.source = $source, d.size = $size "
             f"WITH d MATCH (p:{lab.project} {{id: $project}}) MERGE (d)-[:IN_PROJECT]->(p)",
             id=doc_id,
             title=title,
             path=path,
+            source=source,
+            size=size,
             now=datetime.now(UTC).isoformat(timespec="seconds"),
         )
         self.vectors.delete_document(doc_id)
@@ -140,20 +145,37 @@ class IndexGraph:
             rows,
         )
 
-    def finish_document(self, doc_id: str, content_hash: str) -> None:
+    def finish_document(self, doc_id: str, content_hash: str, status: str = "indexed", reason: str = "") -> None:
         """Written last: a run killed before this line redoes the document.
 
         `updated_at` moves only when the content did (`dated_hash` remembers which content it dates), so a
         re-import of the same text, or a resumed run, leaves the recency of what the document supports alone.
+        `indexed_at` is when it was last written, `status`/`status_reason` what that write did.
         """
         self._q(
             f"MATCH (d:{self.lab.document} {{id: $id}}) "
             "SET d.updated_at = CASE WHEN d.dated_hash = $hash THEN d.updated_at ELSE $now END, "
-            "d.dated_hash = $hash, d.content_hash = $hash",
+            "d.dated_hash = $hash, d.content_hash = $hash, d.indexed_at = $now, "
+            "d.status = $status, d.status_reason = $reason",
             id=doc_id,
             hash=content_hash,
+            status=status,
+            reason=reason,
             now=datetime.now(UTC).isoformat(timespec="seconds"),
         )
+
+    def set_status(self, doc_id: str, status: str, reason: str) -> None:
+        """A stored document's status when a run did not write it (its file failed to load, or loads again)."""
+        self._q(
+            f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.status = $status, d.status_reason = $reason",
+            id=doc_id,
+            status=status,
+            reason=reason,
+        )
+
+    def forget_hash(self, doc_id: str) -> None:
+        """Mark a document unfinished, so the next run over its source writes it again (a re-index)."""
+        self._q(f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.content_hash = null", id=doc_id)
 
     def delete_document(self, doc_id: str) -> None:
         lab = self.lab

@@ -31,8 +31,8 @@ class RepoGraph(IndexGraph):
         for label in LABELS:
             self.store.ensure_range_index(label, "id")
 
-    def begin_document(self, doc_id: str, path: str, title: str) -> None:
-        super().begin_document(doc_id, path, title)
+    def begin_document(self, doc_id: str, path: str, title: str, source: str = "", size: int = 0) -> None:
+        super().begin_document(doc_id, path, title, source, size)
         self.clear_document(doc_id)
 
     def delete_document(self, doc_id: str) -> None:
