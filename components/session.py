@@ -37,6 +37,8 @@ TUNING: dict[str, str] = {
     "tune_global_level": "global_level",
 }
 MODES: tuple[Mode, ...] = ("local", "global", "drift", "agent")
+#: The global level's "chosen per question" value in the sidebar (QueryParams spells it None).
+AUTO = "auto"
 
 
 @st.cache_resource(show_spinner=False)
@@ -85,7 +87,10 @@ def defaults() -> dict[str, Any]:
         engine_ = engine()
         saved[project()] = project_knobs.load(engine_.store, engine_.settings, project())
     base = QueryParams.from_settings(settings(), **saved[project()])
-    return {key: getattr(base, field) for key, field in TUNING.items()}
+    values = {key: getattr(base, field) for key, field in TUNING.items()}
+    if values["tune_global_level"] is None:  # a select box shows None as "no choice"; the choice is "auto"
+        values["tune_global_level"] = AUTO
+    return values
 
 
 def reset_tuning() -> None:
@@ -102,6 +107,8 @@ def params(**overrides: Any) -> QueryParams:
     """QueryParams from the sidebar's current values (plus page-level overrides)."""
     ensure_defaults()
     values = {field: st.session_state[key] for key, field in TUNING.items()}
+    if values["global_level"] == AUTO:
+        values["global_level"] = None
     chosen = engine().params(**{**values, **overrides})
     # `params` drops None overrides (unset means "the setting"), but a global level of None is a choice: "auto".
     return chosen if "global_level" in overrides else chosen.model_copy(update={"global_level": values["global_level"]})

@@ -20,6 +20,19 @@ MODE_HELP = {
 }
 
 
+#: What agent mode does when no model is configured, said where the mode is chosen.
+AGENT_OFFLINE = "agent mode only lists the search results, with no answer"
+
+
+def mode_label(mode: str, *, has_model: bool) -> str:
+    """The mode's name in the mode box; agent says up front what it does without a model."""
+    if mode == "drift":
+        return "DRIFT"
+    if mode == "agent" and not has_model:
+        return "Agent (no model: lists search results)"
+    return mode.capitalize()
+
+
 def render(engine: Engine, health: Health) -> None:
     sb = st.sidebar
     badge = (
@@ -32,6 +45,8 @@ def render(engine: Engine, health: Health) -> None:
     llm = engine.llm_description
     sb.caption(f"LLM: {llm}" if llm else "LLM: none — answers are extractive")
     projects = engine.projects() or [engine.settings.project]
+    if "project_next" in st.session_state:  # a page indexed into another project: show that one from now on
+        st.session_state["project"] = st.session_state.pop("project_next")
     if st.session_state.get("project") not in projects:
         st.session_state["project"] = engine.settings.project if engine.settings.project in projects else projects[0]
     sb.selectbox("Project", projects, key="project")
@@ -40,8 +55,9 @@ def render(engine: Engine, health: Health) -> None:
         "Answer mode",
         session.MODES,
         key="mode",
-        format_func=lambda m: "DRIFT" if m == "drift" else m.capitalize(),
-        help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items()),
+        format_func=lambda m: mode_label(m, has_model=engine.llm is not None),
+        help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items())
+        + ("" if engine.llm else f"\n\nNo model is configured: {AGENT_OFFLINE}."),
     )
     knob_scope.needs_model(engine)
     sb.toggle("Show confidence breakdown", key="show_confidence", help="The parts each answer's confidence is made of")
@@ -74,14 +90,17 @@ def render(engine: Engine, health: Health) -> None:
             index=directions.index(st.session_state["tune_direction"]),
             **knob_scope.scope("tune_direction", "Directed RELATED to follow."),
         )
-        levels = [None, *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1))]
+        levels: list[str | int] = [
+            session.AUTO,
+            *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1)),
+        ]
         st.selectbox(
             "Global level",
             levels,
             index=levels.index(st.session_state["tune_global_level"])
             if st.session_state["tune_global_level"] in levels
             else 0,
-            format_func=lambda v: "auto" if v is None else f"level {v}",
+            format_func=lambda v: str(v) if v == session.AUTO else f"level {v}",
             **knob_scope.scope("tune_global_level"),
         )
         st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")

@@ -6,6 +6,7 @@ import streamlit as st
 
 from retrieval.context import Context
 from retrieval.engine import Engine
+from retrieval.indexing import graph_stats
 from retrieval.store import Health
 
 INDEX_PAGE = "views/index.py"
@@ -27,6 +28,13 @@ def empty_graph(health: Health) -> bool:
 def scope(ctx: Context) -> None:
     """Say which data a search reads: one project, or the whole of a graph another tool built (it has none)."""
     st.caption(f"Searches read {ctx.scope_description}.")
+
+
+def project_counts(engine: Engine, project: str) -> dict[str, int]:
+    """What one project holds, as Home shows it: documents, chunks, entities, relationships, communities."""
+    stats = graph_stats(engine.store, engine.settings, project)
+    keys = ("documents", "chunks", "entities", "relationships")
+    return {**{k.capitalize(): int(stats[k]) for k in keys}, "Communities": sum(stats["communities"].values())}
 
 
 def llm_state(engine: Engine) -> None:

@@ -177,7 +177,7 @@ def test_drift_knobs_in_the_sidebar_reach_the_answer(app: AppTest) -> None:
     details = next(step.details for step in answer.trace if step.id == "search")
     assert details["budget_exhausted"] is True and details["expansion_truncated"] is False
     app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
-    assert app.slider(key="tune_drift_budget").value == 0.0 and app.selectbox(key="tune_global_level").value is None
+    assert app.slider(key="tune_drift_budget").value == 0.0 and app.selectbox(key="tune_global_level").value == "auto"
 
 
 # --- Ask ------------------------------------------------------------------------------------
