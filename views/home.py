@@ -27,6 +27,8 @@ if not status.empty_graph(health):
     columns = st.columns(len(counts) or 1)
     for column, (label, count) in zip(columns, counts.items(), strict=False):
         column.metric(label.strip("_"), f"{count:,}")
+    if counts is not health.counts:
+        st.caption("The whole graph: " + ", ".join(f"{k.strip('_')} {n:,}" for k, n in health.counts.items()))
 
 st.subheader("Indexes")
 if health.indexes:
