@@ -12,6 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.conftest import DemoGraph
 from tests.e2e.conftest import Session
+from tests.e2e.grid import pick_row, rows
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -20,18 +21,12 @@ FILES = {
     "alpha.txt": "Ada Lovelace wrote the first published algorithm. Charles Babbage designed the Analytical Engine.",
     "beta.txt": "Grace Hopper built the first compiler. Grace Hopper worked on the Harvard Mark I with Howard Aiken.",
 }
-ROW_PX = 35  # glide-data-grid's default row (and header) height
 
 
 def nav(page: Page, title: str) -> None:
     """Another page through the sidebar, in the same session (a reload would start a new one)."""
     page.get_by_role("link", name=title, exact=True).click()
     page.get_by_role("heading", name="DriftLens" if title == "Home" else title).first.wait_for(timeout=WAIT_MS)
-
-
-def rows(grid: Locator) -> list[list[str]]:
-    """The cells of a data grid, row by row (glide-data-grid draws on a canvas and keeps an accessible table)."""
-    return [r.locator("[role=gridcell]").all_text_contents() for r in grid.locator("tbody [role=row]").all()]
 
 
 def status_of(grid: Locator) -> list[tuple[str, str]]:
@@ -46,13 +41,6 @@ def expect_statuses(grid: Locator, wanted: dict[str, str]) -> None:
             return
         grid.page.wait_for_timeout(500)
     assert status_of(grid) == list(wanted.items())
-
-
-def pick_row(grid: Locator, n: int) -> None:
-    """Select row `n` by its row marker, as a user clicks it."""
-    box = grid.locator("canvas").first.bounding_box()
-    assert box is not None
-    grid.page.mouse.click(box["x"] + 15, box["y"] + ROW_PX * (n + 1) + ROW_PX / 2)
 
 
 def test_documents_page_and_the_selected_project(backend_session: Session, demo: DemoGraph) -> None:

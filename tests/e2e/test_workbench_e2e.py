@@ -10,6 +10,8 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.e2e.conftest import Session, browse
+from tests.e2e.graph import MEMORY_SCOPE
+from tests.e2e.grid import pick_row, wait_rows
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -75,3 +77,40 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, app_u
         fourth.open("Home")
         expect(_tuning(fourth.page)).to_have_value("10", timeout=WAIT_MS)
         fourth.assert_offline()
+
+
+def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_timeline(session: Session) -> None:
+    session.open("Memory")
+    page = session.page
+    application = page.get_by_test_id("stSelectbox").filter(has_text="application")
+    application.click()
+    page.get_by_role("option", name=MEMORY_SCOPE.application_id, exact=True).click()
+    axis = page.locator(".js-plotly-plot text").filter(has_text=re.compile(r"^per (hour|minute)$"))
+    expect(axis).to_have_count(1, timeout=WAIT_MS)  # the seeded memories are minutes apart, not days
+    box = page.get_by_label("Search memories")
+    box.fill("How warm is Bob Cratchit's fire?")
+    box.press("Enter")
+    expect(page.get_by_text("3 most similar valid memories")).to_be_visible(timeout=WAIT_MS)
+    grid = page.get_by_test_id("stDataFrame").first
+    found = wait_rows(grid, lambda r: len(r) == 3 and r[0][0] != "")
+    assert "fire very small" in found[0][1], found  # the most similar first, not the newest
+    scores = [float(r[0]) for r in found]
+    assert scores == sorted(scores, reverse=True) and 0 < scores[-1] < scores[0] <= 1
+
+    pick_row(grid, 0)
+    page.get_by_role("button", name="Invalidate 1").click()
+    expect(page.get_by_text("2 most similar valid memories")).to_be_visible(timeout=WAIT_MS)  # search skips it
+    box.fill("")
+    box.press("Enter")
+    expect(page.get_by_text(re.compile(r"invalidated ones included"))).to_be_visible(timeout=WAIT_MS)
+    grid = page.get_by_test_id("stDataFrame").first
+    listed = wait_rows(grid, lambda r: any("fire very small" in row[1] and row[0] == "" for row in r))
+    row = next(i for i, r in enumerate(listed) if "fire very small" in r[1])
+    assert listed[row][2] == "false"
+    pick_row(grid, row)
+    page.get_by_role("button", name=re.compile(r"^Restore 1")).click()
+    expect(page.get_by_role("button", name=re.compile(r"^Restore"))).to_have_count(0, timeout=WAIT_MS)
+    box.fill("How warm is Bob Cratchit's fire?")
+    box.press("Enter")
+    expect(page.get_by_text("3 most similar valid memories")).to_be_visible(timeout=WAIT_MS)
+    session.assert_offline()
