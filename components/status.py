@@ -6,7 +6,7 @@ import streamlit as st
 
 from retrieval.context import Context
 from retrieval.engine import Engine
-from retrieval.indexing import graph_stats
+from retrieval.indexing.stats import core_counts
 from retrieval.store import Health
 
 INDEX_PAGE = "views/index.py"
@@ -31,10 +31,9 @@ def scope(ctx: Context) -> None:
 
 
 def project_counts(engine: Engine, project: str) -> dict[str, int]:
-    """What one project holds, as Home shows it: documents, chunks, entities, relationships, communities."""
-    stats = graph_stats(engine.store, engine.settings, project)
-    keys = ("documents", "chunks", "entities", "relationships")
-    return {**{k.capitalize(): int(stats[k]) for k in keys}, "Communities": sum(stats["communities"].values())}
+    """What one project holds, as Home shows it: documents, chunks, entities, relationships."""
+    counts = core_counts(engine.store, engine.settings, project)
+    return {key.capitalize(): n for key, n in counts.items()}
 
 
 def llm_state(engine: Engine) -> None:
