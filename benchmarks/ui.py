@@ -180,7 +180,9 @@ def documents_times(browser: Browser, n: int, rounds: int = 5) -> list[float]:
             started = time.perf_counter()
             page.get_by_role("link", name="Documents", exact=True).click()
             page.get_by_text(f"{n} of {n} documents").wait_for(timeout=60_000)
-            page.get_by_test_id("stDataFrame").locator("tbody [role=row]").first.wait_for(timeout=60_000)
+            page.get_by_test_id("stDataFrame").locator("tbody [role=row]").first.wait_for(
+                state="attached", timeout=60_000
+            )
             times.append(time.perf_counter() - started)
             page.context.close()
     finally:
