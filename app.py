@@ -20,13 +20,17 @@ from retrieval.logs import configure_logging
 ROOT = Path(__file__).parent
 FAVICON = ROOT / "static" / "favicon.png"
 
+HOME = st.Page(str(ROOT / "views" / "home.py"), title="Home", default=True, url_path="start")
 PAGES = [
-    st.Page(str(ROOT / "views" / "home.py"), title="Home", default=True, url_path="home"),
+    HOME,
+    # `/home` is the name a user types for Home; the default page itself lives at `/` only.
+    st.Page(lambda: st.switch_page(HOME), title="Home", url_path="home", visibility="hidden"),
     st.Page(str(ROOT / "views" / "ask.py"), title="Ask", url_path="ask"),
     st.Page(str(ROOT / "views" / "drift_trace.py"), title="DRIFT trace", url_path="drift"),
     st.Page(str(ROOT / "views" / "graph_explorer.py"), title="Graph explorer", url_path="explorer"),
     st.Page(str(ROOT / "views" / "memory.py"), title="Memory", url_path="memory"),
     st.Page(str(ROOT / "views" / "index.py"), title="Index", url_path="index"),
+    st.Page(str(ROOT / "views" / "documents.py"), title="Documents", url_path="documents"),
     st.Page(str(ROOT / "views" / "tuning.py"), title="Tuning", url_path="tuning"),
 ]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from components.untrusted import plain
+from components.untrusted import as_typed
 from retrieval import knobs
 from retrieval.conversation import Turn
 from retrieval.models import Answer
@@ -47,7 +47,7 @@ def to_markdown(answer: Answer, heading: str = "#") -> str:
     """Readable report: question, answer, confidence, key facts with numbered citations, the citation list."""
     confidence = answer.confidence
     lines = [
-        f"{heading} {plain(answer.question)}",  # a question reads as typed: its markup must not load anything
+        f"{heading} {as_typed(answer.question)}",  # a question reads as typed: its markup must not load anything
         "",
         f"*Mode: {mode_name(answer.mode)} · answered by: {answered_by(answer)}"
         + (f" · confidence {confidence.score:.0%}*" if confidence else "*"),
@@ -95,10 +95,10 @@ def conversation_markdown(turns: Sequence[Turn]) -> str:
     """A whole conversation: each turn's question, how it was searched, what was recalled, and its answers."""
     lines = ["# Conversation", ""]
     for n, turn in enumerate(turns, start=1):
-        lines += [f"## {n}. {plain(turn.question)}" + ("" if turn.valid else " (invalidated)"), ""]
+        lines += [f"## {n}. {as_typed(turn.question)}" + ("" if turn.valid else " (invalidated)"), ""]
         lines += [f"*Damaged: {turn.damaged}.*", ""] if turn.damaged else []
         if turn.meta.searched_as and turn.meta.searched_as != turn.question:
-            lines += [f"*Searched as: {plain(turn.meta.searched_as)}*", ""]
+            lines += [f"*Searched as: {as_typed(turn.meta.searched_as)}*", ""]
         for i, memory in enumerate(turn.meta.earlier, start=1):
             lines.append(
                 f"- [E{i}] from earlier ({memory.role}, {memory.timestamp[:16]}, `{memory.id}`): {memory.text}"

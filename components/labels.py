@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 import streamlit as st
 
 from components import session
@@ -21,15 +24,58 @@ def labelled_chunks(answer: Answer, texts: dict[str, Hit]) -> list[Hit]:
     return list({h.id: h for h in [*cited, *rest] if h.text}.values())
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z0-9]{4,}")
+#: Characters of context shown on each side of the matched sentence.
+CONTEXT_CHARS = 90
+
+
+def preview(text: str, question: str, spans: Sequence[str] = ()) -> tuple[str, str, str]:
+    """(before, sentence, after): the chunk's sentence that holds a cited span, else the one sharing most words
+    with the question, with a little of the text around it; a preview cut at a fixed length missed it."""
+    flat = " ".join(text.split())
+    sentences = [s for s in _SENTENCE.split(flat) if s]
+    if not sentences:
+        return "", "", ""
+    words = set(_WORD.findall(question.lower()))
+
+    def score(sentence: str) -> tuple[int, int]:
+        lowered = sentence.lower()
+        return (
+            sum(1 for span in spans if " ".join(span.split()).lower() in lowered),
+            len(words & set(_WORD.findall(lowered))),
+        )
+
+    best = max(range(len(sentences)), key=lambda i: score(sentences[i]))
+    before = " ".join(sentences[:best])
+    after = " ".join(sentences[best + 1 :])
+    before = (
+        ("…" + before[-CONTEXT_CHARS:].lstrip() + " ")
+        if len(before) > CONTEXT_CHARS
+        else (before + " " if before else "")
+    )
+    after = (
+        (" " + after[:CONTEXT_CHARS].rstrip() + "…") if len(after) > CONTEXT_CHARS else (" " + after if after else "")
+    )
+    return before, sentences[best], after
+
+
 def panel(answer: Answer, texts: dict[str, Hit], key: str) -> None:
     chunks = labelled_chunks(answer, texts)
     if not chunks or not answer.question:
         return
+    spans: dict[str, list[str]] = {}
+    for citation in answer.citations():
+        if citation.span:
+            spans.setdefault(citation.chunk_id, []).append(citation.span)
     with st.expander("Label evidence for tuning"):
         st.caption("Thumbs up: this chunk answers the question. Saved sets are measured on the Tuning page.")
         for hit in chunks:
             left, right = st.columns([5, 1])
-            left.markdown(f"**{inert(hit.document_name or hit.id)}** — {inert(' '.join(hit.text.split())[:220])}")
+            before, matched, after = preview(hit.text, answer.question, spans.get(hit.id, ()))
+            left.markdown(
+                f"**{inert(hit.document_name or hit.id)}** — {inert(before)}**{inert(matched)}**{inert(after)}"
+            )
             with right:
                 st.feedback("thumbs", key=f"{key}-thumb-{hit.id}")
         name = st.text_input("Question set", value=DEFAULT_SET, key=f"{key}-set")

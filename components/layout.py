@@ -52,11 +52,14 @@ def force(
     edges: Iterable[tuple[str, str]],
     canvas: Canvas,
     placed: Mapping[str, Point] | None = None,
+    around: str | None = None,
 ) -> dict[str, Point]:
     """Force-directed positions for `node_ids` on `canvas`; nodes in `placed` keep their position.
 
     The first layout fills the canvas. Later calls (click-to-expand) pin every placed node, start each new one
-    beside its placed neighbours and let the springs find it room, within the canvas bounds.
+    beside its placed neighbours and let the springs find it room, within the canvas bounds; with `around` (the
+    node a click expanded, already placed) the new nodes are set on a ring around it instead, so they read as
+    its neighbours rather than piling up wherever the springs leave room (often the canvas's edge).
     """
     ids = list(dict.fromkeys(node_ids))
     if not ids:
@@ -70,7 +73,28 @@ def force(
         return _spread(fitted, frozenset(), canvas)
     if len(pinned) == len(ids):
         return {node_id: pinned[node_id] for node_id in ids}
+    if around in pinned:
+        return _spread(_ring(ids, pinned, pinned[around], canvas), frozenset(pinned), canvas)
     return _spread(_grow(ids, graph, pinned, canvas), frozenset(pinned), canvas)
+
+
+def _ring(ids: Sequence[str], pinned: Mapping[str, Point], centre: Point, canvas: Canvas) -> dict[str, Point]:
+    """Placed nodes where they are; the new ones evenly on a circle around `centre`, roomy enough for them all."""
+    new = [node_id for node_id in ids if node_id not in pinned]
+    radius = max(SPACING * 1.5, SPACING * len(new) / (2 * math.pi))
+    turn = _angle("".join(new[:1]))  # where the ring starts: stable for the same click
+    ring = {
+        node_id: _round(
+            canvas.clamp(
+                (
+                    centre[0] + radius * math.cos(turn + 2 * math.pi * k / len(new)),
+                    centre[1] + radius * math.sin(turn + 2 * math.pi * k / len(new)),
+                )
+            )
+        )
+        for k, node_id in enumerate(new)
+    }
+    return {node_id: pinned.get(node_id) or ring[node_id] for node_id in ids}
 
 
 def _spread(positions: dict[str, Point], fixed: frozenset[str], canvas: Canvas, rounds: int = 24) -> dict[str, Point]:

@@ -28,6 +28,9 @@ TEXT_COLOUR = "#212529"
 #: At most this many drawn labels: beyond it a picture reads as a wall of words even when nothing overlaps.
 MAX_LABELS = 45
 LEGEND_PX = 34
+#: A relation's hover point: its size, and how far (px) beyond a node's edge it must lie to be drawn at all.
+HOVER_POINT_PX = 6
+HOVER_CLEARANCE = HOVER_POINT_PX + 8
 MODEBAR_PX = 32
 
 
@@ -105,6 +108,7 @@ def figure(
     fig = go.Figure()
     for dashed in (False, True):
         _add_lines(fig, [ln for ln in lines if ln.dashed == dashed], dashed)
+    _add_hover_points(fig, lines, {d.id: (positions[d.id], sizes[d.id]) for d in shown})
     groups: dict[str, list[Dot]] = {}
     for d in shown:
         groups.setdefault(d.group, []).append(d)
@@ -168,16 +172,25 @@ def _add_lines(fig: go.Figure, lines: Sequence[Line], dashed: bool) -> None:
                 showlegend=False,
             )
         )
-    described = [ln for ln in lines if ln.hover]
-    if described:  # invisible midpoints carry each relation's description on hover
-        middles = [_middle(ln.points) for ln in described]
+
+
+def _add_hover_points(fig: go.Figure, lines: Sequence[Line], nodes: Mapping[str, tuple[Point, float]]) -> None:
+    """Invisible midpoints carry each relation's description on hover, except where one would lie on or next to
+    a node: plotly hands a click to the nearest point, and in a dense centre that was an edge's midpoint instead of
+    the node under the pointer (the relation's description is in the node panel as well)."""
+    described = []
+    for ln in lines:
+        middle = _middle(ln.points)
+        if ln.hover and all(math.dist(middle, at) > size / 2 + HOVER_CLEARANCE for at, size in nodes.values()):
+            described.append((middle, ln.hover))
+    if described:
         fig.add_trace(
             go.Scatter(
-                x=[m[0] for m in middles],
-                y=[m[1] for m in middles],
+                x=[m[0] for m, _h in described],
+                y=[m[1] for m, _h in described],
                 mode="markers",
-                marker={"size": 8, "opacity": 0},
-                hovertext=[text(ln.hover) for ln in described],
+                marker={"size": HOVER_POINT_PX, "opacity": 0},
+                hovertext=[text(h) for _m, h in described],
                 hoverinfo="text",
                 showlegend=False,
             )

@@ -7,8 +7,11 @@ place keeps pages thin and makes "the sidebar's sliders apply everywhere" true b
 from __future__ import annotations
 
 import atexit
+import json
+import re
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -37,6 +40,8 @@ TUNING: dict[str, str] = {
     "tune_global_level": "global_level",
 }
 MODES: tuple[Mode, ...] = ("local", "global", "drift", "agent")
+#: The global level's "chosen per question" value in the sidebar (QueryParams spells it None).
+AUTO = "auto"
 
 
 @st.cache_resource(show_spinner=False)
@@ -85,7 +90,28 @@ def defaults() -> dict[str, Any]:
         engine_ = engine()
         saved[project()] = project_knobs.load(engine_.store, engine_.settings, project())
     base = QueryParams.from_settings(settings(), **saved[project()])
-    return {key: getattr(base, field) for key, field in TUNING.items()}
+    values = {key: getattr(base, field) for key, field in TUNING.items()}
+    values.update(
+        {k: v for k, v in own_defaults().items() if k in TUNING}
+    )  # the analyst's own, saved from the sidebar, over the project's
+    if values["tune_global_level"] is None:  # a select box shows None as "no choice"; the choice is "auto"
+        values["tune_global_level"] = AUTO
+    return values
+
+
+def own_defaults_file() -> Path:
+    """Where the analyst's own defaults are saved (the sidebar's "Save as my defaults")."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", settings().user).strip(".-") or "analyst"
+    return settings().data_dir / "defaults" / f"{name}.json"
+
+
+def own_defaults() -> dict[str, Any]:
+    """The analyst's saved knobs and mode (by session key); nothing when none were saved or the file is damaged."""
+    try:
+        values = json.loads(own_defaults_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in values.items() if k in TUNING or k == "mode"} if isinstance(values, dict) else {}
 
 
 def reset_tuning() -> None:
@@ -102,6 +128,8 @@ def params(**overrides: Any) -> QueryParams:
     """QueryParams from the sidebar's current values (plus page-level overrides)."""
     ensure_defaults()
     values = {field: st.session_state[key] for key, field in TUNING.items()}
+    if values["global_level"] == AUTO:
+        values["global_level"] = None
     chosen = engine().params(**{**values, **overrides})
     # `params` drops None overrides (unset means "the setting"), but a global level of None is a choice: "auto".
     return chosen if "global_level" in overrides else chosen.model_copy(update={"global_level": values["global_level"]})

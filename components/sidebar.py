@@ -6,9 +6,11 @@ persist for the whole session (Streamlit forgets the state of widgets that are n
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
-from components import knob_scope, session
+from components import knob_scope, session, url_state
 from retrieval.engine import Engine
 from retrieval.store import Health
 
@@ -20,7 +22,35 @@ MODE_HELP = {
 }
 
 
+#: The tuning sliders: session key -> (label, lowest, highest, step, what it does). The URL's values are kept
+#: within these ends (`url_state`).
+SLIDERS: dict[str, tuple[str, Any, Any, Any, str]] = {
+    "tune_alpha": ("Alpha (vector vs keyword)", 0.0, 1.0, 0.05, ""),
+    "tune_top_k": ("Top-k", 1, 50, 1, ""),
+    "tune_max_hops": ("Max hops", 0, 5, 1, ""),
+    "tune_max_nodes": ("Max nodes", 10, 500, 10, ""),
+    "tune_drift_rounds": ("DRIFT rounds", 0, 5, 1, ""),
+    "tune_drift_followups": ("Follow-ups per round", 1, 10, 1, ""),
+    "tune_degree_penalty": ("Degree penalty", 0.0, 2.0, 0.05, "Hubs spread less."),
+    "tune_recency_weight": ("Recency weight", 0.0, 1.0, 0.05, "Boost for newer entities."),
+    "tune_drift_budget": ("Drift budget", 0.0, 5.0, 0.05, "Expansion stops here; 0: off."),
+}
+
+#: What agent mode does when no model is configured, said where the mode is chosen.
+AGENT_OFFLINE = "agent mode only lists the search results, with no answer"
+
+
+def mode_label(mode: str, *, has_model: bool) -> str:
+    """The mode's name in the mode box; agent says up front what it does without a model."""
+    if mode == "drift":
+        return "DRIFT"
+    if mode == "agent" and not has_model:
+        return "Agent (no model: lists search results)"
+    return mode.capitalize()
+
+
 def render(engine: Engine, health: Health) -> None:
+    url_state.restore(engine, SLIDERS)
     sb = st.sidebar
     badge = (
         ":green-badge[healthy]"
@@ -32,6 +62,8 @@ def render(engine: Engine, health: Health) -> None:
     llm = engine.llm_description
     sb.caption(f"LLM: {llm}" if llm else "LLM: none — answers are extractive")
     projects = engine.projects() or [engine.settings.project]
+    if "project_next" in st.session_state:  # a page indexed into another project: show that one from now on
+        st.session_state["project"] = st.session_state.pop("project_next")
     if st.session_state.get("project") not in projects:
         st.session_state["project"] = engine.settings.project if engine.settings.project in projects else projects[0]
     sb.selectbox("Project", projects, key="project")
@@ -40,8 +72,9 @@ def render(engine: Engine, health: Health) -> None:
         "Answer mode",
         session.MODES,
         key="mode",
-        format_func=lambda m: "DRIFT" if m == "drift" else m.capitalize(),
-        help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items()),
+        format_func=lambda m: mode_label(m, has_model=engine.llm is not None),
+        help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items())
+        + ("" if engine.llm else f"\n\nNo model is configured: {AGENT_OFFLINE}."),
     )
     knob_scope.needs_model(engine)
     sb.toggle("Show confidence breakdown", key="show_confidence", help="The parts each answer's confidence is made of")
@@ -54,19 +87,8 @@ def render(engine: Engine, health: Health) -> None:
             index=fusions.index(st.session_state["tune_fusion"]),
             **knob_scope.scope("tune_fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
         )
-        st.slider("Alpha (vector vs keyword)", 0.0, 1.0, step=0.05, **knob_scope.knob("tune_alpha"))
-        st.slider("Top-k", 1, 50, **knob_scope.knob("tune_top_k"))
-        st.slider("Max hops", 0, 5, **knob_scope.knob("tune_max_hops"))
-        st.slider("Max nodes", 10, 500, step=10, **knob_scope.knob("tune_max_nodes"))
-        st.slider("DRIFT rounds", 0, 5, **knob_scope.knob("tune_drift_rounds"))
-        st.slider("Follow-ups per round", 1, 10, **knob_scope.knob("tune_drift_followups"))
-        st.slider("Degree penalty", 0.0, 2.0, step=0.05, **knob_scope.knob("tune_degree_penalty", "Hubs spread less."))
-        st.slider(
-            "Recency weight", 0.0, 1.0, step=0.05, **knob_scope.knob("tune_recency_weight", "Boost for newer entities.")
-        )
-        st.slider(
-            "Drift budget", 0.0, 5.0, step=0.05, **knob_scope.knob("tune_drift_budget", "Expansion stops here; 0: off.")
-        )
+        for key, (label, low, high, step, what) in SLIDERS.items():
+            st.slider(label, low, high, step=step, **knob_scope.knob(key, what))
         directions = ["both", "out", "in"]
         st.selectbox(
             "Edge direction",
@@ -74,14 +96,19 @@ def render(engine: Engine, health: Health) -> None:
             index=directions.index(st.session_state["tune_direction"]),
             **knob_scope.scope("tune_direction", "Directed RELATED to follow."),
         )
-        levels = [None, *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1))]
+        levels: list[str | int] = [
+            session.AUTO,
+            *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1)),
+        ]
         st.selectbox(
             "Global level",
             levels,
             index=levels.index(st.session_state["tune_global_level"])
             if st.session_state["tune_global_level"] in levels
             else 0,
-            format_func=lambda v: "auto" if v is None else f"level {v}",
+            format_func=lambda v: str(v) if v == session.AUTO else f"level {v}",
             **knob_scope.scope("tune_global_level"),
         )
         st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")
+        url_state.save_buttons()
+    url_state.sync()

@@ -6,6 +6,7 @@ import streamlit as st
 
 from retrieval.context import Context
 from retrieval.engine import Engine
+from retrieval.indexing.stats import core_counts
 from retrieval.store import Health
 
 INDEX_PAGE = "views/index.py"
@@ -27,6 +28,12 @@ def empty_graph(health: Health) -> bool:
 def scope(ctx: Context) -> None:
     """Say which data a search reads: one project, or the whole of a graph another tool built (it has none)."""
     st.caption(f"Searches read {ctx.scope_description}.")
+
+
+def project_counts(engine: Engine, project: str) -> dict[str, int]:
+    """What one project holds, as Home shows it: documents, chunks, entities, relationships."""
+    counts = core_counts(engine.store, engine.settings, project)
+    return {key.capitalize(): n for key, n in counts.items()}
 
 
 def llm_state(engine: Engine) -> None:

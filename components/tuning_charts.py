@@ -34,6 +34,10 @@ def heatmap(rows: Sequence[dict[str, Any]], x: str, y: str, metric: str, *, titl
         )
     )
     figure.update_layout(
-        title=title, xaxis_title=x, yaxis_title=y, height=360, margin={"t": 40 if title else 10, "l": 0, "r": 0, "b": 0}
+        title=title,
+        xaxis={"title": x, "type": "category"},  # grid values, not a scale: ticks at 0, 1, 2, never at -0.5
+        yaxis={"title": y, "type": "category"},
+        height=360,
+        margin={"t": 40 if title else 10, "l": 0, "r": 0, "b": 0},
     )
     return figure

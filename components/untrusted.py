@@ -13,7 +13,8 @@ backslash-escaped wherever it stands; the few left active only format: emphasis,
 quotes and tables. Bare URLs and e-mail addresses, which GitHub-flavoured Markdown links even with
 their punctuation escaped, are set as code spans. Code in untrusted text therefore reads as plain text; inside an
 indented block (already literal) the escapes show, which is harmless.
-`plain` escapes every punctuation character, for text that must read exactly as typed (a question).
+`plain` escapes every punctuation character, for text that must read exactly as typed (a question); `as_typed` only
+those that open something, for Markdown files read as text.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ _ANY_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 #: The same, less the characters that only format (`*` `_` emphasis, `#` headings, `-` `+` `.` `)` lists,
 #: `>` quotes, `|` tables): none of them starts anything that loads or links once `<`, `[`, `!` are escaped.
 _ANY_BUT_FORMATTING = re.compile(r"(?![*_#+.)>|-])([!-/:-@\[-`{-~])")
+#: What can open a construct (image, link, autolink, raw HTML, entity, code, math) or change how words read
+#: (emphasis, strike-through, a table cell): the rest of punctuation (`'`, `?`, `,`, `(`...) stays as typed.
+_CONSTRUCT_OPENERS = re.compile(r"([\\`*_{}\[\]<>!&$~|])")
 
 
 def inert(text: str) -> str:
@@ -42,6 +46,12 @@ def inert(text: str) -> str:
 def plain(text: str) -> str:
     """Markdown that renders `text` as typed: every punctuation character escaped, URLs and addresses as code."""
     return _urls_as_code(text, _ANY_PUNCTUATION)
+
+
+def as_typed(text: str) -> str:
+    """Like `plain`, for Markdown files a person reads as text (exports): only what opens a construct or changes
+    emphasis is escaped, so a question reads `Moore's Law?`, not `Moore\\'s Law\\?`."""
+    return _urls_as_code(text, _CONSTRUCT_OPENERS)
 
 
 def _urls_as_code(text: str, escaped: re.Pattern[str]) -> str:

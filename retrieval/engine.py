@@ -25,6 +25,7 @@ from retrieval.errors import (
     StoreUnavailable,
 )
 from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, completion_details
+from retrieval.indexing.documents import DocumentInfo, list_documents
 from retrieval.llm import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
@@ -115,6 +116,13 @@ class Engine:
     def projects(self) -> list[str]:
         rows = self.store.read(f"MATCH (p:`{self.settings.project_label}`) RETURN p.name AS name ORDER BY name")
         return [str(r["name"]) for r in rows if r["name"]]
+
+    def documents(self, project: str | None = None, *, every_project: bool = False) -> list[DocumentInfo]:
+        """The documents of `project` (default: the configured one; `every_project`: all) with their size, chunk and
+        entity counts, content hash and what the last run did to each."""
+        return list_documents(
+            self.store, self.settings, None if every_project else clean_text(project or self.settings.project)
+        )
 
     @property
     def llm_description(self) -> str | None:

@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel
@@ -220,6 +220,16 @@ class MemoryStore:
         )
         return int(rows[0]["n"]) if rows else 0
 
+    def restore(self, ids: Sequence[str], scope: Scope) -> int:
+        """Undo an invalidation: the memories of exactly `scope` are valid again (recalled and searched)."""
+        where, params = self._where(scope.exact(), {"ids": list(ids)}, "m.id IN $ids")
+        rows = self.store.query(
+            f"MATCH (m:{self.label}) WHERE {where} AND m.invalid_at <> '' "
+            "SET m.invalid_at = '', m.invalid_reason = '' RETURN count(m) AS n",
+            params,
+        )
+        return int(rows[0]["n"]) if rows else 0
+
     def delete(self, ids: Sequence[str], scope: Scope) -> int:
         """Delete the listed memories that belong to exactly `scope`."""
         where, params = self._where(scope.exact(), {"ids": list(ids)}, "m.id IN $ids")
@@ -358,11 +368,13 @@ class MemoryStore:
             limit=limit,
         )
 
-    def timeline(self, scope: Scope) -> list[TimelinePoint]:
+    def timeline(self, scope: Scope, unit: Literal["day", "hour", "minute"] = "day") -> list[TimelinePoint]:
+        """Memories per `unit` (its start as `day`: `2026-11-26`, `2026-11-26T14`, `2026-11-26T14:05`) and role."""
         where, params = self._where(scope, {})
+        width = {"day": 10, "hour": 13, "minute": 16}[unit]
         rows = self.store.read(
             f"MATCH (m:{self.label}) WHERE {where} "
-            "WITH substring(m.timestamp, 0, 10) AS day, m.role AS role, "
+            f"WITH substring(m.timestamp, 0, {width}) AS day, m.role AS role, "
             "CASE WHEN m.invalid_at = '' THEN 0 ELSE 1 END AS bad "
             "RETURN day, role, count(*) AS n, sum(bad) AS invalid ORDER BY day, role",
             params,

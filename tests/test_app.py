@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,8 +87,10 @@ def test_home_shows_backend_counts_and_extractive_state(app: AppTest, demo: Demo
     assert demo.where in text and "healthy" in text
     assert "Searches read project 'demo'." in text  # a graph with projects is read one project at a time
     metrics = {m.label: m.value for m in app.metric}
-    assert int(metrics["Chunk"].replace(",", "")) > 0 and int(metrics["Entity"].replace(",", "")) > 0
-    assert int(metrics["Memory"]) >= 3  # the seeded three, plus conversations other tests of this graph stored
+    assert int(metrics["Chunks"].replace(",", "")) > 0 and int(metrics["Entities"].replace(",", "")) > 0
+    assert metrics["Documents"] == "1"  # the selected project's counts
+    whole = re.search(r"The whole graph: .*Memory (\d+)", text)
+    assert whole and int(whole.group(1)) >= 3  # the seeded three, plus conversations other tests stored
     assert "No LLM configured" in text and "extractive" in text and "agent mode needs an LLM" in text
 
 
@@ -177,7 +180,7 @@ def test_drift_knobs_in_the_sidebar_reach_the_answer(app: AppTest) -> None:
     details = next(step.details for step in answer.trace if step.id == "search")
     assert details["budget_exhausted"] is True and details["expansion_truncated"] is False
     app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
-    assert app.slider(key="tune_drift_budget").value == 0.0 and app.selectbox(key="tune_global_level").value is None
+    assert app.slider(key="tune_drift_budget").value == 0.0 and app.selectbox(key="tune_global_level").value == "auto"
 
 
 # --- Ask ------------------------------------------------------------------------------------
@@ -404,8 +407,9 @@ def test_explorer_neighbourhood_respects_the_cap(app: AppTest) -> None:
     assert app.session_state["ex_seeds"] == [app.selectbox(key="ex_pick").value]
     app.slider(key="ex_cap").set_value(10).run()
     caption = next(c.value for c in app.caption if "relations" in c.value)
-    assert caption.startswith("10 nodes") and "cap 10 reached" in caption
-    assert len(_nodes(_figure(app, "ex_graph"))) == 10
+    # the first view takes half the cap, strongest neighbours first: room for clicks to add theirs
+    assert caption.startswith("5 nodes") and "more within reach" in caption and "reached" not in caption
+    assert len(_nodes(_figure(app, "ex_graph"))) == 5
     assert any("Scrooge" in m.value for m in app.markdown)  # the side panel shows the picked entity
 
 

@@ -30,6 +30,12 @@ def test_a_question_with_an_image_link_exports_as_text() -> None:
     assert "![x](" not in heading and "`http://203.0.113.9/a.png`" in heading
 
 
+def test_a_question_title_reads_as_typed() -> None:
+    answer = _answer()
+    answer.question = "Moore's Law? (and *Dennard* scaling)"
+    assert to_markdown(answer).splitlines()[0] == "# Moore's Law? (and \\*Dennard\\* scaling)"
+
+
 def test_file_names_come_from_the_question() -> None:
     assert file_stem("Who was Marley? ![x](http://h/a.png)", "local") == "who-was-marley-x-http-h-a-png-local"
     assert file_stem("???") == "answer"
@@ -38,7 +44,7 @@ def test_file_names_come_from_the_question() -> None:
 
 def test_markdown_records_the_settings_the_mode_reads_and_the_confidence() -> None:
     text = to_markdown(_answer())
-    assert text.startswith("# Who was Marley\\?\n")  # the question as text, never markup
+    assert text.startswith("# Who was Marley?\n")  # the question as text, never markup
     assert "confidence 55%" in text and "> Confidence is 55%, below 70%" in text
     settings = next(line for line in text.splitlines() if line.startswith("*Settings:"))
     assert "top_k=7" in settings and "max_nodes=40" in settings and "drift_rounds" not in settings
@@ -59,7 +65,7 @@ def test_a_conversation_exports_every_turn_with_how_it_was_searched() -> None:
         Turn(id="b", question="What did he wear?", answers=[_answer()], meta=meta, valid=False),
     ]
     text = conversation_markdown(turns)
-    assert "## 1. Who was Marley\\?" in text and "## 2. What did he wear\\? (invalidated)" in text
-    assert "*Searched as: What did he wear\\? Marley*" in text
+    assert "## 1. Who was Marley?" in text and "## 2. What did he wear? (invalidated)" in text
+    assert "*Searched as: What did he wear? Marley*" in text
     assert "[E1] from earlier (user, 2026-11-24T07:00, `m1`): Who was Marley?" in text
-    assert text.count("### Who was Marley\\?") == 2
+    assert text.count("### Who was Marley?") == 2

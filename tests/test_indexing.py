@@ -69,7 +69,7 @@ def graph(tmp_path: Path, backend: str) -> Iterator[tuple[Settings, GraphStore]]
 
 
 #: Properties that legitimately differ between two runs over the same input.
-VOLATILE = frozenset({"updated_at", "ingested_at", "last_run"})
+VOLATILE = frozenset({"updated_at", "ingested_at", "indexed_at", "last_run"})
 
 
 Dump = tuple[list[Any], list[Any], dict[str, np.ndarray]]

@@ -21,7 +21,7 @@ from tests.conftest import SEARCH_PROJECT
 from tests.service_server import service
 
 REPO = Path(__file__).resolve().parents[1]
-TOOLS = {"search_graph", "ask_graph", "expand_entity", "list_communities"}
+TOOLS = {"search_graph", "ask_graph", "expand_entity", "list_communities", "list_documents"}
 WITH_CYPHER = TOOLS | {"read_cypher"}
 
 

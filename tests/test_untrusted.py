@@ -14,7 +14,7 @@ import pytest
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from components.untrusted import inert, plain
+from components.untrusted import as_typed, inert, plain
 from tests.hostile_markdown import VARIANTS
 
 HOSTILE = [
@@ -36,7 +36,7 @@ def _tokens(markdown: str) -> list[Token]:
 
 
 @pytest.mark.parametrize("text", HOSTILE)
-@pytest.mark.parametrize("escape", [inert, plain])
+@pytest.mark.parametrize("escape", [inert, plain, as_typed])
 def test_untrusted_text_has_no_image_link_or_html(text: str, escape: Callable[[str], str]) -> None:
     tokens = _tokens(escape(text))
     kinds = {t.type for t in tokens}

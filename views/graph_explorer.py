@@ -8,12 +8,12 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
-from components import charts, graph_view, layout, session, status
+from components import charts, explore_filters, graph_view, layout, session, status
 from components.graph_view import ColourBy
 from components.layout import Canvas
 from components.untrusted import inert
 from retrieval.errors import DriftLensError
-from retrieval.search import explore
+from retrieval.search import explore, explore_view
 from retrieval.search.hybrid import search_entities
 
 MAX_CAP = 300
@@ -74,7 +74,7 @@ pick = pick_col.selectbox("Entity", list(labels), format_func=lambda i: labels[i
 if pick and (not state.ex_seeds or state.ex_seeds[0] != pick):
     _start(pick)
 
-state.setdefault("ex_hops", min(max(state.get("tune_max_hops", 2), 1), 3))
+state.setdefault("ex_hops", 1)  # one hop, strongest first: the first view leaves room to explore
 state.setdefault("ex_cap", min(state.get("tune_max_nodes", 100), MAX_CAP))
 hops = hops_col.slider("Hops", 1, 3, key="ex_hops")
 cap = cap_col.slider("Node cap", 10, MAX_CAP, step=10, key="ex_cap")
@@ -82,28 +82,51 @@ colour_by: ColourBy = colour_col.radio("Colour by", ["type", "community"], horiz
 tree = explore.community_tree(ctx)
 titles = {c.id: c.title for c in tree}
 
-graph_col, side_col = st.columns([2, 1])
 if state.ex_seeds:
     try:
         first = explore.neighbourhood(ctx, state.ex_seeds[:1], session.params(max_hops=hops), cap)
         more = [explore.neighbourhood(ctx, [s], session.params(max_hops=1), cap) for s in state.ex_seeds[1:]]
-        view = explore.merge([first, *more], cap, keep_first=state.ex_seeds, max_edges=EDGES_PER_NODE * cap)
     except DriftLensError as exc:
         session.show_error(exc)
         st.stop()
+    grown = explore_view.grow(
+        [first, *more],
+        state.ex_seeds,
+        cap,
+        first=max(5, cap // 2),
+        per_click=max(5, cap // 10),
+        max_edges=EDGES_PER_NODE * cap,
+    )
+    whole = grown.view
+    with st.expander("Filters", expanded=False):
+        filters = explore_filters.read(whole)
+    view = explore_view.apply(whole, filters, state.ex_seeds)
+    graph_col, side_col = st.columns([2, 1])
     if state.get("ex_pos_for") != (state.ex_seeds[0], hops, cap):  # other sliders: a fresh picture
         state.ex_pos, state.ex_pos_for = {}, (state.ex_seeds[0], hops, cap)
+    placed = {k: v for k, v in state.ex_pos.items() if k in whole.ids()}  # replaced nodes free their place
     state.ex_pos = layout.force(
-        [n.id for n in view.nodes], [(e.source, e.target) for e in view.edges], CANVAS, state.ex_pos
+        [n.id for n in whole.nodes],
+        [(e.source, e.target) for e in whole.edges],
+        CANVAS,
+        placed,
+        around=state.ex_seeds[-1] if len(state.ex_seeds) > 1 else None,
     )
     names = {n.id: n.label for n in view.nodes}
     with graph_col:
-        cut = f"{view.cut} known nodes" if view.cut else "more nodes"
+        last = names.get(state.ex_seeds[-1], "") if len(state.ex_seeds) > 1 else ""
         st.caption(
             f"{len(view.nodes)} nodes, {len(view.edges)} relations · click a node to expand it"
             + (f" · {view.hidden_edges} weaker relations not drawn" if view.hidden_edges else "")
-            + (f" · cap {cap} reached: {cut} within {hops} hops not shown" if view.truncated else "")
+            + (f" · cap {cap} reached: a click replaces the weakest nodes" if whole.truncated else "")
+            + (f" · {whole.cut} more within reach: click a node to add its strongest neighbours" if whole.cut else "")
         )
+        if last:
+            st.caption(
+                f"Expanding {inert(last)} added {grown.added} nodes"
+                + (f", replacing the {grown.replaced} weakest" if grown.replaced else "")
+                + ("" if grown.added else ": all its neighbours are already shown")
+            )
         drawn = graph_view.draw(
             view,
             state.ex_pos,
@@ -137,7 +160,7 @@ if state.ex_seeds:
             _start(state.ex_seeds[0])
             st.rerun()
 else:
-    graph_col.info("Search for an entity and pick one to see its neighbourhood.")
+    st.info("Search for an entity and pick one to see its neighbourhood.")
 
 
 def _community_picked(community_id: str) -> None:

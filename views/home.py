@@ -17,13 +17,18 @@ st.subheader("Backend")
 st.markdown(f"**{health.backend}** · `{health.uri}` · {'healthy' if health.ok else 'unavailable'}")
 if health.message:
     st.caption(health.message)
-if health.ok:
-    status.scope(session.context())
+ctx = session.context() if health.ok else None
+if ctx is not None:
+    status.scope(ctx)
 
 if not status.empty_graph(health):
-    columns = st.columns(len(health.counts) or 1)
-    for column, (label, count) in zip(columns, health.counts.items(), strict=False):
+    # The selected project's counts; the whole graph's only when searches read it whole (a graph of another tool).
+    counts = status.project_counts(engine, ctx.project) if ctx is not None and ctx.scoped else health.counts
+    columns = st.columns(len(counts) or 1)
+    for column, (label, count) in zip(columns, counts.items(), strict=False):
         column.metric(label.strip("_"), f"{count:,}")
+    if counts is not health.counts:
+        st.caption("The whole graph: " + ", ".join(f"{k.strip('_')} {n:,}" for k, n in health.counts.items()))
 
 st.subheader("Indexes")
 if health.indexes:

@@ -1,4 +1,5 @@
-"""Index: build or update a project's graph from a folder or uploaded files, see what it holds, delete a document."""
+"""Index: build or update a project's graph from a folder or uploaded files, each document's status filling in as
+the run goes, and what the project holds (the Documents page lists, removes and re-indexes its documents)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components import charts, session
+from components import charts, documents, session
 from components.untrusted import inert
 from retrieval.errors import DriftLensError
-from retrieval.indexing import IndexReport, StageProgress, graph_stats, remove_document, run_index
-from retrieval.indexing.graph import IndexGraph
+from retrieval.indexing import IndexReport, StageProgress, graph_stats, run_index
+from retrieval.indexing.documents import UPLOAD
 from retrieval.indexing.roots import PathNotAllowed, allowed_source
 
 DEFAULT_FOLDER = "data/demo/a-christmas-carol"
@@ -36,9 +37,10 @@ def stage_bars() -> Callable[[StageProgress], None]:
     return tick
 
 
-def index(paths: list[Path], target: str) -> None:
+def index(paths: list[Path], target: str, origin: str | None = None) -> None:
     with st.status(f"Indexing into project '{target}'…", expanded=True) as box:
         tick = stage_bars()
+        live = documents.Live(engine.documents(target), target)  # each document's status as the run goes
         try:
             report = run_index(
                 engine.settings,
@@ -48,14 +50,20 @@ def index(paths: list[Path], target: str) -> None:
                 project=target,
                 on_progress=tick,
                 chat_model=engine.llm,
+                on_document=live,
+                origin=origin,
             )
         except DriftLensError as exc:
             box.update(label="Indexing failed", state="error")
             session.show_error(exc)
             return
+        live.draw()
         box.update(label=f"Indexed into '{target}'", state="complete", expanded=False)
     state.index_report = report
     state.index_paths = [str(p) for p in paths]
+    state.index_origin = origin
+    documents.remember(report)
+    state.project_next = target  # the sidebar, Home and this page's statistics follow the project just indexed
     st.rerun()
 
 
@@ -66,6 +74,10 @@ def show_report(report: IndexReport) -> None:
         st.warning(inert(f"{issue.path}: {issue.message}"))
     for note in report.notes[:20]:
         st.caption(note)
+    statuses = report.statuses()
+    with st.expander(f"Documents of the last run ({len(statuses)})", expanded=len(statuses) <= 20):
+        run_docs = documents.table(engine.documents(report.project), statuses)
+        documents.show(run_docs[run_docs["path"].isin(statuses)])
     if report.seconds:
         st.dataframe(
             pd.DataFrame([{"stage": k, "seconds": v} for k, v in report.seconds.items()]), hide_index=True, height=200
@@ -94,7 +106,7 @@ with run_col:
                 target_path = upload_dir / Path(upload.name).name
                 target_path.write_bytes(upload.getvalue())
                 paths.append(target_path)
-            index(paths, target)
+            index(paths, target, origin=UPLOAD)
         elif folder:
             try:
                 chosen = allowed_source(engine.settings, folder)  # only folders under the configured roots
@@ -105,7 +117,7 @@ with run_col:
         else:
             st.error("Pick files to upload first.")
     if state.get("index_paths") and st.button("Re-index last source", key="index_again"):
-        index([Path(p) for p in state.index_paths], target)
+        index([Path(p) for p in state.index_paths], target, origin=state.get("index_origin"))
 
 if state.get("index_report"):
     show_report(state.index_report)
@@ -125,26 +137,6 @@ if stats["community_sizes"]:
     st.caption(", ".join(f"level {lvl}: {n} communities" for lvl, n in stats["communities"].items()))
     st.plotly_chart(charts.community_sizes(stats["community_sizes"]), width="stretch")
 
-documents = IndexGraph(engine.store, engine.settings, project).documents()
-if documents:
-    st.subheader("Delete a document")
-    doc_path = st.selectbox("Document", sorted(documents), key="index_delete_pick")
-    confirm = st.checkbox("I understand this removes its chunks and updates entities and communities", key="index_ok")
-    if st.button("Delete document", disabled=not confirm, key="index_delete"):
-        with st.status(f"Removing {doc_path}…", expanded=True) as box:
-            tick = stage_bars()
-            try:
-                state.index_report = remove_document(
-                    engine.settings,
-                    engine.store,
-                    engine.embedder,
-                    doc_path,
-                    project=project,
-                    on_progress=tick,
-                    chat_model=engine.llm,
-                )
-            except DriftLensError as exc:
-                box.update(state="error")
-                session.show_error(exc)
-                st.stop()
-        st.rerun()
+st.page_link(
+    "views/documents.py", label=f"List, remove or re-index the documents of '{project}'", icon=":material/description:"
+)

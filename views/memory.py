@@ -1,12 +1,12 @@
-"""Memory: stored conversation memories by scope — filter, search, timeline, inspect, invalidate, delete."""
+"""Memory: stored conversation memories by scope — filter, search by similarity, timeline, inspect, invalidate
+(and undo it), delete."""
 
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
-from components import session
+from components import session, timeline_chart
 from components.untrusted import inert, plain
 from retrieval.conversation import threads
 from retrieval.errors import DriftLensError
@@ -68,25 +68,22 @@ try:
         page = memory.page(scope, limit=200)
         records = page.items
         st.caption(f"{page.total} memories (newest {len(records)} shown, invalidated ones included)")
-    timeline = memory.timeline(scope)
+    timeline = timeline_chart.points(memory, scope)
 except DriftLensError as exc:
     session.show_error(exc)
     st.stop()
 
-if timeline:
-    chart = pd.DataFrame([p.model_dump() for p in timeline])
-    figure = px.bar(chart, x="day", y="count", color="role", hover_data=["invalid"], height=260)
-    figure.update_layout(margin={"t": 10, "l": 0, "r": 0, "b": 0})
-    st.plotly_chart(figure, width="stretch")
+if timeline[1]:
+    st.plotly_chart(timeline_chart.figure(*timeline), width="stretch")
 
 table = pd.DataFrame(
     [
         {
-            "timestamp": r.timestamp,
-            "role": r.role,
+            "similarity": None if r.score is None else round(r.score, 3),
             "text": r.text[:200],
             "valid": r.valid,
-            "score": r.score,
+            "role": r.role,
+            "timestamp": r.timestamp,
             "thread": r.thread_id,
             "id": r.id,
         }
@@ -109,7 +106,14 @@ owners = by_owner(chosen)  # each memory is changed under its own full scope, ne
 reason = st.text_input("Reason for invalidating", key="mem_reason", placeholder="no longer true because…")
 left, right = st.columns(2)
 # Invalidating keeps the memory (it can be inspected, and search skips it): the safe, primary action.
-if left.button(f"Invalidate {len(chosen)}", type="primary", key="mem_invalidate"):
+invalid = [r for r in chosen if not r.valid]
+if invalid and left.button(f"Restore {len(invalid)} (undo the invalidation)", key="mem_restore"):
+    n = sum(memory.restore(ids, owner) for owner, ids in by_owner(invalid).items())
+    st.toast(f"Restored {n} memories")
+    st.rerun()
+if len(invalid) < len(chosen) and left.button(
+    f"Invalidate {len(chosen) - len(invalid)}", type="primary", key="mem_invalidate"
+):
     n = sum(memory.invalidate(ids, reason, owner) for owner, ids in owners.items())
     st.toast(f"Invalidated {n} memories")
     st.rerun()

@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 from components import session, tuning_charts
+from components.network import short
 from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.store import project_knobs
@@ -172,5 +173,7 @@ question = st.selectbox("Which settings found which labelled chunks", [q.text fo
 chosen_q = next(q for q in question_set.labelled if q.text == question)
 for name, r in labels.items():
     found = next((o.found for o in r.outcomes if o.question_id == chosen_q.id), [])
-    titles = ", ".join(inert(question_set.passages[k].title) for k in found) or "none"
-    st.markdown(f"- `{name}`: {len(found)}/{len(chosen_q.gold)} — {titles}")
+    st.markdown(f"- `{name}`: {len(found)}/{len(chosen_q.gold)} labelled passages found")
+    for k in found:  # the passage itself: several of a set's passages often come from one document
+        passage = question_set.passages[k]
+        st.caption(f"{inert(passage.title)} — “{inert(short(passage.text, 240))}”")

@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from retrieval.indexing.model import StageProgress, document_id
-    from retrieval.indexing.pipeline import IndexReport, remove_document, run_index
+    from retrieval.indexing.pipeline import remove_document, run_index
+    from retrieval.indexing.report import DocumentEvent, IndexReport
     from retrieval.indexing.sources import LoadIssue
     from retrieval.indexing.stats import graph_stats
 
 #: name -> the module that defines it
 _WHERE = {
-    "IndexReport": "pipeline",
+    "DocumentEvent": "report",
+    "IndexReport": "report",
     "LoadIssue": "sources",
     "StageProgress": "model",
     "document_id": "model",
@@ -27,6 +29,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "DocumentEvent",
     "IndexReport",
     "LoadIssue",
     "StageProgress",

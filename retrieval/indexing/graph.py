@@ -93,27 +93,31 @@ class IndexGraph:
 
     # --- documents and chunks -------------------------------------------------------------
     def documents(self) -> dict[str, Row]:
-        """Stored documents by path: id, title, content_hash (None while a write is unfinished)."""
+        """Stored documents by path: id, title, content_hash (None while a write is unfinished), status."""
         rows = self._q(
             f"MATCH (d:{self.lab.document} {{projectId: $project}}) "
-            "RETURN d.id AS id, d.path AS path, d.title AS title, d.content_hash AS content_hash"
+            "RETURN d.id AS id, d.path AS path, d.title AS title, d.content_hash AS content_hash, d.status AS status"
         )
         return {row["path"]: row for row in rows}
 
-    def begin_document(self, doc_id: str, path: str, title: str) -> None:
+    def begin_document(self, doc_id: str, path: str, title: str, source: str = "", size: int = 0) -> None:
         """Mark the document unfinished (no content_hash) and drop its old chunks with their mentions."""
-        self.begin_documents([{"id": doc_id, "path": path, "title": title}])
+        self.begin_documents([{"id": doc_id, "path": path, "title": title, "source": source, "size": size}])
 
     def begin_documents(self, docs: Sequence[Row]) -> None:
-        """`begin_document` for many (rows: id, path, title) in two statements, not two per document: a corpus of
-        thousands of small documents paid one write transaction per statement and document."""
+        """`begin_document` for many in two statements, not two per document: a corpus of thousands of small
+        documents paid one write transaction per statement and document.
+
+        Rows: id, path, title, and optionally `source` (the folder, file or archive it was read from, or "upload")
+        and `size` (bytes of its text)."""
         lab = self.lab
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self._batch(
             f"UNWIND $rows AS row MERGE (d:{lab.document} {{id: row.id}}) ON CREATE SET d.ingested_at = row.now "
-            "SET d.title = row.title, d.path = row.path, d.projectId = row.project, d.content_hash = null "
+            "SET d.title = row.title, d.path = row.path, d.projectId = row.project, d.content_hash = null, "
+            "d.source = row.source, d.size = row.size "
             f"WITH d, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (d)-[:IN_PROJECT]->(p)",
-            [{**doc, "now": now} for doc in docs],
+            [{"source": "", "size": 0, **doc, "now": now} for doc in docs],
         )
         for doc in docs:
             self.vectors.delete_document(doc["id"])
@@ -147,23 +151,39 @@ class IndexGraph:
             rows,
         )
 
-    def finish_document(self, doc_id: str, content_hash: str) -> None:
+    def finish_document(self, doc_id: str, content_hash: str, status: str = "indexed", reason: str = "") -> None:
         """Written last: a run killed before this line redoes the document."""
-        self.finish_documents([{"id": doc_id, "hash": content_hash}])
+        self.finish_documents([{"id": doc_id, "hash": content_hash, "status": status, "reason": reason}])
 
     def finish_documents(self, docs: Sequence[Row]) -> None:
-        """`finish_document` for many (rows: id, hash), in one statement, after all of their writes.
+        """`finish_document` for many (rows: id, hash, and optionally status and reason), in one statement, after
+        all of their writes.
 
         `updated_at` moves only when the content did (`dated_hash` remembers which content it dates), so a
         re-import of the same text, or a resumed run, leaves the recency of what the document supports alone.
+        `indexed_at` is when it was last written, `status`/`status_reason` what that write did.
         """
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self._batch(
             f"UNWIND $rows AS row MATCH (d:{self.lab.document} {{id: row.id}}) "
             "SET d.updated_at = CASE WHEN d.dated_hash = row.hash THEN d.updated_at ELSE row.now END, "
-            "d.dated_hash = row.hash, d.content_hash = row.hash",
-            [{**doc, "now": now} for doc in docs],
+            "d.dated_hash = row.hash, d.content_hash = row.hash, d.indexed_at = row.now, "
+            "d.status = row.status, d.status_reason = row.reason",
+            [{"status": "indexed", "reason": "", **doc, "now": now} for doc in docs],
         )
+
+    def set_status(self, doc_id: str, status: str, reason: str) -> None:
+        """A stored document's status when a run did not write it (its file failed to load, or loads again)."""
+        self._q(
+            f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.status = $status, d.status_reason = $reason",
+            id=doc_id,
+            status=status,
+            reason=reason,
+        )
+
+    def forget_hash(self, doc_id: str) -> None:
+        """Mark a document unfinished, so the next run over its source writes it again (a re-index)."""
+        self._q(f"MATCH (d:{self.lab.document} {{id: $id}}) SET d.content_hash = null", id=doc_id)
 
     def delete_document(self, doc_id: str) -> None:
         lab = self.lab

@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +42,9 @@ from retrieval.indexing.extract_process import offline_extractions
 from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, document_id, entity_id
 from retrieval.indexing.repo_facts import DocumentFacts
 from retrieval.indexing.repo_graph import RepoGraph
+from retrieval.indexing.report import DocumentCallback, DocumentEvent, IndexReport, Status, issue_status
 from retrieval.indexing.sources import LoadIssue, LoadLimits, SourceDocument, count_candidates, load
 from retrieval.llm import ChatModel
-from retrieval.models import Usage
 from retrieval.store.base import GraphStore
 
 #: Texts per embedder call: a progress tick each, small enough for steady feedback.
@@ -54,41 +54,16 @@ WRITE_BATCH_CHUNKS = 500
 
 
 @dataclass
-class IndexReport:
-    """What a run did; `to_dict()` is the `--json` output of `python -m retrieval index`."""
-
-    project: str
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    issues: list[LoadIssue] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
-    written: dict[str, int] = field(default_factory=dict)
-    usage: Usage = field(default_factory=Usage)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.updated or self.deleted)
-
-    def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["usage"] = self.usage.model_dump()
-        out["issues"] = [asdict(issue) for issue in self.issues]
-        out["counts"] = {k: len(getattr(self, k)) for k in ("added", "updated", "unchanged", "deleted")}
-        return out
-
-
-@dataclass
 class _Written:
-    """One document ready to write: its chunks with their vectors and extractions, and its repository facts."""
+    """One document ready to write: its chunks with their vectors and extractions, its repository facts, and what
+    writing it does (indexed, updated, or failed with the reason)."""
 
     doc: SourceDocument
     chunks: list[Chunk]
     vectors: np.ndarray
     found: list[ChunkExtraction]
     facts: DocumentFacts
+    outcome: DocumentEvent
 
 
 class _Run:
@@ -103,8 +78,14 @@ class _Run:
         *,
         on_progress: ProgressCallback | None,
         chat_model: ChatModel | None,
+        on_document: DocumentCallback | None = None,
+        origin: str | None = None,
     ) -> None:
         self.settings = settings
+        self.on_document = on_document
+        self.origin = origin  # "upload": the files' own location means nothing to the reader
+        self.roots: dict[str, str] = {}
+        self.planned: dict[str, Status] = {}  # what writing each document will be: a first write or an update
         self.store = store
         self.embedder = embedder
         self.graph = RepoGraph(store, settings, project)
@@ -123,6 +104,10 @@ class _Run:
         yield
         self.report.seconds[name] = round(self.report.seconds.get(name, 0.0) + time.perf_counter() - started, 3)
         self.tick(name, total, total)
+
+    def said(self, path: str, status: Status, reason: str = "") -> None:
+        if self.on_document is not None:
+            self.on_document(DocumentEvent(path, status, reason))
 
     def count(self, key: str, n: int) -> None:
         self.report.written[key] = self.report.written.get(key, 0) + n
@@ -176,15 +161,20 @@ class _Run:
         self.report.seconds["embed"] = round(self.report.seconds.get("embed", 0.0) + worker.seconds, 3)
         self.tick("embed", len(texts), len(texts))
         offset = 0
+        failed = {issue.path: issue.message for issue in self.report.issues}  # extraction failures, by path
         batch: list[_Written] = []
         with self.stage("write", len(docs)):
             for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
-                batch.append(_Written(doc, chunks, vectors[offset : offset + len(chunks)], found, fact))
+                status: Status = "failed" if doc.path in failed else self.planned.get(doc.path, "indexed")
+                outcome = DocumentEvent(doc.path, status, failed.get(doc.path, ""))
+                batch.append(_Written(doc, chunks, vectors[offset : offset + len(chunks)], found, fact, outcome))
                 offset += len(chunks)
                 if i + 1 == len(docs) or sum(len(w.chunks) for w in batch) >= WRITE_BATCH_CHUNKS:
                     self.write_batch(batch)
-                    batch = []
                     self.tick("write", i + 1, len(docs), doc.path)
+                    for written in batch:
+                        self.said(written.doc.path, written.outcome.status, written.outcome.reason)
+                    batch = []
 
     def extract(
         self, docs: list[SourceDocument], chunked: list[list[Chunk]], between: Callable[[], None]
@@ -224,7 +214,18 @@ class _Run:
         project = self.report.project
         ids = [document_id(project, w.doc.path) for w in batch]
         pairs = list(zip(ids, batch, strict=True))
-        self.graph.begin_documents([{"id": i, "path": w.doc.path, "title": w.doc.title} for i, w in pairs])
+        self.graph.begin_documents(
+            [
+                {
+                    "id": i,
+                    "path": w.doc.path,
+                    "title": w.doc.title,
+                    "source": self.origin or self.roots.get(w.doc.path, ""),
+                    "size": len(w.doc.text.encode()),
+                }
+                for i, w in pairs
+            ]
+        )
         chunk_rows: list[dict[str, Any]] = []
         mention_rows: list[dict[str, Any]] = []
         for doc_id, written in pairs:
@@ -236,7 +237,12 @@ class _Run:
         for doc_id, written in pairs:
             for key, n in self.graph.write(doc_id, written.doc.path, written.facts).items():
                 self.count(key, n)
-        self.graph.finish_documents([{"id": i, "hash": w.doc.content_hash} for i, w in pairs])
+        self.graph.finish_documents(
+            [
+                {"id": i, "hash": w.doc.content_hash, "status": w.outcome.status, "reason": w.outcome.reason}
+                for i, w in pairs
+            ]
+        )
         self.count("chunks", len(chunk_rows))
         self.count("mentions", len(mention_rows))
 
@@ -419,18 +425,27 @@ def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[
     with run.stage("load", total):
         loaded = load(list(paths), limits, on_file=file_done)
     run.report.issues.extend(loaded.issues)
+    run.roots = loaded.roots
     stored = run.graph.documents()
     todo = []
     for doc in loaded.documents:
         have = stored.get(doc.path)
-        if have is None:
-            run.report.added.append(doc.path)
-            todo.append(doc)
-        elif have["content_hash"] != doc.content_hash:
-            run.report.updated.append(doc.path)
-            todo.append(doc)
-        else:
+        if have is not None and have["content_hash"] == doc.content_hash:
             run.report.unchanged.append(doc.path)
+            run.said(doc.path, "unchanged")
+            if have["status"] in ("failed", "skipped"):  # readable again: the stored copy is current after all
+                run.graph.set_status(have["id"], "unchanged", "")
+            continue
+        (run.report.added if have is None else run.report.updated).append(doc.path)
+        # a first write a killed run left unfinished is still a first write
+        run.planned[doc.path] = "indexed" if have is None or not (have["content_hash"] or have["status"]) else "updated"
+        todo.append(doc)
+        run.said(doc.path, "queued")
+    for issue in loaded.issues:
+        status = issue_status(issue)
+        run.said(issue.path, status, issue.message)
+        if issue.path in stored and issue.keeps_stored:  # the stored copy stays, and says why it is not current
+            run.graph.set_status(stored[issue.path]["id"], status, issue.message)
     present = {doc.path for doc in loaded.documents} | {i.path for i in loaded.issues if i.keeps_stored}
     gone = sorted(p for p in stored if p not in present and any(p.startswith(scope) for scope in loaded.scopes))
     return todo, gone
@@ -445,9 +460,24 @@ def run_index(
     project: str | None = None,
     on_progress: ProgressCallback | None = None,
     chat_model: ChatModel | None = None,
+    on_document: DocumentCallback | None = None,
+    origin: str | None = None,
 ) -> IndexReport:
-    """Index files/folders/zips into `project`; a folder run also deletes documents gone from the folder."""
-    run = _Run(settings, store, embedder, project or settings.project, on_progress=on_progress, chat_model=chat_model)
+    """Index files/folders/zips into `project`; a folder run also deletes documents gone from the folder.
+
+    `on_document` hears each document's status as the run decides or writes it; `origin` names where the files
+    came from when their location means nothing (`"upload"`), else each document records the folder, file or
+    archive it was read from (what a re-index reads again)."""
+    run = _Run(
+        settings,
+        store,
+        embedder,
+        project or settings.project,
+        on_progress=on_progress,
+        chat_model=chat_model,
+        on_document=on_document,
+        origin=origin,
+    )
     info = run.prepare()
     todo, gone = _load(run, paths)
     run.report.deleted.extend(gone)
@@ -487,6 +517,7 @@ def _apply(run: _Run, info: dict[str, Any] | None, todo: list[SourceDocument], g
     stored = g.documents()
     for path in gone:
         g.delete_document(stored[path]["id"])
+        run.said(path, "removed")
     if todo:
         run.write_documents(todo)
     run.reconcile(resumed=bool(info and info.get("dirty")))

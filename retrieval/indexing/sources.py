@@ -50,6 +50,8 @@ class LoadResult:
     issues: list[LoadIssue] = field(default_factory=list)
     #: Path prefixes fully enumerated by this run: a stored document under one of them and not seen was deleted.
     scopes: list[str] = field(default_factory=list)
+    #: Where each document came from: the folder, file or archive given, by document path.
+    roots: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,7 @@ def load(paths: list[Path], limits: LoadLimits, on_file: FileDone | None = None)
             else:
                 by_hash[loaded.content_hash] = loaded.path
                 result.documents.append(loaded)
+                result.roots[loaded.path] = str(root.resolve())
             if on_file is not None:
                 on_file(entry.path)
     return result

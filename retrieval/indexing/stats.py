@@ -39,12 +39,7 @@ def graph_stats(store: GraphStore, settings: Settings, project: str | None = Non
     return {
         "project": project,
         "embedder": project_rows[0]["embedder"] if project_rows else None,
-        "documents": count(f"MATCH (d:{lab.document} {{projectId: $project}}) RETURN count(d) AS n"),
-        "chunks": count(f"MATCH (c:{lab.chunk} {{projectId: $project}}) RETURN count(c) AS n"),
-        "entities": count(f"MATCH (e:{lab.entity} {{projectId: $project}}) RETURN count(e) AS n"),
-        "relationships": count(
-            f"MATCH (a:{lab.entity} {{projectId: $project}})-[r:RELATED]->(:{lab.entity}) RETURN count(r) AS n"
-        ),
+        **core_counts(store, settings, project),
         # repository ingestion (0 for a project of documents)
         "symbols": count(f"MATCH (s:{SYMBOL} {{projectId: $project}}) RETURN count(s) AS n"),
         "references": count(
@@ -57,3 +52,21 @@ def graph_stats(store: GraphStore, settings: Settings, project: str | None = Non
         "last_run": json.loads(last_run) if last_run else None,
         "unfinished": bool(project_rows and project_rows[0]["dirty"]),
     }
+
+
+def core_counts(store: GraphStore, settings: Settings, project: str) -> dict[str, int]:
+    """Documents, chunks, entities and relationships of one project (Home shows them on every visit)."""
+    lab = Labels.of(settings)
+    queries = {
+        "documents": f"MATCH (d:{lab.document} {{projectId: $project}}) RETURN count(d) AS n",
+        "chunks": f"MATCH (c:{lab.chunk} {{projectId: $project}}) RETURN count(c) AS n",
+        "entities": f"MATCH (e:{lab.entity} {{projectId: $project}}) RETURN count(e) AS n",
+        "relationships": (
+            f"MATCH (a:{lab.entity} {{projectId: $project}})-[r:RELATED]->(:{lab.entity}) RETURN count(r) AS n"
+        ),
+    }
+    counts = {}
+    for key, cypher in queries.items():
+        rows = store.read(cypher, {"project": project})
+        counts[key] = int(rows[0]["n"]) if rows else 0
+    return counts

@@ -15,6 +15,7 @@ from retrieval.config import Settings
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError, InvalidInput, StoreUnavailable
 from retrieval.events import ProgressEvent
+from retrieval.indexing.documents import DocumentInfo
 from retrieval.models import Answer, Citation, Hit
 from retrieval.search import explore
 from retrieval.search.expand import expand
@@ -269,3 +270,25 @@ def list_communities(engine: Engine, *, project_id: str | None = None, level: in
         "projectId": ctx.project if ctx.scoped else None,
         "communities": [dataclasses.asdict(c) for c in tree if level is None or c.level == level],
     }
+
+
+def list_documents(
+    engine: Engine, *, project_id: str | None = None, limit: int = schemas.DEFAULT_DOCUMENTS
+) -> schemas.DocumentsResponse:
+    """The project's documents by path, at most `limit` (the HTTP route and the MCP tool `list_documents`)."""
+    if not 1 <= limit <= schemas.MAX_DOCUMENTS:
+        raise InvalidInput(f"limit must be 1..{schemas.MAX_DOCUMENTS}.")
+    where = scope(engine, project_id)
+    found = engine.documents(where["project"], every_project=where["every_project"])
+    return schemas.DocumentsResponse(
+        project_id=project_id,
+        documents=[_document(d) for d in found[:limit]],
+        total=len(found),
+        truncated=len(found) > limit,
+    )
+
+
+def _document(doc: DocumentInfo) -> schemas.DocumentItem:
+    fields = dataclasses.asdict(doc)
+    fields["project_id"] = fields.pop("project")
+    return schemas.DocumentItem(**fields)

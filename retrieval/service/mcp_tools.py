@@ -31,8 +31,9 @@ log = logging.getLogger("driftlens.service")
 INSTRUCTIONS = (
     "DriftLens answers questions over a knowledge graph built from documents. search_graph returns the matching "
     "entities, their drift-scored neighbours and evidence chunks; ask_graph writes a cited answer (modes local, "
-    "global, drift, agent); expand_entity walks around one entity; list_communities shows the topic clusters. "
-    "Without project_id a tool reads every project in the graph; with it, that project only."
+    "global, drift, agent); expand_entity walks around one entity; list_communities shows the topic clusters; "
+    "list_documents lists what was indexed. Without project_id a tool reads every project in the graph; with it, "
+    "that project only."
 )
 RAW_CYPHER_INSTRUCTIONS = (
     " read_cypher runs read-only Cypher over the whole graph, every project in it (row-capped, time-limited)."
@@ -117,6 +118,13 @@ def build_mcp(get_service: Callable[[], Service], *, raw_cypher: bool = False) -
         """The project's communities (topic clusters) with parent, level, title, size and rank."""
         result: dict[str, Any] = await call(handlers.list_communities, project_id=project_id, level=level)
         return result
+
+    @server.tool()
+    async def list_documents(project_id: str | None = None, limit: int = schemas.DEFAULT_DOCUMENTS) -> dict[str, Any]:
+        """The project's documents: title, path, source, size, chunks, entities, when indexed, content hash, and
+        what the last indexing run did to each (indexed, updated, unchanged, failed or skipped, with the reason)."""
+        result: schemas.DocumentsResponse = await call(handlers.list_documents, project_id=project_id, limit=limit)
+        return result.model_dump(mode="json", by_alias=True)
 
     return server
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -85,6 +85,17 @@ async def ask(request: Request, body: schemas.AskRequest) -> dict[str, Any]:
     """An answer in any mode, as the project's `Answer` JSON."""
     result = await answer(request, handlers.ask, body)
     return schemas.answer_json(result, include_trace=body.include_trace)
+
+
+@router.get("/v1/documents", response_model=schemas.DocumentsResponse, responses=_ERRORS)
+async def documents(
+    request: Request,
+    project_id: Annotated[str | None, Query(alias="projectId", min_length=1, max_length=200)] = None,
+    limit: Annotated[int, Query(ge=1, le=schemas.MAX_DOCUMENTS)] = schemas.DEFAULT_DOCUMENTS,
+) -> schemas.DocumentsResponse:
+    """The project's documents (every project's without `projectId`): source, size, chunks, entities, when indexed,
+    content hash and what the last run did to each."""
+    return await answer(request, lambda engine: handlers.list_documents(engine, project_id=project_id, limit=limit))
 
 
 @router.get("/metrics", include_in_schema=False)

@@ -212,6 +212,36 @@ class AskRequest(Camel):
 
 
 # --- errors and health ---------------------------------------------------------------------------------------
+# --- GET /v1/documents ------------------------------------------------------------------------------------------
+#: Most documents one listing returns (the default; `limit` goes up to MAX_DOCUMENTS).
+DEFAULT_DOCUMENTS = 1000
+MAX_DOCUMENTS = 10_000
+
+DocumentStatus = Literal["indexed", "updated", "unchanged", "failed", "skipped"]
+
+
+class DocumentItem(Camel):
+    id: str
+    project_id: str
+    title: str
+    path: str = Field(description="Relative to the folder, file or archive it was read from.")
+    source: str = Field(description="That folder, file or archive; `upload` for uploaded files; empty if unknown.")
+    size: int = Field(description="Bytes of its text (UTF-8).")
+    chunks: int
+    entities: int = Field(description="Distinct entities its chunks mention.")
+    indexed_at: str = Field(description="When it was last written (UTC, ISO-8601).")
+    content_hash: str = Field(description="sha256 of its normalised text; empty while a write is unfinished.")
+    status: DocumentStatus = Field(description="What the last run that touched it did.")
+    reason: str = Field(description="Why it failed or was skipped; empty otherwise.")
+
+
+class DocumentsResponse(Camel):
+    project_id: str | None = Field(description="The project listed; null when none was given (every project).")
+    documents: list[DocumentItem]
+    total: int = Field(description="Documents in the project, listed or not.")
+    truncated: bool = Field(description="True when `limit` cut the list.")
+
+
 class ErrorBody(BaseModel):
     error: str = Field(description="What failed, in a few words.")
     detail: str = Field(description="What to check.")

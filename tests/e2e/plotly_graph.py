@@ -32,6 +32,26 @@ _NODES = """(gd) => {
 }""".replace("SELECTED_RING", SELECTED_RING)
 
 
+_MIDDLES = """(gd) => {
+  const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+  const out = [];
+  for (const t of gd._fullData) {
+    if (t.mode !== "lines") continue;
+    let run = [];
+    const flush = () => {
+      if (run.length >= 2) {
+        const a = run[Math.floor(run.length / 2) - 1], b = run[Math.floor(run.length / 2)];
+        out.push([box.left + xa._offset + xa.l2p((a[0] + b[0]) / 2), box.top + ya._offset + ya.l2p((a[1] + b[1]) / 2)]);
+      }
+      run = [];
+    };
+    t.x.forEach((x, i) => (x === null ? flush() : run.push([x, t.y[i]])));
+    flush();
+  }
+  return out;
+}"""
+
+
 @dataclass(frozen=True)
 class DrawnNode:
     id: str
@@ -64,6 +84,11 @@ def nodes(page: Page, key: str) -> list[DrawnNode]:
     graph.scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     return [DrawnNode(**n) for n in graph.evaluate(_NODES)]
+
+
+def edge_middles(page: Page, key: str) -> list[tuple[float, float]]:
+    """Where each drawn relation's middle is on screen (where a relation's hover point would sit)."""
+    return [(float(x), float(y)) for x, y in chart(page, key).evaluate(_MIDDLES)]
 
 
 def click(page: Page, x: float, y: float) -> None:

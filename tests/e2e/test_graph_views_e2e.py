@@ -5,6 +5,7 @@ the views read the graph through the store, and on Neo4j through its own Cypher.
 from __future__ import annotations
 
 import html
+import math
 import re
 
 import pytest
@@ -68,23 +69,48 @@ def test_explorer_has_a_legend_and_a_fullscreen_view(wide: Session) -> None:
 
 def test_clicking_a_node_selects_and_expands_it(wide: Session) -> None:
     page = _explore(wide)
+    caption = page.get_by_text(CAPTION)
+    expect(caption).not_to_contain_text("reached")  # the first view leaves room to explore
+    slider = page.get_by_test_id("stSlider").filter(has_text="Node cap").get_by_role("slider")
+    slider.focus()
+    slider.press("Home")  # a cap of 10 (the demo graph is small): the first view takes half of it
+    expect(caption).to_have_text(re.compile(r"^5 nodes"), timeout=WAIT_MS)
     drawn = plotly_graph.nodes(page, "ex_graph")
     assert sum(n.selected for n in drawn) == 1, "the picked entity starts selected"
-    target = next(n for n in drawn if n.text and not n.selected)
-    before = int(page.get_by_text(CAPTION).inner_text().split()[0])
+    before = {n.id for n in drawn}
+    picked = next(n.id for n in drawn if n.selected)
+    # the node with a relation's middle closest to it: where a relation's hover point used to take the click
+    middles = plotly_graph.edge_middles(page, "ex_graph")
+    candidates = [n for n in drawn if n.text and not n.selected]
+    target = min(candidates, key=lambda n: min(math.dist((n.x, n.y), m) for m in middles))
 
     plotly_graph.click(page, target.x, target.y)
 
     expect(page.get_by_role("button", name="Collapse expansions")).to_be_visible(timeout=WAIT_MS)
     panel = page.get_by_test_id("stColumn").filter(has=page.get_by_role("button", name="Collapse expansions"))
     expect(panel.get_by_text(html.unescape(target.text), exact=True).first).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^Expanding .* added [1-9]\d* nodes"))).to_be_visible()
     drawn = plotly_graph.nodes(page, "ex_graph")
     assert [n.id for n in drawn if n.selected] == [target.id]
-    assert len(drawn) >= before
+    added = [n for n in drawn if n.id not in before]
+    assert added, "a click adds the node's unseen neighbours"
+    clicked = next(n for n in drawn if n.id == target.id)
+    assert max(math.dist((n.x, n.y), (clicked.x, clicked.y)) for n in added) < 200, "laid out around the clicked node"
     box = plotly_graph.chart(page, "ex_graph").bounding_box()
     assert box is not None
     outside = [n.id for n in drawn if not (box["x"] <= n.x <= box["x"] + box["width"])]
     assert outside == [], "expanded nodes land inside the canvas"
+
+    # filters: one entity type (the picked and the clicked entity stay), then hide a node by hand
+    page.get_by_test_id("stExpander").filter(has_text="Filters").get_by_text("Filters").click()
+    types = page.get_by_test_id("stMultiSelect").filter(has_text="Entity types")
+    types.click()
+    page.get_by_role("option", name="person", exact=True).click()
+    page.keyboard.press("Escape")
+    expect(caption).not_to_have_text(re.compile(rf"^{len(drawn)} nodes"), timeout=WAIT_MS)
+    page.wait_for_timeout(500)
+    kept = plotly_graph.nodes(page, "ex_graph")
+    assert kept and {n.group for n in kept if n.id not in (target.id, picked)} <= {"person"}, kept
     _done(wide, "graph-explorer")
 
 
