@@ -10,11 +10,9 @@ write and cleared after the communities are done. Unchanged input writes nothing
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +34,11 @@ from retrieval.indexing import (
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
 from retrieval.indexing.communities import Community
+from retrieval.indexing.document_writes import WrittenDocument, write_documents
 from retrieval.indexing.embed_worker import EmbedWorker
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_process import offline_extractions
-from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress, document_id, entity_id
+from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress
 from retrieval.indexing.repo_facts import DocumentFacts
 from retrieval.indexing.repo_graph import RepoGraph
 from retrieval.indexing.report import DocumentCallback, DocumentEvent, IndexReport, Status, issue_status
@@ -51,19 +50,6 @@ from retrieval.store.base import GraphStore
 EMBED_STEP = 64
 #: Chunks of the documents written together (begin, chunks, mentions, finish: a few statements per batch).
 WRITE_BATCH_CHUNKS = 500
-
-
-@dataclass
-class _Written:
-    """One document ready to write: its chunks with their vectors and extractions, its repository facts, and what
-    writing it does (indexed, updated, or failed with the reason)."""
-
-    doc: SourceDocument
-    chunks: list[Chunk]
-    vectors: np.ndarray
-    found: list[ChunkExtraction]
-    facts: DocumentFacts
-    outcome: DocumentEvent
 
 
 class _Run:
@@ -162,12 +148,12 @@ class _Run:
         self.tick("embed", len(texts), len(texts))
         offset = 0
         failed = {issue.path: issue.message for issue in self.report.issues}  # extraction failures, by path
-        batch: list[_Written] = []
+        batch: list[WrittenDocument] = []
         with self.stage("write", len(docs)):
             for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
                 status: Status = "failed" if doc.path in failed else self.planned.get(doc.path, "indexed")
                 outcome = DocumentEvent(doc.path, status, failed.get(doc.path, ""))
-                batch.append(_Written(doc, chunks, vectors[offset : offset + len(chunks)], found, fact, outcome))
+                batch.append(WrittenDocument(doc, chunks, vectors[offset : offset + len(chunks)], found, fact, outcome))
                 offset += len(chunks)
                 if i + 1 == len(docs) or sum(len(w.chunks) for w in batch) >= WRITE_BATCH_CHUNKS:
                     self.write_batch(batch)
@@ -207,86 +193,10 @@ class _Run:
                 between()
         return extractions
 
-    def write_batch(self, batch: Sequence[_Written]) -> None:
-        """Documents written together: a few statements per batch instead of ~10 per document (each its own write
-        transaction), which made a corpus of small documents slow per word. Each document is finished only after
-        every write of its batch, so a run killed midway redoes the whole batch, never half a document."""
-        project = self.report.project
-        ids = [document_id(project, w.doc.path) for w in batch]
-        pairs = list(zip(ids, batch, strict=True))
-        self.graph.begin_documents(
-            [
-                {
-                    "id": i,
-                    "path": w.doc.path,
-                    "title": w.doc.title,
-                    "source": self.origin or self.roots.get(w.doc.path, ""),
-                    "size": len(w.doc.text.encode()),
-                }
-                for i, w in pairs
-            ]
-        )
-        chunk_rows: list[dict[str, Any]] = []
-        mention_rows: list[dict[str, Any]] = []
-        for doc_id, written in pairs:
-            chunks, mentions = self._rows(doc_id, written)
-            chunk_rows += chunks
-            mention_rows += mentions
-        self.graph.write_chunks(chunk_rows)
-        self.graph.write_mentions(mention_rows)
-        for doc_id, written in pairs:
-            for key, n in self.graph.write(doc_id, written.doc.path, written.facts).items():
-                self.count(key, n)
-        self.graph.finish_documents(
-            [
-                {"id": i, "hash": w.doc.content_hash, "status": w.outcome.status, "reason": w.outcome.reason}
-                for i, w in pairs
-            ]
-        )
-        self.count("chunks", len(chunk_rows))
-        self.count("mentions", len(mention_rows))
-
-    def _rows(self, doc_id: str, written: _Written) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The chunk rows (with their vectors and claimed relations) and mention rows of one document."""
-        project, doc = self.report.project, written.doc
-        chunk_rows: list[dict[str, Any]] = []
-        mention_rows: list[dict[str, Any]] = []
-        for chunk, vector, extraction in zip(written.chunks, written.vectors, written.found, strict=True):
-            chunk_id = f"{doc_id}:{chunk.n}"
-            claims = [
-                [entity_id(project, r.source), entity_id(project, r.target), r.weight, r.description, r.directed]
-                for r in extraction.relations
-            ]
-            chunk_rows.append(
-                {
-                    "id": chunk_id,
-                    "text": chunk.text,
-                    "n": chunk.n,
-                    "start": chunk.start,
-                    "end": chunk.end,
-                    "document_id": doc_id,
-                    "document_name": doc.title,
-                    "path": doc.path,
-                    # 0 for prose: every chunk has the keys, so search projections always include them
-                    "line_start": chunk.lines[0] if chunk.lines else 0,
-                    "line_end": chunk.lines[1] if chunk.lines else 0,
-                    "symbol": chunk.symbol,
-                    "relations": json.dumps(claims),
-                    "embedding": vector.tolist(),
-                }
-            )
-            mention_rows.extend(
-                {
-                    "chunk": chunk_id,
-                    "entity": entity_id(project, m.key),
-                    "surface": m.surface,
-                    "type": m.type,
-                    "count": m.count,
-                    "evidence": m.evidence,
-                }
-                for m in extraction.mentions
-            )
-        return chunk_rows, mention_rows
+    def write_batch(self, batch: Sequence[WrittenDocument]) -> None:
+        source = {w.doc.path: self.origin or self.roots.get(w.doc.path, "") for w in batch}
+        for key, n in write_documents(self.graph, self.report.project, batch, source).items():
+            self.count(key, n)
 
     # --- derived graph ------------------------------------------------------------------------
     def reconcile(self, resumed: bool) -> None:
