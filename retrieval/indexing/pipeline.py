@@ -33,6 +33,7 @@ from retrieval.indexing import (
     relations,
     repo_facts,
     reports,
+    resolution,
 )
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
@@ -275,18 +276,28 @@ class _Run:
             self.count("links_deleted", g.delete_unlinked_urls())
         with self.stage("resolve"):
             mentions = g.mentions()
-            wanted = entities.resolve(mentions)
+            merged = resolution.resolve(resolution.keys_of(mentions))
+            wanted = entities.resolve(mentions, merged)
             stored = g.entities()
             stale = sorted(set(stored) - set(wanted))
-            g.delete_nodes(g.settings.entity_label, stale)
             todo = entities.changed(wanted, stored)
         vectors = self.embed([e.embedding_text() for e in todo], "entity embeddings")
         with self.stage("describe", len(todo)):
             g.write_entities([{**e.row(), "embedding": v.tolist()} for e, v in zip(todo, vectors, strict=True)])
+            # Merged keys' mentions move to their entity before the entities nobody resolves to are deleted.
+            moved = [
+                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
+                for row in mentions
+                if merged.of(row["key"]) != row["entity"]
+            ]
+            g.repoint_mentions(moved)
+            g.delete_nodes(g.settings.entity_label, stale)
+            mentions = [{**row, "entity": merged.of(row["key"])} for row in mentions]
+        self.count("mentions_moved", len(moved))
         self.count("entities", len(todo))
         self.count("entities_deleted", len(stale))
         with self.stage("relate"):
-            edges = relations.aggregate(g.chunk_relations(), wanted)
+            edges = relations.aggregate(g.chunk_relations(), wanted, merged.canonical)
             stored_edges = g.related()
             write, drop = relations.diff(edges, stored_edges)
             g.write_related(write)
