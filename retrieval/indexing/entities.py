@@ -74,17 +74,32 @@ def _title(surfaces: Counter[str]) -> str:
     return max(surfaces.items(), key=lambda item: (not item[0].isupper(), item[1], item[0]))[0]
 
 
+#: An appositive right after the name: "Lisa Su, the CEO of AMD", "Mae Jemison, who flew ...".
+_APPOSITIVE = re.compile(
+    r",\s*(?:the|a|an|who|which|our|my|one of|now|then|former|co-?founder|CEO|CTO)\b", re.IGNORECASE
+)
+#: Words just before a name that address the person ("Thank you, Kevin."): a reply, not a description.
+_ADDRESSED = re.compile(r"\b(?:thank you|thanks|hi|hey|hello|yes|yeah|well|oh|so|and|right)[,!]?\s*$", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"^(?:I|I'm|I’m|I've|I’ve|We|My|Me)\b")
+
+
 def defining(sentence: str, title: str) -> int:
-    """How well a sentence says who or what `title` is: 2 for "Title is the ..."/"Title, CTO of ...", 1 for an
-    introduction ("Today's guest is Title") or the title with a role word ("founder", "professor"), else 0."""
+    """How well a sentence says who or what `title` is: 2 for "Title is the ..."/"Title, the CTO of ...", 1 for
+    an introduction ("Today's guest is Title") or the title with a role word ("founder", "professor"), else 0
+    (also when the title is only addressed: "Thank you, Title")."""
     lowered, name = sentence.lower(), title.lower()
     at = lowered.find(name)
-    if at < 0:
+    if at < 0 or _ADDRESSED.search(sentence[:at]):
         return 0
     after = sentence[at + len(name) : at + len(name) + 40]
-    if after.startswith(",") or _COPULA.match(after):
+    if _APPOSITIVE.match(after) or _COPULA.match(after):
         return 2
     return 1 if _INTRODUCTION.search(sentence[:at]) or _ROLE.search(sentence) else 0
+
+
+def _defines(sentence: str, names: tuple[str, ...]) -> int:
+    """The best `defining` score over an entity's names (a merged "Lisa" sentence can define Lisa Su)."""
+    return max((defining(sentence, name) for name in names), default=0)
 
 
 def _document(chunk_id: str) -> str:
@@ -114,7 +129,16 @@ def resolve(mentions: list[Row], merged: Resolution | None = None) -> dict[str, 
         title = _title(own or surfaces)  # the resolved key's own name, not a merged first name
         seen: set[str] = set()
         sentences: list[tuple[str, str]] = []
-        for row in sorted(rows, key=lambda r: (-defining(r["evidence"], title), -r["count"], r["chunk"])):
+        names = (title, *_aliases(surfaces, title))
+        for row in sorted(
+            rows,
+            key=lambda r: (
+                -_defines(r["evidence"], names),
+                bool(_FIRST_PERSON.match(r["evidence"])),  # a quote says what its speaker thinks, not who
+                -r["count"],
+                r["chunk"],
+            ),
+        ):
             key = sentence_key(row["evidence"])
             if key and key not in seen and key not in repeated:
                 seen.add(key)

@@ -34,6 +34,7 @@ from retrieval.indexing import (
     repo_facts,
     reports,
     resolution,
+    titles,
 )
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
@@ -347,10 +348,11 @@ class _Run:
             new = [c for c in tree if c.id not in done]
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
+            named = titles.community_titles(tree, wanted) if new and self.chat is None else {}
             for i, community in enumerate(new):
                 view = reports.CommunityView.of(community, wanted, edges)
                 if self.chat is None:
-                    made.append((community, reports.extractive_report(view)))
+                    made.append((community, reports.extractive_report(view, named.get(community.id))))
                 else:
                     report, notes = reports.llm_report(view, self.chat, self.report.usage)
                     made.append((community, report))

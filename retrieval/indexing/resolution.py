@@ -220,8 +220,10 @@ def _name_part_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     out = []
     for key in sorted(keys.values(), key=lambda k: k.id):
         surface = key.surface
-        if len(key.tokens) != 1 or surface.isupper() or key.type in _PLACES or key.type == CONCEPT:
+        if len(key.tokens) != 1 or surface.isupper() or key.type in _PLACES:
             continue
+        if key.type == CONCEPT and not surface[:1].isupper():
+            continue  # a topic word; a capitalised one may be a name with no person evidence of its own
         ranked = sorted(people.get(key.slug, []), key=lambda p: (_together(key, p), p.weight), reverse=True)
         if not ranked:
             continue
