@@ -28,12 +28,19 @@ def test_forms_of_one_name_resolve_to_the_full_name_with_reasons() -> None:
         _mention("c", "lisa-su", "Lisa Su", "PERSON"),
         _mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 2),
         _mention("c", "feifei-li", "FeiFei Li", "PERSON"),
+        _mention("d", "neil-degrasse-tyson", "Neil deGrasse Tyson", "PERSON", 3),
+        _mention("d", "neil-tyson", "Neil Tyson", "PERSON"),
+        _mention("d", "tyson", "Tyson", "CONCEPT"),
+        _mention("d", "google-brain", "Google Brain", "ORG", 2),
+        _mention("d", "google-brain-team", "Google Brain Team", "ORG"),
     ]
     merged = resolve(keys_of(rows))
     for variant in ("lisa-sus", "dr-lisa-su", "lisa"):
         assert merged.of(f"p:{variant}") == "p:lisa-su", variant
     assert merged.of("p:advanced-micro-devices") == "p:amd"
     assert merged.of("p:feifei-li") == "p:fei-fei-li"
+    assert merged.of("p:neil-tyson") == merged.of("p:tyson") == "p:neil-degrasse-tyson"
+    assert merged.of("p:google-brain-team") == "p:google-brain"
     assert "possessive or plural" in merged.reasons["p:lisa-sus"]
     assert "title dropped" in merged.reasons["p:dr-lisa-su"]
     assert "AMD is short for Advanced Micro Devices" in merged.reasons["p:advanced-micro-devices"]
@@ -41,7 +48,7 @@ def test_forms_of_one_name_resolve_to_the_full_name_with_reasons() -> None:
 
 def test_without_shared_evidence_nothing_merges() -> None:
     """A first name shared by two people found equally often, an acronym never co-mentioned with its
-    would-be expansion, a person and a place: each stays its own entity."""
+    would-be expansion or spelled by a numeral ("Apple II"), a person and a place: each stays its own entity."""
     rows = [
         _mention("a", "bill-gates", "Bill Gates", "PERSON"),
         _mention("a", "bill", "Bill", "PERSON"),
@@ -51,6 +58,8 @@ def test_without_shared_evidence_nothing_merges() -> None:
         _mention("d", "artificial-intelligence", "artificial intelligence", "CONCEPT"),
         _mention("e", "georgia", "Georgia", "GPE"),
         _mention("e", "georgias", "Georgias", "PERSON"),
+        _mention("f", "ai", "AI", "CONCEPT"),
+        _mention("f", "apple-ii", "Apple II", "PRODUCT"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.canonical == {key: key for key in merged.canonical}

@@ -43,6 +43,8 @@ def test_a_person_type_needs_person_evidence() -> None:
     assert entity_types.checked("Webvan", Counter({"PERSON": 2, "ORG": 1}), 0, 0) == "ORG"
     assert entity_types.checked("Arrival", Counter({"PERSON": 2}), 0, 0) == "CONCEPT"
     assert entity_types.checked("Knuth", Counter({"PERSON": 2}), 1, 0) == "PERSON"
+    assert entity_types.checked("Knuth", Counter({"ORG": 2}), 2, 0, strong=1) == "PERSON"
+    assert entity_types.checked("Google", Counter({"ORG": 4}), 4, 0, strong=0) == "ORG"
     assert entity_types.checked("AI", Counter({"GPE": 4}), 0, 0) == "CONCEPT"
     assert entity_types.checked("US", Counter({"GPE": 4}), 0, 2) == "GPE"
 

@@ -102,6 +102,7 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     person: Counter[str] = Counter()  # mentions with person evidence (entity_types.py)
     the_before: Counter[str] = Counter()
+    strong: Counter[str] = Counter()
     for chunk, doc in zip(chunks, nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH), strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
@@ -126,8 +127,9 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
                 named_spans.add((ent.start, ent.end))
-                is_person, the = entity_types.evidence(ent)
+                is_person, is_strong, the = entity_types.evidence(ent)
                 person[key] += is_person
+                strong[key] += is_strong
                 the_before[key] += the
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
@@ -147,7 +149,9 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
                 surfaces[key][surface] += 1
         raw.append(found)
     types = {
-        key: entity_types.checked(surfaces[key].most_common(1)[0][0], counter, person[key], the_before[key])
+        key: entity_types.checked(
+            surfaces[key].most_common(1)[0][0], counter, person[key], the_before[key], strong[key]
+        )
         for key, counter in kinds.items()
     }
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)

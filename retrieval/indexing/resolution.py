@@ -32,6 +32,11 @@ HONORIFICS = frozenset(
 )
 #: Small words skipped when reading an expansion's initials ("Department of Energy" -> DOE keeps "of").
 _MINOR = frozenset({"of", "and", "the", "for", "in", "on", "at", "to", "a", "an", "&"})
+#: Trailing words that leave an organisation's name the same organisation: "Google Brain Team", "Apple Inc".
+ORG_SUFFIXES = frozenset(
+    {"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs", "team", "project",
+     "university", "college"}
+)  # fmt: skip
 #: Types that can never be the same thing as a person.
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
 #: A name part joins a full name when that person is in at least this share of the documents mentioning it...
@@ -134,6 +139,10 @@ def _compatible(a: Key, b: Key) -> bool:
     return not ("PERSON" in kinds and kinds & _PLACES)
 
 
+def _documents(n: int) -> str:
+    return f"{n} document" if n == 1 else f"{n} documents"
+
+
 def _together(a: Key, b: Key) -> int:
     return len(a.documents & b.documents)
 
@@ -153,7 +162,8 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     for key in sorted(keys.values(), key=lambda k: k.id):
         out.extend(_form_pairs(key, by_slug))
     out.extend(_acronym_pairs(keys))
-    out.extend(_name_part_pairs(keys))
+    out.extend(_longer_name_pairs(keys))
+    out.extend(_name_part_pairs(keys, {variant for variant, _t, _r in out}))
     return out
 
 
@@ -174,14 +184,16 @@ def _form_pairs(key: Key, by_slug: dict[str, Key]) -> list[tuple[str, str, str]]
                 (
                     variant.id,
                     target.id,
-                    f"possessive or plural form of {target.surface} (both in {shared} documents)",
+                    f"possessive or plural form of {target.surface} (both in {_documents(shared)})",
                 )
             )
     return out
 
 
 def _initials(key: Key) -> str:
-    return "".join(t[0] for t in key.tokens if t not in _MINOR and t)
+    """The initials of a name of words ("united-states" -> "us"); "" when a part is no word ("Apple II")."""
+    words = [t for t in key.tokens if t not in _MINOR]
+    return "".join(t[0] for t in words) if all(len(t) >= 3 and t.isalpha() for t in words) else ""
 
 
 def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
@@ -203,17 +215,40 @@ def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
                 (
                     variant.id,
                     target.id,
-                    f"{key.surface} is short for {e.surface} (together in {_together(key, e)} documents)",
+                    f"{key.surface} is short for {e.surface} (together in {_documents(_together(key, e))})",
                 )
             )
     return out
 
 
-def _name_part_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
-    """A lone first name or surname -> the full name of the person found in most of its documents."""
+def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """A person's name without a middle name ("Neil Tyson" of "Neil deGrasse Tyson"), and an organisation
+    without a suffix ("Google Brain" of "Google Brain Team"), when both are in one document."""
+    by_ends: dict[tuple[str, str], list[Key]] = defaultdict(list)
+    by_slug = {key.slug: key for key in keys.values()}
+    out = []
+    for key in keys.values():
+        if key.type == "PERSON" and len(key.tokens) > 2:
+            by_ends[(key.tokens[0], key.tokens[-1])].append(key)
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        tokens = key.tokens
+        if key.type == "PERSON" and len(tokens) == 2:
+            longer = [k for k in by_ends.get((tokens[0], tokens[-1]), []) if _together(key, k)]
+            if len(longer) == 1:
+                out.append((key.id, longer[0].id, f"{key.surface} is {longer[0].surface} without a middle name"))
+        if len(tokens) > 1 and tokens[-1] in ORG_SUFFIXES and key.type != "PERSON":
+            short = by_slug.get("-".join(tokens[:-1]))
+            if short is not None and short.type not in _PLACES | {"PERSON"} and _together(key, short):
+                out.append((key.id, short.id, f"{key.surface} is {short.surface} with a suffix"))
+    return out
+
+
+def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str, str, str]]:
+    """A lone first name or surname -> the full name of the person found in most of its documents (full names
+    that are themselves another name's variant do not compete)."""
     people: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
-        if key.type == "PERSON" and len(key.tokens) > 1:
+        if key.type == "PERSON" and len(key.tokens) > 1 and key.id not in variants:
             people[key.tokens[0]].append(key)
             if key.tokens[-1] != key.tokens[0]:
                 people[key.tokens[-1]].append(key)
