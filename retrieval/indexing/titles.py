@@ -1,11 +1,13 @@
 """Offline community titles: the community's distinctive key phrases, with its main members beside.
 
 Why class-based TF-IDF: two member names ("Ed & Grumpy Cat") say who is in a community, not what it is
-about, and the most frequent words of any community of a podcast are the same fillers. Each community of
-a level is one class; a phrase scores by how often the community's members' names and descriptions use
-it, against how often every community of that level does (c-TF-IDF: tf * log(1 + A / f), A the mean
-phrase count per class, f the phrase's count over all classes). A phrase counts only when at least
-two members use it, so a title is a theme several members share, not one member's quirk.
+about, and the most frequent words of any community of a podcast are the same fillers. The phrases are the
+graph's own topics and names of things (every entity title that is not a person: "machine learning",
+"Hurricane Irma", "Xerox PARC"), so a title is made of noun phrases, not word pairs such as "irma goes".
+Each community of a level is one class; a phrase scores by how many of the community's members use it (as
+their name or in their description), against how often every community of that level does (c-TF-IDF:
+tf * log(1 + A / f), A the mean phrase count per class, f the phrase's count over all classes). A phrase
+counts only when at least two members use it, so a title is a theme several members share.
 Titles are unique within a level: a title already taken there gets the next phrase, then a member.
 """
 
@@ -21,14 +23,14 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
 from retrieval.indexing.entity_filter import DISCOURSE_WORDS, GENERIC_NOUNS
-from retrieval.indexing.model import CONCEPT
 
 PHRASES = 3
 MEMBERS_BESIDE = 2
 #: Members that must use a phrase for it to name their community.
 MIN_MEMBERS = 2
-#: A two-word phrase is worth more than its words: "machine learning" over "machine".
+#: A phrase of several words is worth more than one word: "machine learning" over "learning".
 BIGRAM_BOOST = 1.5
+MAX_PHRASE_WORDS = 4
 #: Words of spoken English that say nothing about a topic, on top of spaCy's stop words.
 _FILLERS = frozenset(
     {
@@ -41,36 +43,41 @@ _FILLERS = frozenset(
     }
 )  # fmt: skip
 _STOP = STOP_WORDS | _FILLERS | GENERIC_NOUNS | DISCOURSE_WORDS
-_WORD = re.compile(r"[a-z][a-z0-9\-]+")
+_WORD = re.compile(r"[a-z0-9][a-z0-9\-'’.]*[a-z0-9]|[a-z0-9]")
 
 
-def _phrases(text: str) -> set[str]:
-    """Content words and adjacent pairs of content words of `text`, lower case."""
-    words = [w.strip("-") for w in _WORD.findall(text.lower())]
-    out: set[str] = set()
-    previous = ""
-    for word in words:
-        if len(word) < 3 or word in _STOP or word.isdigit():
-            previous = ""
-            continue
-        out.add(word)
-        if previous:
-            out.add(f"{previous} {word}")
-        previous = word
+def _vocabulary(entities: Mapping[str, Entity]) -> dict[str, str]:
+    """Phrases a title may use, lower case -> as written: the graph's topics and names of things, not people
+    (people are the members listed beside), nor a lone everyday word."""
+    out: dict[str, str] = {}
+    for entity in entities.values():
+        lowered = entity.title.lower()
+        if entity.type != "PERSON" and len(lowered) > 2 and lowered not in _STOP:
+            out.setdefault(lowered, entity.title)
     return out
 
 
-def _member_phrases(entity: Entity) -> set[str]:
-    """What one member contributes: its name when it names a topic, and its description's phrases."""
-    own = _phrases(entity.description)
-    if entity.type == CONCEPT:
-        own.add(entity.title.lower())
-    return own
+def _phrases(text: str, vocabulary: Mapping[str, str]) -> set[str]:
+    """The vocabulary's phrases (one to four words) that `text` uses."""
+    words = _WORD.findall(text.lower())
+    found = set()
+    for n in range(1, MAX_PHRASE_WORDS + 1):
+        for i in range(len(words) - n + 1):
+            phrase = " ".join(words[i : i + n])
+            if phrase in vocabulary:
+                found.add(phrase)
+    return found
 
 
 def community_titles(tree: Sequence[Community], entities: Mapping[str, Entity]) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level."""
-    per_member = {key: _member_phrases(entity) for key, entity in entities.items()}
+    vocabulary = _vocabulary(entities)
+    per_member = {}
+    for key, entity in entities.items():
+        own = _phrases(entity.description, vocabulary)
+        if entity.title.lower() in vocabulary:
+            own.add(entity.title.lower())
+        per_member[key] = own
     titles: dict[str, str] = {}
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
@@ -83,7 +90,7 @@ def community_titles(tree: Sequence[Community], entities: Mapping[str, Entity]) 
         average = sum(totals.values()) / max(1, len(counts))
         taken: set[str] = set()
         for community in sorted(level_communities, key=lambda c: (-len(c.members), c.id)):
-            ranked = _ranked(counts[community.id], totals, average)
+            ranked = [vocabulary[p] for p in _ranked(counts[community.id], totals, average)]
             members = _main_members(community, entities)
             titles[community.id] = _unique(ranked, members, taken)
     return titles
@@ -137,4 +144,4 @@ def _format(phrases: list[str], members: list[str]) -> str:
     if not phrases:
         return named
     head = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + f" & {phrases[-1]}"
-    return f"{head[0].upper()}{head[1:]} ({named})" if named else head
+    return f"{head} ({named})" if named else head
