@@ -181,11 +181,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.graph:
         graph = read_graph(args.graph, args.project)
+        out = csv.writer(sys.stdout, lineterminator="\n")
         if args.sample:
             for title in sorted(random.Random(args.seed).sample(sorted(graph.types), args.sample)):
-                print(f'"{title}",{graph.types[title]},,')
+                out.writerow([title, graph.types[title], "", ""])
         for level, title in _title_sample(graph, args.titles or 0, args.seed):
-            print(f'after,{level},"{title}",')
+            out.writerow(["after", level, title, ""])
         return
     seconds: dict[str, float] = {}
     if args.build:
