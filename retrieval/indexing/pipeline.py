@@ -30,6 +30,8 @@ from retrieval.indexing import (
     relations,
     repo_facts,
     reports,
+    resolution,
+    titles,
 )
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
@@ -212,18 +214,28 @@ class _Run:
             self.count("links_deleted", g.delete_unlinked_urls())
         with self.stage("resolve"):
             mentions = g.mentions()
-            wanted = entities.resolve(mentions)
+            merged = resolution.resolve(resolution.keys_of(mentions))
+            wanted = entities.resolve(mentions, merged)
             stored = g.entities()
             stale = sorted(set(stored) - set(wanted))
-            g.delete_nodes(g.settings.entity_label, stale)
             todo = entities.changed(wanted, stored)
         vectors = self.embed([e.embedding_text() for e in todo], "entity embeddings")
         with self.stage("describe", len(todo)):
             g.write_entities([{**e.row(), "embedding": v.tolist()} for e, v in zip(todo, vectors, strict=True)])
+            # Merged keys' mentions move to their entity before the entities nobody resolves to are deleted.
+            moved = [
+                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
+                for row in mentions
+                if merged.of(row["key"]) != row["entity"]
+            ]
+            g.repoint_mentions(moved)
+            g.delete_nodes(g.settings.entity_label, stale)
+            mentions = [{**row, "entity": merged.of(row["key"])} for row in mentions]
+        self.count("mentions_moved", len(moved))
         self.count("entities", len(todo))
         self.count("entities_deleted", len(stale))
         with self.stage("relate"):
-            edges = relations.aggregate(g.chunk_relations(), wanted)
+            edges = relations.aggregate(g.chunk_relations(), wanted, merged.canonical)
             stored_edges = g.related()
             write, drop = relations.diff(edges, stored_edges)
             g.write_related(write)
@@ -273,10 +285,11 @@ class _Run:
             new = [c for c in tree if c.id not in done]
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
+            named = titles.community_titles(tree, wanted) if new and self.chat is None else {}
             for i, community in enumerate(new):
                 view = reports.CommunityView.of(community, wanted, edges)
                 if self.chat is None:
-                    made.append((community, reports.extractive_report(view)))
+                    made.append((community, reports.extractive_report(view, named.get(community.id))))
                 else:
                     report, notes = reports.llm_report(view, self.chat, self.report.usage)
                     made.append((community, report))

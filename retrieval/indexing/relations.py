@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 
 from retrieval.indexing.entities import Entity
 from retrieval.store.base import Row
@@ -24,15 +25,22 @@ DESCRIPTION_SENTENCES = 2
 Pair = tuple[str, str]
 
 
-def aggregate(chunk_relations: list[Row], entities: dict[str, Entity]) -> dict[Pair, Row]:
-    """Wanted edges {(source, target): {source, target, weight, description, directed, updated_at, ingested_at}}."""
+def aggregate(
+    chunk_relations: list[Row], entities: dict[str, Entity], canonical: Mapping[str, str] | None = None
+) -> dict[Pair, Row]:
+    """Wanted edges {(source, target): {source, target, weight, description, directed, updated_at, ingested_at}}.
+
+    Chunks claim relations between the keys they extracted; `canonical` maps each key to the entity it
+    resolved to (a claim between two keys of one entity is dropped, like any self-loop)."""
+    canonical = canonical or {}
     weights: dict[Pair, float] = defaultdict(float)
     #: Weight of the directed claims lower id -> higher id minus that of the reverse ones, per pair.
     leaning: dict[Pair, float] = {}
     texts: dict[Pair, list[tuple[str, str]]] = defaultdict(list)
     dates: dict[Pair, list[Row]] = defaultdict(list)
     for row in chunk_relations:
-        for source, target, weight, description, *flags in json.loads(row["relations"]):
+        for raw_source, raw_target, weight, description, *flags in json.loads(row["relations"]):
+            source, target = canonical.get(raw_source, raw_source), canonical.get(raw_target, raw_target)
             if source == target or source not in entities or target not in entities:
                 continue
             pair = (source, target) if source < target else (target, source)

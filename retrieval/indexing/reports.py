@@ -1,6 +1,7 @@
 """Summaries stage: a title, summary, full_content (markdown report) and rank per community.
 
-Offline the report is extractive: the title names the most connected members, and the summary
+Offline the report is extractive: the title is the community's distinctive key phrases with its main
+members beside (retrieval/indexing/titles.py), and the summary
 is the members' source sentences that mention the most other members (each one kept with the
 chunk it came from, in `source_chunks`). With an LLM, a GraphRAG-style report is asked for as
 JSON; a reply that cannot be parsed falls back to the extractive report with a note.
@@ -93,9 +94,11 @@ class CommunityView:
         ]
 
 
-def extractive_report(view: CommunityView) -> Report:
-    titles = [e.title for e in view.ranked[:TITLE_ENTITIES]]
-    title = ", ".join(titles[:-1]) + f" & {titles[-1]}" if len(titles) > 1 else titles[0]
+def extractive_report(view: CommunityView, title: str | None = None) -> Report:
+    """`title`: the community's key phrases (titles.py); without one, its most connected members."""
+    if title is None:
+        top = [e.title for e in view.ranked[:TITLE_ENTITIES]]
+        title = ", ".join(top[:-1]) + f" & {top[-1]}" if len(top) > 1 else top[0]
     lowered = [e.title.lower() for e in view.ranked]
     pool: dict[str, tuple[str, int, int]] = {}
     for order, entity in enumerate(view.ranked):

@@ -1,0 +1,85 @@
+"""Types checked against evidence: a PERSON must be seen acting like one, a place like a place.
+
+Why: the small spaCy model types by the look of a word, so films, games and products with one capitalised
+word ("Arrival", "Spectre", "Webvan") come out as people, "Moore's Law" too, and "AI" as a place. The rule
+set is small and holds on any English text (transcripts, encyclopaedia passages, novels); no list of names:
+- a mention is *person evidence* when the name speaks (a speaker label, "X said", "said X"), is
+  addressed ("Thank you, X", "Hi X"), has a role or honorific ("Dr. X", "my colleague X", "X, the CEO",
+  "X, who ..."), or is followed by "he"/"she" ("X, he ...");
+- a one-word name the model did not call a person is one when at least half its mentions have strong
+  person evidence (a title, role or address before it, "he"/"she" after it: "professor Knuth");
+- a one-word PERSON with no person evidence in the document is retyped as a topic (CONCEPT), which any
+  document with evidence outvotes (`majority_type` prefers named types), and which still joins a full name
+  ("Tyson" -> "Neil deGrasse Tyson") in resolution;
+- a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person;
+- a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+from retrieval.indexing.model import CONCEPT, majority_type
+from retrieval.indexing.resolution import HONORIFICS
+
+PLACES = frozenset({"GPE", "LOC", "FAC"})
+_SPEECH = frozenset(
+    {
+        "said", "says", "told", "tells", "asked", "asks", "wrote", "writes", "replied", "explained", "argued",
+        "thinks", "thought", "believes", "believed", "laughed", "smiled", "founded", "co-founded", "joined",
+        "grew", "studied", "married", "cried", "exclaimed", "answered", "whispered", "shouted", "nodded",
+    }
+)  # fmt: skip
+_ADDRESS = frozenset({"thank", "thanks", "hi", "hey", "hello", "welcome", "dear", "congratulations"})
+#: Role nouns just before a name ("my colleague Christina", "professor Ng") or after its comma.
+ROLES = frozenset(
+    {
+        "friend", "colleague", "wife", "husband", "son", "daughter", "father", "mother", "brother", "sister",
+        "uncle", "aunt", "nephew", "niece", "professor", "advisor", "mentor", "guest", "host", "ceo", "cto",
+        "founder", "co-founder", "cofounder", "author", "scientist", "engineer", "president", "director",
+        "chairman", "chair", "boss", "partner", "teacher", "student", "astronaut", "physicist", "researcher",
+        "writer", "actor", "comedian", "senator", "governor", "king", "queen", "prince", "princess", "who",
+    }
+)  # fmt: skip
+_PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
+_INNER_POSSESSIVE = re.compile(r"\w['’]s\s+\w")
+
+
+def evidence(ent: Any) -> tuple[bool, bool, bool]:
+    """(person evidence, strong person evidence, "the" before) for one spaCy entity span in its document.
+
+    Strong evidence (a title, a role noun or an address before the name, "he"/"she" after it) outweighs
+    the model's type; a speech verb alone ("Google said") does not."""
+    doc = ent.doc
+    before = [t.lower_ for t in doc[max(ent.sent.start, ent.start - 3) : ent.start]]
+    after = [t.lower_ for t in doc[ent.end : min(ent.sent.end, ent.end + 3)]]
+    following = [word for word in after[:2] if word != ","]
+    strong = bool(
+        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES))
+        or any(word in _ADDRESS for word in before)
+        or (following and following[0] in _PRONOUNS)
+    )
+    spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH))
+    apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"}
+    return strong or spoken or apposed, strong, bool(before and before[-1] == "the")
+
+
+def checked(surface: str, kinds: Counter[str], person_evidence: int, the_before: int, strong: int = 0) -> str:
+    """The document's type for a name, from the model's votes (`kinds`) and the evidence counted for it."""
+    kind = majority_type(kinds)
+    named = {k: n for k, n in kinds.items() if k != CONCEPT}
+    word = surface.strip()
+    one_name = " " not in word and word[:1].isupper() and not word.isupper()
+    if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
+        return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
+    if kind == "PERSON":
+        if _INNER_POSSESSIVE.search(surface):
+            return CONCEPT
+        if " " not in surface.strip() and not person_evidence:
+            others = {k: n for k, n in named.items() if k != "PERSON"}
+            return max(others.items(), key=lambda item: (item[1], item[0]))[0] if others else CONCEPT
+    if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
+        return CONCEPT
+    return kind

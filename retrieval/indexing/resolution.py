@@ -1,0 +1,276 @@
+"""Entity resolution across documents: which extracted keys name the same real thing, and why.
+
+Why here and not at extraction: extraction sees one document, where "Lisa" and "Lisa Su" are folded
+only when unambiguous there; the graph holds every document. Resolution runs in the reconcile stage on
+all stored mentions, so an incremental run resolves a new document against what the graph already has,
+and `remove` undoes a merge exactly (the merge is recomputed from the mentions that are left). It runs
+on whatever produced the mentions, the offline extractor or a model.
+
+Each rule merges a *variant* key into the key it is a form of, and only with evidence that both name one
+thing: the forms must be compatible in type, and for the rules that could join two different things
+(name parts, acronyms, plural/possessive forms) the two must be mentioned in the same documents. Every
+merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `merge_reasons`):
+- case, spacing and hyphenation ("Fei-Fei Li", "FeiFei Li"): same letters, same name;
+- titles and honorifics ("Dr. Lisa Su" -> "Lisa Su");
+- possessive and plural forms ("Lisa Sus" -> "Lisa Su", "neural networks" -> "neural network");
+- acronyms and their expansions ("AMD" <-> "Advanced Micro Devices") co-mentioned in a document;
+- a first name or surname alone ("Lisa" -> "Lisa Su") when most documents mentioning it mention that one
+  person and no other person of that name comes close.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from retrieval.indexing.model import CONCEPT, majority_type
+from retrieval.store.base import Row
+
+#: Leading words that are a title, not part of the name.
+HONORIFICS = frozenset(
+    {"dr", "mr", "mrs", "ms", "miss", "prof", "professor", "sir", "dame", "lord", "lady", "rev", "saint", "st"}
+)
+#: Small words skipped when reading an expansion's initials ("Department of Energy" -> DOE keeps "of").
+_MINOR = frozenset({"of", "and", "the", "for", "in", "on", "at", "to", "a", "an", "&"})
+#: Trailing words that leave an organisation's name the same organisation: "Google Brain Team", "Apple Inc".
+ORG_SUFFIXES = frozenset(
+    {"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs", "team", "project",
+     "university", "college"}
+)  # fmt: skip
+#: Types that can never be the same thing as a person.
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+#: A name part joins a full name when that person is in at least this share of the documents mentioning it...
+NAME_PART_SHARE = 0.5
+#: ...and in at least this many times as many of them as the next person sharing the part.
+NAME_PART_MARGIN = 2.0
+
+
+@dataclass
+class Key:
+    """What the mentions say about one extracted key across the graph."""
+
+    id: str
+    surfaces: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+    documents: set[str] = field(default_factory=set)
+
+    @property
+    def slug(self) -> str:
+        return self.id.rsplit(":", 1)[-1]
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.slug.split("-")
+
+    @property
+    def type(self) -> str:
+        return majority_type(self.types)
+
+    @property
+    def weight(self) -> int:
+        return sum(self.surfaces.values())
+
+    @property
+    def surface(self) -> str:
+        return max(self.surfaces.items(), key=lambda item: (not item[0].isupper(), item[1], item[0]))[0]
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """Raw key id -> the entity id it resolves to, and for each merged key why."""
+
+    canonical: dict[str, str]
+    reasons: dict[str, str]
+
+    def of(self, key: str) -> str:
+        return self.canonical.get(key, key)
+
+
+def keys_of(mentions: list[Row]) -> dict[str, Key]:
+    """Per raw key (`key`, else `entity`, of rows {chunk, entity, key, surface, type, count}) its evidence."""
+    keys: dict[str, Key] = {}
+    for row in mentions:
+        raw = str(row.get("key") or row["entity"])
+        key = keys.setdefault(raw, Key(raw))
+        key.surfaces[row["surface"]] += int(row["count"] or 1)
+        key.types[row["type"]] += int(row["count"] or 1)
+        key.documents.add(str(row["chunk"]).rsplit(":", 1)[0])
+    return keys
+
+
+def resolve(keys: dict[str, Key]) -> Resolution:
+    """Union the keys the rules pair (each pair with its reason); each group resolves to a key that is no
+    other key's variant, the fullest name among those."""
+    parent = {k: k for k in keys}
+    reasons: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    pairs = _pairs(keys)
+    variants = {variant for variant, _target, _reason in pairs}
+    for variant, target, reason in pairs:
+        a, b = find(variant), find(target)
+        if a != b:
+            parent[a] = b
+            reasons.setdefault(variant, reason)
+            reasons.setdefault(target, reason)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for k in keys:
+        groups[find(k)].append(k)
+    canonical: dict[str, str] = {}
+    for members in groups.values():
+        head = max(members, key=lambda m: (m not in variants, *_rank(keys[m])))
+        canonical.update({m: head for m in members})
+    return Resolution(canonical, {k: r for k, r in reasons.items() if canonical[k] != k})
+
+
+def _rank(key: Key) -> tuple[bool, int, int, str]:
+    """The group's title: a person's full name, else the most mentioned form, else the shorter key."""
+    return (key.type == "PERSON" and len(key.tokens) > 1, key.weight, -len(key.slug), key.slug)
+
+
+def _compatible(a: Key, b: Key) -> bool:
+    """A person is never a place; otherwise types differ often for one thing (ORG/PRODUCT, CONCEPT/NORP)."""
+    kinds = {a.type, b.type}
+    return not ("PERSON" in kinds and kinds & _PLACES)
+
+
+def _documents(n: int) -> str:
+    return f"{n} document" if n == 1 else f"{n} documents"
+
+
+def _together(a: Key, b: Key) -> int:
+    return len(a.documents & b.documents)
+
+
+def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """(variant, target, reason) for every merge the rules support, in a fixed order."""
+    by_slug = {key.slug: key for key in keys.values()}
+    out: list[tuple[str, str, str]] = []
+    compact: dict[str, list[Key]] = defaultdict(list)
+    for key in keys.values():
+        compact[key.slug.replace("-", "")].append(key)
+    for group in compact.values():
+        group.sort(key=_rank, reverse=True)
+        for variant in group[1:]:
+            if _compatible(variant, group[0]):
+                out.append((variant.id, group[0].id, f"same name, spelled differently: {group[0].surface}"))
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        out.extend(_form_pairs(key, by_slug))
+    out.extend(_acronym_pairs(keys))
+    out.extend(_longer_name_pairs(keys))
+    out.extend(_name_part_pairs(keys, {variant for variant, _t, _r in out}))
+    return out
+
+
+def _form_pairs(key: Key, by_slug: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """Honorific and possessive/plural forms of another key."""
+    out = []
+    tokens = key.tokens
+    if len(tokens) > 1 and tokens[0] in HONORIFICS:
+        target = by_slug.get("-".join(tokens[1:]))
+        if target is not None and _compatible(key, target):
+            out.append((key.id, target.id, f"title dropped: {key.surface} is {target.surface}"))
+    if key.slug.endswith("s") and len(tokens[-1]) >= 3:
+        stem = by_slug.get(key.slug[:-1])
+        if stem is not None and _compatible(key, stem) and (_together(key, stem) or len(tokens) > 1):
+            variant, target = (key, stem) if stem.weight >= key.weight else (stem, key)
+            shared = _together(key, stem)
+            out.append(
+                (
+                    variant.id,
+                    target.id,
+                    f"possessive or plural form of {target.surface} (both in {_documents(shared)})",
+                )
+            )
+    return out
+
+
+def _initials(key: Key) -> str:
+    """The initials of a name of words ("united-states" -> "us"); "" when a part is no word ("Apple II")."""
+    words = [t for t in key.tokens if t not in _MINOR]
+    return "".join(t[0] for t in words) if all(len(t) >= 3 and t.isalpha() for t in words) else ""
+
+
+def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """An upper-case acronym and the one expansion whose initials it spells, mentioned in a shared document."""
+    expansions: dict[str, list[Key]] = defaultdict(list)
+    for key in keys.values():
+        if len(key.tokens) > 1:
+            expansions[_initials(key)].append(key)
+    out = []
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        surface = key.surface
+        if len(key.tokens) != 1 or not (2 <= len(surface) <= 6 and surface.isupper() and surface.isalpha()):
+            continue
+        found = [e for e in expansions.get(key.slug, []) if _together(key, e) and _compatible(key, e)]
+        if len(found) == 1:
+            e = found[0]
+            variant, target = (e, key) if key.weight >= e.weight else (key, e)
+            out.append(
+                (
+                    variant.id,
+                    target.id,
+                    f"{key.surface} is short for {e.surface} (together in {_documents(_together(key, e))})",
+                )
+            )
+    return out
+
+
+def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """A person's name without a middle name ("Neil Tyson" of "Neil deGrasse Tyson"), and an organisation
+    without a suffix ("Google Brain" of "Google Brain Team"), when both are in one document."""
+    by_ends: dict[tuple[str, str], list[Key]] = defaultdict(list)
+    by_slug = {key.slug: key for key in keys.values()}
+    out = []
+    for key in keys.values():
+        if key.type == "PERSON" and len(key.tokens) > 2:
+            by_ends[(key.tokens[0], key.tokens[-1])].append(key)
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        tokens = key.tokens
+        if key.type == "PERSON" and len(tokens) == 2:
+            longer = [k for k in by_ends.get((tokens[0], tokens[-1]), []) if _together(key, k)]
+            if len(longer) == 1:
+                out.append((key.id, longer[0].id, f"{key.surface} is {longer[0].surface} without a middle name"))
+        if len(tokens) > 1 and tokens[-1] in ORG_SUFFIXES and key.type != "PERSON":
+            short = by_slug.get("-".join(tokens[:-1]))
+            if short is not None and short.type not in _PLACES | {"PERSON"} and _together(key, short):
+                out.append((key.id, short.id, f"{key.surface} is {short.surface} with a suffix"))
+    return out
+
+
+def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str, str, str]]:
+    """A lone first name or surname -> the full name of the person found in most of its documents (full names
+    that are themselves another name's variant do not compete)."""
+    people: dict[str, list[Key]] = defaultdict(list)
+    for key in keys.values():
+        if key.type == "PERSON" and len(key.tokens) > 1 and key.id not in variants:
+            people[key.tokens[0]].append(key)
+            if key.tokens[-1] != key.tokens[0]:
+                people[key.tokens[-1]].append(key)
+    out = []
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        surface = key.surface
+        if len(key.tokens) != 1 or surface.isupper() or key.type in _PLACES:
+            continue
+        if key.type == CONCEPT and not surface[:1].isupper():
+            continue  # a topic word; a capitalised one may be a name with no person evidence of its own
+        ranked = sorted(people.get(key.slug, []), key=lambda p: (_together(key, p), p.weight), reverse=True)
+        if not ranked:
+            continue
+        best = _together(key, ranked[0])
+        runner_up = _together(key, ranked[1]) if len(ranked) > 1 else 0
+        if best >= NAME_PART_SHARE * len(key.documents) and best >= NAME_PART_MARGIN * runner_up and best:
+            person = ranked[0]
+            out.append(
+                (
+                    key.id,
+                    person.id,
+                    f"{surface} alone is {person.surface} in {best} of its {len(key.documents)} documents",
+                )
+            )
+    return out

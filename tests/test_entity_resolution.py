@@ -1,0 +1,113 @@
+"""Entity resolution across documents and runs (retrieval/indexing/resolution.py): the rules on small inputs,
+then on both backends: one node per person across documents, its aliases and why, and `remove` undoing
+exactly what a document contributed to a merge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from retrieval.indexing import remove_document, run_index
+from retrieval.indexing.resolution import keys_of, resolve
+from retrieval.store import GraphStore
+from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
+
+
+def _mention(doc: str, key: str, surface: str, kind: str, count: int = 1) -> dict[str, object]:
+    return {"chunk": f"p:{doc}:0", "entity": f"p:{key}", "surface": surface, "type": kind, "count": count}
+
+
+def test_forms_of_one_name_resolve_to_the_full_name_with_reasons() -> None:
+    rows = [
+        _mention("a", "lisa-su", "Lisa Su", "PERSON", 5),
+        _mention("a", "amd", "AMD", "ORG", 4),
+        _mention("a", "advanced-micro-devices", "Advanced Micro Devices", "ORG"),
+        _mention("b", "lisa-sus", "Lisa Sus", "PERSON"),
+        _mention("b", "lisa-su", "Lisa Su", "PERSON", 2),
+        _mention("c", "dr-lisa-su", "Dr. Lisa Su", "PERSON"),
+        _mention("c", "lisa", "Lisa", "PERSON", 3),
+        _mention("c", "lisa-su", "Lisa Su", "PERSON"),
+        _mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 2),
+        _mention("c", "feifei-li", "FeiFei Li", "PERSON"),
+        _mention("d", "neil-degrasse-tyson", "Neil deGrasse Tyson", "PERSON", 3),
+        _mention("d", "neil-tyson", "Neil Tyson", "PERSON"),
+        _mention("d", "tyson", "Tyson", "CONCEPT"),
+        _mention("d", "google-brain", "Google Brain", "ORG", 2),
+        _mention("d", "google-brain-team", "Google Brain Team", "ORG"),
+    ]
+    merged = resolve(keys_of(rows))
+    for variant in ("lisa-sus", "dr-lisa-su", "lisa"):
+        assert merged.of(f"p:{variant}") == "p:lisa-su", variant
+    assert merged.of("p:advanced-micro-devices") == "p:amd"
+    assert merged.of("p:feifei-li") == "p:fei-fei-li"
+    assert merged.of("p:neil-tyson") == merged.of("p:tyson") == "p:neil-degrasse-tyson"
+    assert merged.of("p:google-brain-team") == "p:google-brain"
+    assert "possessive or plural" in merged.reasons["p:lisa-sus"]
+    assert "title dropped" in merged.reasons["p:dr-lisa-su"]
+    assert "AMD is short for Advanced Micro Devices" in merged.reasons["p:advanced-micro-devices"]
+
+
+def test_without_shared_evidence_nothing_merges() -> None:
+    """A first name shared by two people found equally often, an acronym never co-mentioned with its
+    would-be expansion or spelled by a numeral ("Apple II"), a person and a place: each stays its own entity."""
+    rows = [
+        _mention("a", "bill-gates", "Bill Gates", "PERSON"),
+        _mention("a", "bill", "Bill", "PERSON"),
+        _mention("b", "bill-clinton", "Bill Clinton", "PERSON"),
+        _mention("b", "bill", "Bill", "PERSON"),
+        _mention("c", "ai", "AI", "CONCEPT"),
+        _mention("d", "artificial-intelligence", "artificial intelligence", "CONCEPT"),
+        _mention("e", "georgia", "Georgia", "GPE"),
+        _mention("e", "georgias", "Georgias", "PERSON"),
+        _mention("f", "ai", "AI", "CONCEPT"),
+        _mention("f", "apple-ii", "Apple II", "PRODUCT"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.canonical == {key: key for key in merged.canonical}
+    assert merged.reasons == {}
+
+
+def entity(store: GraphStore, entity_id: str) -> dict[str, object] | None:
+    rows = store.query(
+        "MATCH (e:__Entity__ {id: $id}) OPTIONAL MATCH (c:__Chunk__)-[:HAS_ENTITY]->(e) "
+        "RETURN e.title AS title, e.aliases AS aliases, e.merge_reasons AS reasons, count(c) AS chunks",
+        {"id": entity_id},
+    )
+    return rows[0] if rows else None
+
+
+DOC_A = (
+    "Lisa Su is the chief executive of AMD. AMD designs processors in Santa Clara. "
+    "Lisa Su studied electrical engineering at MIT."
+)
+DOC_B = (
+    "Lisa Sus team spoke about chips and Taiwan. Lisa said TSMC builds them for her company. "
+    "Lisa later talked about graphics cards with Kevin Scott."
+)
+
+
+def test_an_incremental_run_merges_into_the_stored_person_and_remove_undoes_it(
+    graph,  # noqa: F811
+    embedder,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    settings, store = graph
+    folder = write_corpus(tmp_path / "corpus", {"a.txt": DOC_A})
+    run_index(settings, store, embedder, [folder], project="p")
+    before = entity(store, "p:lisa-su")
+    assert before is not None and not before["aliases"]
+    write_corpus(folder, {"b.txt": DOC_B})
+    run_index(settings, store, embedder, [folder], project="p")
+    after = entity(store, "p:lisa-su")
+    assert after is not None
+    assert "Lisa Sus" in after["aliases"]  # type: ignore[operator]
+    assert any("possessive or plural form of Lisa Su" in r for r in after["reasons"])  # type: ignore[union-attr]
+    assert entity(store, "p:lisa-sus") is None and entity(store, "p:lisa") is None
+    assert int(after["chunks"]) > int(before["chunks"])  # type: ignore[call-overload]
+    remove_document(settings, store, embedder, "corpus/b.txt", project="p")
+    undone = entity(store, "p:lisa-su")
+    assert undone is not None and not undone["aliases"] and not undone["reasons"]
+    assert undone["chunks"] == before["chunks"]
+    run_index(settings, store, embedder, [folder], project="p")  # b again, then a removed
+    remove_document(settings, store, embedder, "corpus/a.txt", project="p")
+    alone = entity(store, "p:lisa-sus")
+    assert alone is not None and alone["title"] == "Lisa Sus", "without document A there is no Lisa Su"

@@ -1,0 +1,117 @@
+"""The offline extractor's rules on small texts of three kinds (a podcast transcript, an encyclopaedia passage,
+a novel): stage directions and slugs never become entities, types follow the evidence, descriptions describe,
+community titles name a shared theme and are unique within a level."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from retrieval.indexing import entity_types
+from retrieval.indexing.chunking import chunk_text
+from retrieval.indexing.communities import Community
+from retrieval.indexing.entities import Entity, defining
+from retrieval.indexing.extract_offline import extract_document, nlp
+from retrieval.indexing.titles import community_titles
+
+
+def extracted(text: str) -> dict[str, str]:
+    """key -> type of every entity the offline extractor finds in `text`."""
+    found = extract_document(text, chunk_text(text, 400, 0.1))
+    return {m.key: m.type for chunk in found for m in chunk.mentions}
+
+
+TRANSCRIPT = (
+    "Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_David_Baszucki.txt\n"
+    "FEI-FEI LI: (VOICEOVER) Whenever humanity creates a technology as powerful as AI, we owe it to ourselves.\n"
+    "KEVIN SCOTT: Today's guest is Fei-Fei Li, a professor at Stanford. (Crosstalk.)\n"
+    "FEI-FEI LI: Thank you, Kevin. [MUSIC] I went to Princeton to study physics.\n"
+    "KEVIN SCOTT: And you loved Moore's Law. (Crosstalk.)\n"
+    "FEI-FEI LI: Moore's Law shaped computing, and Princeton shaped me.\n"
+)
+
+
+def test_stage_directions_slugs_and_label_fragments_are_not_entities() -> None:
+    keys = extracted(TRANSCRIPT)
+    assert {"fei-fei-li", "kevin-scott", "princeton"} <= set(keys)
+    junk = [k for k in keys if any(word in k for word in ("crosstalk", "voiceover", "music", "podcast", "ep-44"))]
+    assert junk == []
+
+
+def test_a_person_type_needs_person_evidence() -> None:
+    assert extracted(TRANSCRIPT).get("moore-s-law") != "PERSON"
+    assert entity_types.checked("Moore's Law", Counter({"PERSON": 3}), 1, 0) != "PERSON"
+    assert entity_types.checked("Webvan", Counter({"PERSON": 2, "ORG": 1}), 0, 0) == "ORG"
+    assert entity_types.checked("Arrival", Counter({"PERSON": 2}), 0, 0) == "CONCEPT"
+    assert entity_types.checked("Knuth", Counter({"PERSON": 2}), 1, 0) == "PERSON"
+    assert entity_types.checked("Knuth", Counter({"ORG": 2}), 2, 0, strong=1) == "PERSON"
+    assert entity_types.checked("Google", Counter({"ORG": 4}), 4, 0, strong=0) == "ORG"
+    assert entity_types.checked("AI", Counter({"GPE": 4}), 0, 0) == "CONCEPT"
+    assert entity_types.checked("US", Counter({"GPE": 4}), 0, 2) == "GPE"
+
+
+def test_person_evidence_reads_speech_address_roles_and_pronouns() -> None:
+    cases = {
+        '"Bah," said Scrooge, and walked on.': "Scrooge",
+        "Thank you, Kevin.": "Kevin",
+        "My colleague Christina joins us.": "Christina",
+        "Knuth said that programs are essays.": "Knuth",
+        "Spectre was an early multiplayer game.": None,
+    }
+    for sentence, name in cases.items():
+        doc = nlp()(sentence)
+        spans = [e for e in doc.ents if e.text == name] if name else list(doc.ents)
+        if name:
+            assert spans and entity_types.evidence(spans[0])[0], sentence
+        else:
+            assert not any(entity_types.evidence(span)[0] for span in spans), sentence
+
+
+def test_novel_and_encyclopaedia_people_stay_people() -> None:
+    novel = (
+        'Marley was dead, to begin with. Scrooge signed it. "Humbug!" said Scrooge. Scrooge knew he was dead. '
+        'Bob Cratchit went home. "A merry Christmas, uncle!" cried Fred, and Scrooge said nothing.'
+    )
+    passage = (
+        "Scott Derrickson (born July 16, 1966) is an American director. Derrickson directed Sinister. "
+        "Ed Wood is a 1994 American biographical film directed by Tim Burton."
+    )
+    assert extracted(novel).get("scrooge") == "PERSON"
+    keys = extracted(passage)
+    assert keys.get("scott-derrickson") == "PERSON" and keys.get("tim-burton") == "PERSON"
+
+
+def test_a_description_is_not_a_reply_to_the_name() -> None:
+    assert defining("Thank you, Kevin. And so I went to boarding school.", "Kevin") == 0
+    assert defining("Lisa Su, the CEO of AMD, spoke next.", "Lisa Su") == 2
+    assert defining("Kevin Scott is the CTO of Microsoft.", "Kevin Scott") == 2
+
+
+def _entity(key: str, title: str, description: str, kind: str = "CONCEPT") -> Entity:
+    return Entity(key, title, kind, ((description, f"d:{key}:0"),), mentions=2)
+
+
+def test_community_titles_are_shared_distinctive_phrases_unique_per_level() -> None:
+    entities = {
+        "amd": _entity("amd", "AMD", "AMD designs graphics chips and data center processors.", "ORG"),
+        "su": _entity("su", "Lisa Su", "Lisa Su runs AMD, which makes graphics chips for data center use.", "PERSON"),
+        "gpu": _entity("gpu", "GPU", "A GPU is one of the graphics chips in every data center."),
+        "mae": _entity("mae", "Mae Jemison", "Mae Jemison flew on the space shuttle as an astronaut.", "PERSON"),
+        "nasa": _entity("nasa", "NASA", "NASA trained every astronaut for the space shuttle.", "ORG"),
+        "x": _entity("x", "Ed", "Ed people think things.", "PERSON"),
+        "y": _entity("y", "Grumpy Cat", "Grumpy Cat people think things.", "PERSON"),
+        # topics of the graph that are in no community here: the phrases titles are made of
+        "chips": _entity("chips", "graphics chips", "Graphics chips render images."),
+        "dc": _entity("dc", "data center", "A data center holds servers."),
+        "shuttle": _entity("shuttle", "space shuttle", "The space shuttle flew from 1981."),
+    }
+    tree = [
+        Community("c1", 0, ("amd", "su", "gpu"), ()),
+        Community("c2", 0, ("mae", "nasa"), ()),
+        Community("c3", 0, ("x",), ()),
+        Community("c4", 0, ("y",), ()),
+    ]
+    titles = community_titles(tree, entities)
+    assert titles["c1"].startswith(("graphics chips, data center", "data center, graphics chips")), titles
+    assert "space shuttle" in titles["c2"] and "Mae Jemison" in titles["c2"]
+    assert titles["c3"] == "Ed" and "people" not in titles["c4"]
+    assert len(set(titles.values())) == len(titles)
