@@ -1,0 +1,121 @@
+"""Refit the answerability model (retrieval/assets/answerability.json) on the dev split of the demo questions.
+
+Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--dry-run]
+Answers every question of the split (benchmarks/data/demo_questions.jsonl) in each mode on the cached demo graph
+(benchmarks/demo_graph.py, built on first use), offline, through `Engine.ask` as the product does, and reads the
+signals of `retrieval.answerability` from each answer. An answer is right (label 1) when its question is answerable
+and a key fact holds a gold evidence sentence (benchmarks/eval_answers.py's hit@5 rule); unanswerable questions and
+misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the probability of 1;
+the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of the right answers.
+Only the named split is read: report on the other one (benchmarks/eval_answers.py --split test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.demo_graph import open_demo_graph
+from benchmarks.eval_answers import DEMO_QUESTIONS, hit_at_5, read_demo_questions
+from retrieval import answerability
+from retrieval.engine import Engine
+
+#: L2 penalty on the weights (not the intercept): few labelled questions, several correlated signals.
+RIDGE = 1.0
+#: Share of right answers the threshold may flag as "not in these documents".
+MAX_FLAGGED = 0.10
+SIGNALS = ("support", "coverage", "names", "exists", "complete", "similarity", "arms")
+
+
+def collect(split: str, modes: list[str]) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+    """Signals (rows), labels, and whether each row's question is unanswerable, for every question and mode."""
+    store, settings = open_demo_graph()
+    engine = Engine(settings.model_copy(update={"openai_api_key": None}), store=store, llm=None)
+    rows, labels, unanswerable = [], [], []
+    for question in read_demo_questions(DEMO_QUESTIONS, split):
+        for mode in modes:
+            answer = engine.ask(question["question"], mode)  # type: ignore[arg-type]
+            values = answerability.signals(answer) if answer.confidence else {}
+            if answer.confidence:
+                values["support"] = next((p.value or 0.0 for p in answer.confidence.parts if p.name == "support"), 0.0)
+            rows.append([values.get(name, 0.0) for name in SIGNALS])
+            answerable = question["kind"] != "unanswerable"
+            labels.append(float(answerable and hit_at_5(answer, question)))
+            unanswerable.append(not answerable)
+    engine.close()
+    return np.asarray(rows), np.asarray(labels), unanswerable
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """Ridge-penalised logistic regression by Newton's method: (intercept, weights)."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    beta = np.zeros(design.shape[1])
+    penalty = np.diag([0.0, *([RIDGE] * x.shape[1])])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-design @ beta))
+        gradient = design.T @ (p - y) + penalty @ beta
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return float(beta[0]), beta[1:]
+
+
+def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Probability that a right answer scores above a wrong one (ties count half)."""
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    return float(
+        ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    )
+
+
+def threshold(scores: np.ndarray, labels: np.ndarray) -> float:
+    """The highest cut that flags at most MAX_FLAGGED of the right answers (a cut flags scores below it)."""
+    right = np.sort(scores[labels == 1])
+    if not len(right):
+        return 0.5
+    allowed = int(np.floor(MAX_FLAGGED * len(right)))
+    return float(right[allowed]) if allowed < len(right) else float(right[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modes", default="local,drift")
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
+    args = parser.parse_args()
+    modes = args.modes.split(",")
+    x, y, unanswerable = collect(args.split, modes)
+    intercept, weights = fit(x, y)
+    scores = 1 / (1 + np.exp(-(intercept + x @ weights)))
+    cut = threshold(scores, y)
+    flagged = scores < cut
+    gone = np.asarray(unanswerable)
+    model = {
+        "intercept": round(intercept, 4),
+        "coefficients": {name: round(float(w), 4) for name, w in zip(SIGNALS, weights, strict=True)},
+        "threshold": round(cut, 4),
+        "fitted": (
+            f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl, modes "
+            f"{', '.join(modes)}, offline, {len(y)} answers ({int(y.sum())} right), ridge {RIDGE}, "
+            f"{datetime.now(UTC):%Y-%m-%d}; on that split: AUROC {auroc(scores, y):.3f}, unanswerable flagged "
+            f"{flagged[gone].mean():.0%}, right answers flagged {flagged[y == 1].mean():.0%}"
+        ),
+    }
+    print(json.dumps(model, indent=2))
+    if not args.dry_run:
+        answerability.MODEL_FILE.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
