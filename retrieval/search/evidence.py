@@ -52,7 +52,8 @@ SPEAKER_WEIGHT = 0.2
 #: ...when on topic (this share of the best similarity): "You make a good point" is theirs, not an answer.
 SPEAKER_MIN_SHARE = 0.7
 #: Bonus (times the share of the question's asked-about words it states) for the sentence that names what is
-#: asked: "What did Lisa Su say about chiplets?" prefers her sentence about chiplets over her other ones.
+#: asked: "What did Lisa Su say about chiplets?" prefers her sentence about chiplets over her other ones. When the
+#: question names a speaker, only that speaker's sentences get it (her words first, then the one on the topic).
 ASKED_WEIGHT = 0.15
 #: Question words that ask how, not what: they name no asked-about thing.
 _ASKING_TEXT = "say said says think thinks thought talk talked talks mention mentioned describe described explain"
@@ -284,7 +285,7 @@ def extractive_facts(
     scores = [
         score
         + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
-        + ASKED_WEIGHT * states(c, asked)
+        + (ASKED_WEIGHT * states(c, asked) if not named or c.speaker in named else 0.0)
         for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
     documents = [c.hit.document_id or c.hit.id for c in candidates]
@@ -310,6 +311,12 @@ def spoken_display(span: str, speaker: str | None) -> str:
     if speaker is None:
         return display(span)
     return f"{speaker}: {clean_spoken(strip_label(span))}"
+
+
+def shown_quote(fact: str) -> str:
+    """The quoted words of an extractive fact as shown: without the "Speaker: " that `spoken_display` puts first."""
+    match = _SPEAKER.match(fact)
+    return fact[match.end() :] if match else fact
 
 
 _CITATION_KINDS: dict[str, CitationKind] = {"chunk": "chunk", "community": "community"}
