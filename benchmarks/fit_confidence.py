@@ -4,7 +4,7 @@ Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [
 Answers every question of the split (benchmarks/data/demo_questions.jsonl) in each mode on the cached demo graph
 (benchmarks/demo_graph.py, built on first use), offline, through `Engine.ask` as the product does, and reads the
 signals of `retrieval.answerability` from each answer. An answer is right (label 1) when its question is answerable
-and a key fact holds a gold evidence sentence (benchmarks/eval_answers.py's hit@5 rule); unanswerable questions and
+and a key fact matches a gold evidence sentence (hit@5, benchmarks/answer_metrics.py); unanswerable questions and
 misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the probability of 1;
 the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of the right answers.
 Only the named split is read: report on the other one (benchmarks/eval_answers.py --split test).
@@ -22,10 +22,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.answer_metrics import hit
+from benchmarks.demo_answers import GLOBAL_KINDS, read_questions
 from benchmarks.demo_graph import open_demo_graph
-from benchmarks.eval_answers import DEMO_QUESTIONS, hit_at_5, read_demo_questions
 from retrieval import answerability
+from retrieval.embed import make_embedder
 from retrieval.engine import Engine
+from retrieval.models import Mode
 
 #: L2 penalty on the weights (not the intercept): few labelled questions, several correlated signals.
 RIDGE = 1.0
@@ -34,22 +37,26 @@ MAX_FLAGGED = 0.10
 SIGNALS = ("support", "coverage", "names", "exists", "complete", "similarity", "arms")
 
 
-def collect(split: str, modes: list[str]) -> tuple[np.ndarray, np.ndarray, list[bool]]:
-    """Signals (rows), labels, and whether each row's question is unanswerable, for every question and mode."""
+def collect(split: str, modes: list[Mode]) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+    """Signals (rows), labels, and whether each row's question is unanswerable, for every question and mode
+    (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py asks it)."""
     store, settings = open_demo_graph()
-    engine = Engine(settings.model_copy(update={"openai_api_key": None}), store=store, llm=None)
+    engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
     rows, labels, unanswerable = [], [], []
-    for question in read_demo_questions(DEMO_QUESTIONS, split):
-        for mode in modes:
-            answer = engine.ask(question["question"], mode)  # type: ignore[arg-type]
-            values = answerability.signals(answer) if answer.confidence else {}
-            if answer.confidence:
-                values["support"] = next((p.value or 0.0 for p in answer.confidence.parts if p.name == "support"), 0.0)
-            rows.append([values.get(name, 0.0) for name in SIGNALS])
-            answerable = question["kind"] != "unanswerable"
-            labels.append(float(answerable and hit_at_5(answer, question)))
-            unanswerable.append(not answerable)
-    engine.close()
+    try:
+        for question in [q for q in read_questions() if q.split == split]:
+            for mode in modes:
+                if mode == "global" and question.kind not in GLOBAL_KINDS:
+                    continue
+                answer = engine.ask(question.question, mode)
+                values = answerability.signals(answer)
+                parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
+                values["support"] = float(parts.get("support") or 0.0)  # the signal as decide() read it
+                rows.append([values.get(name, 0.0) for name in SIGNALS])
+                labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
+                unanswerable.append(not question.answerable)
+    finally:
+        engine.close()
     return np.asarray(rows), np.asarray(labels), unanswerable
 
 
@@ -93,9 +100,16 @@ def main() -> None:
     parser.add_argument("--modes", default="local,drift")
     parser.add_argument("--split", default="dev")
     parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
+    parser.add_argument("--rows", type=Path, default=None, help="keep the signals here, and reuse them if present")
     args = parser.parse_args()
-    modes = args.modes.split(",")
-    x, y, unanswerable = collect(args.split, modes)
+    modes: list[Mode] = args.modes.split(",")
+    if args.rows is not None and args.rows.exists():
+        saved = np.load(args.rows)
+        x, y, unanswerable = saved["x"], saved["y"], list(saved["unanswerable"])
+    else:
+        x, y, unanswerable = collect(args.split, modes)
+        if args.rows is not None:
+            np.savez(args.rows, x=x, y=y, unanswerable=np.asarray(unanswerable))
     intercept, weights = fit(x, y)
     scores = 1 / (1 + np.exp(-(intercept + x @ weights)))
     cut = threshold(scores, y)

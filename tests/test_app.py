@@ -211,6 +211,17 @@ def test_compare_modes_answers_side_by_side(app: AppTest) -> None:
     assert len(app.session_state["drift_runs"]) == 1
 
 
+def test_a_suggested_corpus_wide_question_runs_in_global_mode(app: AppTest) -> None:
+    _go(app, "ask")
+    suggestion = app.button(key="suggest-0")
+    assert "Global" in suggestion.help  # the first suggestions are corpus-wide questions
+    suggestion.click().run()
+    app.run()  # the pending question is asked on the rerun the click asked for
+    assert not app.exception, app.exception
+    answer = app.session_state["conversation"].turns()[0].answers[0]
+    assert answer.mode == "global" and app.selectbox(key="mode").value == "local"  # the sidebar is not changed
+
+
 def _ask(app: AppTest, question: str) -> AppTest:
     app.chat_input[0].set_value(question).run()
     assert not app.exception, app.exception
@@ -278,15 +289,15 @@ def test_every_answer_shows_its_confidence_and_the_toggle_shows_its_parts(app: A
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.confidence is not None
     assert f"-badge[confidence {answer.confidence.score:.0%}]" in _text(app)
-    assert "retrieval similarity: **" not in _text(app)
-    assert any("span match" in e.label for e in app.expander)  # each citation says how well its span matched
+    assert "support by the cited passages: **" not in _text(app)
+    assert any("quote match" in e.label for e in app.expander)  # each citation says how well the shown quote matched
     app.toggle(key="show_confidence").set_value(True).run()
-    for part in ("retrieval similarity", "citation coverage", "agreement across sources", "recency"):
-        assert f"- {part}: **" in _text(app), part
+    for part in ("support by the cited passages", "asked-about words stated by the key facts", "similarity of the"):
+        assert f"- {part}" in _text(app), part
     _go(app, "home")
     _go(app, "ask")
     assert app.toggle(key="show_confidence").value  # remembered for the session
-    assert "- citation coverage: **" in _text(app)
+    assert "- asked-about words stated by the key facts: **" in _text(app)
 
 
 def test_a_weak_answer_states_its_limitation(app: AppTest) -> None:
@@ -295,6 +306,16 @@ def test_a_weak_answer_states_its_limitation(app: AppTest) -> None:
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.confidence is not None and answer.confidence.score < 0.7
     assert [w.value for w in app.warning] == [answer.confidence.limitation]
+
+
+def test_a_question_the_documents_do_not_answer_reads_not_in_these_documents(app: AppTest) -> None:
+    _go(app, "ask")
+    _ask(app, "What is the capital of Australia?")
+    answer = app.session_state["conversation"].turns()[0].answers[0]
+    assert answer.outcome == "not_in_documents"
+    text = _text(app)
+    assert ":red-badge[not in these documents]" in text and "Not in these documents" in text
+    assert "**Key facts**" not in text  # what was found is shown as the nearest material, not as the answer
 
 
 def test_asking_the_same_question_twice_keeps_both_turns_and_their_exports(app: AppTest) -> None:
