@@ -236,7 +236,8 @@ def test_a_follow_up_uses_the_first_turn_and_the_thread_can_be_left_and_reopened
     turns = chat.turns()
     assert [t.question for t in turns] == ["Who was Marley?", "What did he wear?"]
     assert any("Marley" in term for term in turns[1].meta.context_terms)
-    assert any(c.value.startswith("Searched with words from earlier turns: What did he wear") for c in app.caption)
+    captions = [c.value for c in app.caption]
+    assert "Follow-up read as: What did Marley wear\\?" in captions  # shown as typed: Markdown escaped
     assert app.query_params["thread"] == chat.thread_id
 
     app.button(key="conv_new").click().run()
@@ -517,7 +518,7 @@ def test_invalidating_a_turn_on_the_memory_page_changes_the_next_follow_up(app: 
     _ask(app, "What did he wear?")
     turn = app.session_state["conversation"].turns()[-1]
     assert turn.meta.context_terms == [] and turn.meta.searched_as == "What did he wear?"
-    assert not any(c.value.startswith("Searched with words from earlier turns") for c in app.caption)
+    assert not any(c.value.startswith(("Searched with words", "Follow-up read as")) for c in app.caption)
 
 
 def test_memory_page_lists_scoped_memories(app: AppTest) -> None:
