@@ -23,12 +23,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.answer_metrics import hit
-from benchmarks.demo_answers import GLOBAL_KINDS, read_questions
+from benchmarks.demo_answers import GLOBAL_KINDS, Labelled, read_questions
 from benchmarks.demo_graph import open_demo_graph
 from retrieval import answerability
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
-from retrieval.models import Mode
+from retrieval.models import Answer, Mode
 
 #: L2 penalty on the weights (not the intercept): few labelled questions, several correlated signals.
 RIDGE = 1.0
@@ -37,27 +37,46 @@ MAX_FLAGGED = 0.10
 SIGNALS = ("support", "coverage", "names", "exists", "complete", "similarity", "arms")
 
 
-def collect(split: str, modes: list[Mode]) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+def collect(split: str, modes: list[Mode], saved: Path | None) -> tuple[np.ndarray, np.ndarray, list[bool]]:
     """Signals (rows), labels, and whether each row's question is unanswerable, for every question and mode
-    (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py asks it)."""
+    (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py asks it).
+
+    With `saved`, the answers are kept there (JSON lines) and read back on the next run, so a change to how the
+    signals are read is refitted without asking again."""
+    questions = {q.id: q for q in read_questions() if q.split == split}
+    answers = _saved(saved) if saved is not None and saved.exists() else _ask(questions, modes, saved)
+    rows, labels, unanswerable = [], [], []
+    for qid, answer in answers:
+        question = questions[qid]
+        values = answerability.signals(answer)
+        parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
+        values["support"] = float(parts.get("support") or 0.0)  # the signal as decide() read it
+        rows.append([values.get(name, 0.0) for name in SIGNALS])
+        labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
+        unanswerable.append(not question.answerable)
+    return np.asarray(rows), np.asarray(labels), unanswerable
+
+
+def _ask(questions: dict[str, Labelled], modes: list[Mode], saved: Path | None) -> list[tuple[str, Answer]]:
     store, settings = open_demo_graph()
     engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
-    rows, labels, unanswerable = [], [], []
+    answers = []
     try:
-        for question in [q for q in read_questions() if q.split == split]:
+        for question in questions.values():
             for mode in modes:
-                if mode == "global" and question.kind not in GLOBAL_KINDS:
-                    continue
-                answer = engine.ask(question.question, mode)
-                values = answerability.signals(answer)
-                parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
-                values["support"] = float(parts.get("support") or 0.0)  # the signal as decide() read it
-                rows.append([values.get(name, 0.0) for name in SIGNALS])
-                labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
-                unanswerable.append(not question.answerable)
+                if mode != "global" or question.kind in GLOBAL_KINDS:
+                    answers.append((question.id, engine.ask(question.question, mode)))
     finally:
         engine.close()
-    return np.asarray(rows), np.asarray(labels), unanswerable
+    if saved is not None:
+        lines = [json.dumps({"id": qid, "answer": a.model_dump(mode="json")}) for qid, a in answers]
+        saved.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return answers
+
+
+def _saved(path: Path) -> list[tuple[str, Answer]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(row["id"], Answer.model_validate(row["answer"])) for row in rows]
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
@@ -100,16 +119,10 @@ def main() -> None:
     parser.add_argument("--modes", default="local,drift")
     parser.add_argument("--split", default="dev")
     parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
-    parser.add_argument("--rows", type=Path, default=None, help="keep the signals here, and reuse them if present")
+    parser.add_argument("--answers", type=Path, default=None, help="keep the answers here (JSON lines), reuse if there")
     args = parser.parse_args()
     modes: list[Mode] = args.modes.split(",")
-    if args.rows is not None and args.rows.exists():
-        saved = np.load(args.rows)
-        x, y, unanswerable = saved["x"], saved["y"], list(saved["unanswerable"])
-    else:
-        x, y, unanswerable = collect(args.split, modes)
-        if args.rows is not None:
-            np.savez(args.rows, x=x, y=y, unanswerable=np.asarray(unanswerable))
+    x, y, unanswerable = collect(args.split, modes, args.answers)
     intercept, weights = fit(x, y)
     scores = 1 / (1 + np.exp(-(intercept + x @ weights)))
     cut = threshold(scores, y)

@@ -6,8 +6,9 @@ answers, because a nearest passage always exists, is always cited verbatim and a
 separates an answer from a near miss is whether the facts say what was *asked*. So the signals, each 0-1 and read
 from the answer alone (any mode, with or without a model):
 - `support`: the old weighted score (similarity, citation coverage, agreement, recency, model);
-- `coverage`: share of the question's asked-about words (content words but verbs of asking) the key facts state
-  (a speaker's name counts as said: "What did Lisa Su say..." is answered in her words);
+- `coverage`: share of the question's asked-about words (content words but verbs of asking; words under four
+  letters only when they are names) the key facts state, in any form ("studied" states "study"); a model's facts
+  are read from the passages they cite, not from the model's wording;
 - `names`: share of the question's names (capitalised words past the first) the key facts state;
 - `exists`: share of the asked-about words found anywhere in the retrieved evidence: the keyword arm searched
   every chunk of the graph, so a word absent from all of them is almost surely absent from the documents;
@@ -35,7 +36,6 @@ from typing import Any
 from retrieval.models import Answer, Confidence, ConfidencePart
 from retrieval.search.evidence import asked_terms
 from retrieval.search.keywords import STOPWORDS
-from retrieval.store import bm25
 
 MODEL_FILE = Path(__file__).parent / "assets" / "answerability.json"
 #: The model's own report moves the log-odds by this much per unit away from 0.5 (not fitted: the dev runs have
@@ -54,6 +54,9 @@ LABELS = {
     "arms": "agreement of meaning and keyword search",
     "model": "the model's own report",
 }
+#: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
+MIN_STEM = 4
+_WORD = re.compile(r"\w+")
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][\w\-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
 
@@ -70,14 +73,15 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(n for n in found if n and n not in STOPWORDS))
 
 
+def names_of(answer: Answer) -> set[str]:
+    return set(question_names(answer.question))
+
+
 def signals(answer: Answer) -> dict[str, float]:
     """The answer's signals (0-1 each; `model` only when a model answered and reported a confidence)."""
-    facts = " ".join(
-        f"{f.fact} {' '.join(c.span for c in f.citations)} {' '.join(c.document_name for c in f.citations)}"
-        for f in answer.key_facts
-    )
+    facts = _stated(answer)
     evidence = " ".join(h.text for h in answer.evidence)
-    asked = asked_terms(answer.question)
+    asked = [t for t in asked_terms(answer.question) if len(t) >= MIN_STEM or t.isdigit() or t in names_of(answer)]
     names = question_names(answer.question)
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
@@ -135,7 +139,8 @@ def decide(answer: Answer) -> None:
 
 
 def _say_not_in_documents(answer: Answer) -> None:
-    missing = [t for t in asked_terms(answer.question) if not bm25.contains(_stated(answer), t)]
+    stated = set(_WORD.findall(_stated(answer).lower()))
+    missing = [t for t in asked_terms(answer.question) if not states(t, stated)]
     if answer.no_data_found:
         reason = "nothing in the graph is close to the question"
     elif missing:
@@ -151,13 +156,32 @@ def _say_not_in_documents(answer: Answer) -> None:
 
 
 def _stated(answer: Answer) -> str:
-    return " ".join(f"{f.fact} {' '.join(c.span for c in f.citations)}" for f in answer.key_facts)
+    """What the key facts stand on: the quoted words and their documents' names; for a model's facts, the cited
+    passages instead of the model's own wording (a model can write "Canberra is the capital" citing anything)."""
+    texts = {h.id: h.text for h in answer.evidence}
+    own = answer.answered_by != "llm"
+    parts = []
+    for fact in answer.key_facts:
+        parts += [fact.fact] if own else [texts.get(c.chunk_id, "") for c in fact.citations]
+        parts += [f"{c.span} {c.document_name}" for c in fact.citations]
+    return " ".join(parts)
 
 
 def _share(terms: Sequence[str], text: str) -> float:
+    """Share of `terms` the text states (`states`)."""
     if not terms:
         return 0.0
-    return sum(1 for t in terms if bm25.contains(text, t)) / len(terms)
+    words = set(_WORD.findall(text.lower()))
+    return sum(1 for t in terms if states(t, words)) / len(terms)
+
+
+def states(term: str, words: set[str]) -> bool:
+    """Whether a word of the text is the term or a form of it: one sharing all but its last two letters (at least
+    four): "study" is stated by "studied", "discover" by "discovered"."""
+    if term in words:
+        return True
+    stem = term[: max(MIN_STEM, len(term) - 2)]
+    return len(term) >= MIN_STEM and any(w.startswith(stem) for w in words)
 
 
 def _similarity(answer: Answer) -> float:
