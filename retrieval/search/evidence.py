@@ -175,7 +175,7 @@ def shortlist(
         if sentence_key(strip_label(p[1])) not in skip and sentence_key(p[1]) not in repeated and not never_a_fact(p[1])
     ]
     pool = [pool[i] for i in distinct([span for _h, span, _r in pool])]
-    lexical = _bm25(question, [span for _h, span, _r in pool])
+    lexical = _bm25(question, [strip_label(span) for _h, span, _r in pool])  # what is said, not who says it
     best = max(lexical, default=0.0) or 1.0
     candidates = [
         Candidate(h, span, rank, lex / best, _speaker(h, span))
