@@ -48,7 +48,8 @@ BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 NOT_IN_DOCUMENTS = "not_in_documents"
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_LABEL = re.compile(r"^\s*[A-Z][A-Z.'’\- ]{1,40}:\s+")
+#: A speaker label as transcripts write it ("LISA SU: ") or as key facts show it ("Lisa Su: ", "Dr. Lisa Su: ").
+_LABEL = re.compile(r"^\s*(?:[A-Z][\w.'’\-]*\s){0,3}[A-Z][\w.'’\-]*:\s+")
 _PUNCT = set(string.punctuation) | set("‘’“”–—…")
 #: Function words and discourse markers: they carry nothing on their own. Prepositions and names stay content.
 _STOPWORDS = """a an the and or but so if as to of i me my mine you your yours he him his she her hers it its we us our

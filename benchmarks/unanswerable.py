@@ -72,8 +72,11 @@ def evaluate_confidence(
     unanswerable, dropped = unanswerable_questions(musique, data)
     unanswerable = unanswerable[:limit]
     engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
-    rows, tables = [], []
-    try:
+    title = (
+        f"{data.name} + MuSiQue train questions asked of it ({dropped} dropped: answer string in a passage): "
+        "confidence, no model"
+    )
+    try:  # each method's table as soon as it is done: a long run that is stopped still reports what it measured
         for name, method in methods(engine, [m for m in modes if m != "baseline"]).items():
             replies = run_all(f"{data.name} {name}", method, answerable + unanswerable)
             judged, contains = [], 0.0
@@ -88,15 +91,8 @@ def evaluate_confidence(
             fig = confidence_figures(judged)
             ms = sum(r.ms for r in replies.values()) / max(len(replies), 1)
             n = f"{len(answerable)}+{len(unanswerable)}"
-            rows.append([name, n, f"{contains / max(len(answerable), 1):.3f}", *confidence_cells(fig), f"{ms:.0f}"])
-            tables.append((name, reliability_rows(fig)))
+            row = [name, n, f"{contains / max(len(answerable), 1):.3f}", *confidence_cells(fig), f"{ms:.0f}"]
+            print_table(title, ["method", "n (ans+unans)", "contains", *CONFIDENCE_HEADERS, "ms/q"], [row])
+            print_table(f"reliability, {name} (answered outcomes)", RELIABILITY_HEADERS, reliability_rows(fig))
     finally:
         engine.close()
-    print_table(
-        f"{data.name} + MuSiQue train questions asked of it ({dropped} dropped: answer string in a passage): "
-        "confidence, no model",
-        ["method", "n (ans+unans)", "contains", *CONFIDENCE_HEADERS, "ms/q"],
-        rows,
-    )
-    for name, table in tables:
-        print_table(f"reliability, {name} (answered outcomes)", RELIABILITY_HEADERS, table)
