@@ -211,17 +211,6 @@ def test_compare_modes_answers_side_by_side(app: AppTest) -> None:
     assert len(app.session_state["drift_runs"]) == 1
 
 
-def test_a_suggested_corpus_wide_question_runs_in_global_mode(app: AppTest) -> None:
-    _go(app, "ask")
-    suggestion = app.button(key="suggest-0")
-    assert "Global" in suggestion.help  # the first suggestions are corpus-wide questions
-    suggestion.click().run()
-    app.run()  # the pending question is asked on the rerun the click asked for
-    assert not app.exception, app.exception
-    answer = app.session_state["conversation"].turns()[0].answers[0]
-    assert answer.mode == "global" and app.selectbox(key="mode").value == "local"  # the sidebar is not changed
-
-
 def _ask(app: AppTest, question: str) -> AppTest:
     app.chat_input[0].set_value(question).run()
     assert not app.exception, app.exception
@@ -307,16 +296,6 @@ def test_a_weak_answer_states_its_limitation(app: AppTest) -> None:
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.confidence is not None and answer.confidence.score < 0.7
     assert [w.value for w in app.warning] == [answer.confidence.limitation]
-
-
-def test_a_question_the_documents_do_not_answer_reads_not_in_these_documents(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "What is the capital of Australia?")
-    answer = app.session_state["conversation"].turns()[0].answers[0]
-    assert answer.outcome == "not_in_documents"
-    text = _text(app)
-    assert ":red-badge[not in these documents]" in text and "Not in these documents" in text
-    assert "**Key facts**" not in text  # what was found is shown as the nearest material, not as the answer
 
 
 def test_asking_the_same_question_twice_keeps_both_turns_and_their_exports(app: AppTest) -> None:
