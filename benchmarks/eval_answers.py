@@ -12,44 +12,43 @@ facts come from, and those names are passage titles here, which would credit a t
 Methods: `baseline` is a plain "5 best sentences of the top-5 vector chunks" (sentences ranked by
 cosine similarity to the question); `local` and `drift` are the product's offline modes.
 Target (issue #18): local and DRIFT each >= 5 points above the baseline on both sets.
+
+Two more reports (definitions in benchmarks/answer_metrics.py, tables in docs/benchmarks.md):
+- `--demo`: the labelled demo-corpus set (benchmarks/data/demo_questions.jsonl) on the demo graph (built once
+  under benchmarks/.cache/demo/): per method and split, hit@5, word recall, filler share and the confidence
+  figures (AUROC, unanswerable flagged, correct flagged, reliability table). See benchmarks/demo_answers.py.
+- `--unanswerable MUSIQUE.json` with a HotpotQA file: the same confidence figures on that set's graph, with the
+  MuSiQue questions whose answer is in no passage as the unanswerable part. See benchmarks/unanswerable.py.
+
+Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,global] [--dump FILE]
+       python benchmarks/eval_answers.py HOTPOT.jsonl --unanswerable MUSIQUE.json [--methods local,drift]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
-import string
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
+from benchmarks.answer_metrics import answer_scores
+from benchmarks.answer_runs import BASELINE, baseline_facts
+from benchmarks.demo_answers import evaluate_demo
 from benchmarks.eval_data import EvalSet, Question, build_graph, eval_settings, read_set, wait_for_indexes
+from benchmarks.unanswerable import evaluate_confidence
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import make_embedder
 from retrieval.models import QueryParams
 from retrieval.modes import drift, local
-from retrieval.search.evidence import sentences
-from retrieval.search.hybrid import search_chunks
 from retrieval.store import GraphStore, open_store
 
-BASELINE_CHUNKS = 5
-BASELINE_SENTENCES = 5
 Method = Callable[[Question], str]
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-
-
-def normalise(text: str) -> str:
-    """SQuAD answer normalisation: lower case, punctuation and articles removed, whitespace collapsed."""
-    text = "".join(c for c in text.lower() if c not in set(string.punctuation))
-    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def gold_answers(path: Path) -> dict[str, list[str]]:
@@ -64,34 +63,11 @@ def gold_answers(path: Path) -> dict[str, list[str]]:
     }
 
 
-def score(answer_text: str, golds: list[str]) -> tuple[float, float]:
-    """(contains, word recall) of one answer against its gold answers (best alias)."""
-    text = normalise(answer_text)
-    words = set(text.split())
-    contains, recall = 0.0, 0.0
-    for gold in golds:
-        g = normalise(gold)
-        if not g:
-            continue
-        contains = max(contains, float(f" {g} " in f" {text} "))
-        tokens = g.split()
-        recall = max(recall, sum(1 for t in tokens if t in words) / len(tokens))
-    return contains, recall
-
-
 def methods(ctx: Context) -> dict[str, Method]:
     params = QueryParams.from_settings(ctx.settings, filters={})
-    vector_params = params.model_copy(update={"search_type": "vector", "top_k": BASELINE_CHUNKS})
 
     def baseline(q: Question) -> str:
-        vector = ctx.embedder.embed_query(q.text)
-        hits = search_chunks(ctx, q.text, vector_params, query_vector=vector)[:BASELINE_CHUNKS]
-        pool = list(dict.fromkeys(s for h in hits for s in sentences(h.text)))
-        if not pool:
-            return ""
-        similarity = ctx.embedder.embed(pool) @ np.asarray(vector)
-        best = sorted(range(len(pool)), key=lambda i: -float(similarity[i]))[:BASELINE_SENTENCES]
-        return "\n".join(pool[i] for i in best)
+        return "\n".join(baseline_facts(ctx, q.text))
 
     def mode(answer: Callable[..., object]) -> Method:
         def run(q: Question) -> str:
@@ -100,7 +76,7 @@ def methods(ctx: Context) -> dict[str, Method]:
 
         return run
 
-    return {"baseline (top-5 vector chunks)": baseline, "local": mode(local.answer), "drift": mode(drift.answer)}
+    return {BASELINE: baseline, "local": mode(local.answer), "drift": mode(drift.answer)}
 
 
 def open_graph(data: EvalSet, graph_dir: Path | None) -> tuple[GraphStore, Settings]:
@@ -127,7 +103,7 @@ def evaluate(
         contains = recall = 0.0
         started = time.perf_counter()
         for question in questions:
-            c, r = score(run(question), golds[question.id])
+            c, r = answer_scores(run(question), golds[question.id])
             contains, recall = contains + c, recall + r
         ms = (time.perf_counter() - started) * 1000 / max(len(questions), 1)
         print(f"  {data.name} {name}: done, {ms:.0f} ms/question", file=sys.stderr, flush=True)
@@ -143,17 +119,32 @@ def evaluate(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("datasets", nargs="+", type=Path)
+    parser.add_argument("datasets", nargs="*", type=Path)
+    parser.add_argument("--demo", action="store_true", help="the labelled demo-corpus set on the demo graph")
+    parser.add_argument("--dump", type=Path, default=None, help="with --demo: write per-question results (JSONL)")
+    parser.add_argument(
+        "--unanswerable", type=Path, default=None, help="MuSiQue JSON: confidence figures, its questions unanswerable"
+    )
     parser.add_argument("--start", type=int, default=0, help="skip the first N questions (settings chosen on them)")
     parser.add_argument("--limit", type=int, default=None, help="evaluate at most N questions (after --start)")
-    parser.add_argument("--methods", default="baseline,local,drift", help="comma-separated: baseline, local, drift")
+    parser.add_argument(
+        "--methods", default=None, help="comma-separated: baseline, local, drift (and global with --demo)"
+    )
     parser.add_argument(
         "--graph-dir", type=Path, default=None, help="answer on the graphs under DIR/<set>/ as they are (no indexing)"
     )
     args = parser.parse_args()
+    if args.demo:
+        evaluate_demo((args.methods or "baseline,local,drift,global").split(","), dump=args.dump)
     for path in args.datasets:
         span = slice(args.start, None if args.limit is None else args.start + args.limit)
-        evaluate(read_set(path), gold_answers(path), span, args.methods.split(","), args.graph_dir)
+        chosen = (args.methods or "baseline,local,drift").split(",")
+        if args.unanswerable:
+            data = read_set(path)
+            graph = open_graph(data, args.graph_dir)
+            evaluate_confidence(data, gold_answers(path), args.unanswerable, graph, modes=chosen, limit=args.limit)
+        else:
+            evaluate(read_set(path), gold_answers(path), span, chosen, args.graph_dir)
 
 
 if __name__ == "__main__":

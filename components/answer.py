@@ -52,12 +52,14 @@ def label(answer: Answer) -> None:
 
 
 def confidence_badge(answer: Answer) -> str:
-    """` :green-badge[confidence 82%]`: green from 0.7 (the limitation threshold), orange from 0.4, else red."""
+    """` :green-badge[confidence 82%]`: green from 0.7 (the limitation threshold), orange from 0.4, else red;
+    an answer the documents do not give reads ` :red-badge[not in these documents]` first."""
+    outcome = " :red-badge[not in these documents]" if answer.outcome == "not_in_documents" else ""
     if answer.confidence is None or answer.no_data_found:
-        return ""
+        return outcome
     score = answer.confidence.score
     colour = "green" if score >= THRESHOLD else ("orange" if score >= 0.4 else "red")
-    return f" :{colour}-badge[confidence {score:.0%}]"
+    return f"{outcome} :{colour}-badge[confidence {score:.0%}]"
 
 
 def confidence(answer: Answer) -> None:
@@ -92,9 +94,11 @@ def found_by(hit: Hit | None) -> str:
     return "found by " + " · ".join(f"{_FOUND_BY.get(k, k)} {v:.2f}" for k, v in hit.sources.items())
 
 
-def citation(n: int, cite: Citation, chunk: Hit | None, shared: str = "") -> None:
+def citation(n: int, cite: Citation, chunk: Hit | None, shared: str = "", *, quoted: bool = False) -> None:
+    """One citation, expandable to its chunk; `quoted`: the fact shows the cited words (an extractive answer), so
+    the match is of the words shown, else of the span the model quoted."""
     score = f" · score {cite.score:.3f}" if cite.score is not None else ""
-    match = f" · span match {cite.match:.0%}" if cite.match is not None else ""
+    match = f" · {'quote' if quoted else 'span'} match {cite.match:.0%}" if cite.match is not None else ""
     also = f" · also cited by {shared}" if shared else ""
     with st.expander(f"[{n}] {inert(cite.source)}{score}{match}{also}"):
         why = found_by(chunk)
@@ -125,14 +129,16 @@ def render(
         st.markdown(inert(answer.final_answer))
     texts = chunk_texts(ctx, answer)
     n = 0
+    nearest = answer.outcome == "not_in_documents"
     if answer.key_facts:
-        st.markdown("**Key facts**")
+        st.markdown("**Nearest material (not an answer)**" if nearest else "**Key facts**")
     for i, fact in enumerate(answer.key_facts, start=1):
         refs = " ".join(f"[{n + j}]" for j in range(1, len(fact.citations) + 1))
         st.markdown(f"{i}. {inert(fact.fact)} {refs}")
         for cite in fact.citations:
             n += 1
-            citation(n, cite, texts.get(cite.chunk_id), (shared or {}).get(cite.chunk_id, ""))
+            quoted = answer.answered_by == "extractive" and cite.kind == "chunk"
+            citation(n, cite, texts.get(cite.chunk_id), (shared or {}).get(cite.chunk_id, ""), quoted=quoted)
     if answer.residual_uncertainty:
         st.caption(f"Residual uncertainty: {inert(answer.residual_uncertainty)}")
     for note in answer.notes if not answer.no_data_found else []:

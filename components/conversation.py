@@ -85,7 +85,13 @@ def question(turn: Turn, *, scroll: bool = False) -> None:
             st.caption("Invalidated on the Memory page: later answers no longer use this turn.")
         meta = turn.meta
         if meta.searched_as and meta.searched_as != turn.question:
-            how = "Rewritten by the model as" if meta.rewritten else "Searched with words from earlier turns"
+            how = (
+                "Searched with words from earlier turns"
+                if not meta.rewritten
+                else "Follow-up read as"  # offline: its referring words replaced by the entities they stand for
+                if meta.context_terms
+                else "Rewritten by the model as"
+            )
             st.caption(f"{how}: {plain(meta.searched_as)}")
         if meta.earlier:
             with st.expander(f"From earlier ({len(meta.earlier)})"):

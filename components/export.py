@@ -61,7 +61,8 @@ def to_markdown(answer: Answer, heading: str = "#") -> str:
         lines += [f"> {confidence.limitation}", ""]
     numbered: list[str] = []
     if answer.key_facts:
-        lines += [f"{heading}# Key facts", ""]
+        nearest = answer.outcome == "not_in_documents"
+        lines += [f"{heading}# {'Nearest material (not an answer)' if nearest else 'Key facts'}", ""]
         for fact in answer.key_facts:
             refs = []
             for citation in fact.citations:

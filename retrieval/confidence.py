@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from difflib import SequenceMatcher
 
 from retrieval.models import Answer, Citation, Confidence, ConfidencePart, Hit
+from retrieval.readable import ELLIPSIS
+from retrieval.search.evidence import shown_quote
 
 #: Part weights; they are renormalised over the parts that could be judged.
 WEIGHTS: dict[str, float] = {"similarity": 0.3, "coverage": 0.3, "agreement": 0.2, "recency": 0.1, "model": 0.1}
@@ -57,6 +59,15 @@ def span_match(span: str, text: str) -> float:
     return block.size / len(words)
 
 
+def quote_match(shown: str, text: str) -> float:
+    """Share (0-1) of a shown quote's words found in `text`, each part between "…" marks as one run."""
+    parts = [_WORD.findall(part.lower()) for part in shown.split(ELLIPSIS)]
+    total = sum(len(words) for words in parts)
+    if not total:
+        return 0.0
+    return sum(span_match(" ".join(words), text) * len(words) for words in parts if words) / total
+
+
 def source_confidence(hit: Hit) -> float:
     """A retrieved item's confidence (0-1): its cosine similarity to the question, else its fused score."""
     value = hit.sources.get("vector", hit.score)
@@ -64,11 +75,19 @@ def source_confidence(hit: Hit) -> float:
 
 
 def match_citations(answer: Answer, texts: Mapping[str, str]) -> None:
-    """Set each citation's `match` against its source text (cited chunks not in `texts` stay None)."""
-    for cite in answer.citations():
-        text = texts.get(cite.chunk_id)
-        if text is not None and cite.span:
-            cite.match = round(span_match(cite.span, text), 3)
+    """Set each citation's `match` against its source text (cited chunks not in `texts` stay None).
+
+    An extractive fact is a quote, so its match is of the words shown (`quote_match`: a left-out stretch is
+    marked "…"); a model's fact is its own wording, so its citation's quoted span is what is matched.
+    """
+    for fact in answer.key_facts:
+        for cite in fact.citations:
+            text = texts.get(cite.chunk_id)
+            if text is None or not cite.span:
+                continue
+            quoted = answer.answered_by == "extractive" and cite.kind == "chunk"
+            value = quote_match(shown_quote(fact.fact), text) if quoted else span_match(cite.span, text)
+            cite.match = round(value, 3)
 
 
 def assess(answer: Answer, now: datetime | None = None) -> Confidence:

@@ -7,9 +7,11 @@ and one assistant memory per mode that answered (its text is embedded for recall
 kept as the memory's payload so a reopened thread, or a DRIFT run opened by `?run=`, shows everything).
 
 Why follow-ups are resolved here and not in the modes: "and what did he say about chips?" only means
-something next to the turns before it. With a model, one call rewrites it into a standalone question
-(shown to the reader); without one, the earlier turns' entities and content words join the search
-(the answer names them). Agent mode reads the earlier turns itself, as chat history.
+something next to the turns before it. A question is a follow-up by `followups.is_follow_up` (a question that
+stands alone, "What is ImageNet and why did Fei-Fei Li build it?", is not). With a model, one call rewrites it
+into a standalone question; without one, each referring word is replaced by the most recent fitting entity of
+the earlier questions (`followups.rewrite`), else the latest turn's entities and content words join the search.
+Either way the reader sees how it was searched. Agent mode reads the earlier turns itself, as chat history.
 
 The CLI chat, the app and any future API share this module; Streamlit never appears here.
 """
@@ -27,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from retrieval.engine import Engine, ProgressCallback
 from retrieval.errors import LLMError
+from retrieval.followups import is_follow_up, rewrite
 from retrieval.llm import Message
 from retrieval.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.models import Answer, Mode, PhaseUsage, QueryParams, Usage
@@ -41,12 +44,6 @@ MAX_CONTEXT_TERMS = 5
 #: Memories shown as "from earlier" per question, and the similarity they need.
 EARLIER_K = 3
 EARLIER_MIN_SCORE = 0.35
-#: A question that refers back (a pronoun, "that", "there") or opens with a connective is a follow-up.
-_REFERS_BACK = re.compile(
-    r"\b(he|she|it|they|him|her|his|hers|its|their|theirs|them|this|that|these|those|there|then)\b"
-    r"|^\s*(and|but|also|so|what about|how about)\b",
-    re.IGNORECASE,
-)
 #: Memories read back per thread, newest first (a thread longer than this shows its latest turns).
 _TURN_LIMIT = 500
 _WORD = re.compile(r"\w+")
@@ -220,7 +217,7 @@ class Conversation:
 
     def resolve(self, question: str, earlier: Sequence[Turn], usage: Usage | None = None) -> Resolved:
         """The question as it should be searched, given the earlier turns (unchanged when it stands alone)."""
-        if not earlier or not _REFERS_BACK.search(question):
+        if not earlier or not is_follow_up(question):
             return Resolved(question=question)
         llm = self.engine.llm
         if llm is not None:
@@ -229,7 +226,7 @@ class Conversation:
             try:
                 text = " ".join(llm.complete(messages, phase="rewrite", usage=usage).text.split())
             except LLMError as exc:
-                offline = self._with_context_terms(question, earlier)
+                offline = self._offline(question, earlier)
                 offline.notes.insert(0, f"The follow-up could not be rewritten by the model ({exc}).")
                 return offline
             if text:
@@ -238,10 +235,23 @@ class Conversation:
                     rewritten=True,
                     notes=[f"Follow-up rewritten by the model as: “{text}”."],
                 )
-        return self._with_context_terms(question, earlier)
+        return self._offline(question, earlier)
+
+    def _offline(self, question: str, earlier: Sequence[Turn]) -> Resolved:
+        """Offline: the referring words replaced by the entities they stand for, else the latest turn's words."""
+        found = rewrite(question, [t.meta.searched_as or t.question for t in earlier])
+        if found is None:
+            return self._with_context_terms(question, earlier[-1:])
+        read = "; ".join(f"“{word}” as “{name}”" for word, name in found.read_as)
+        return Resolved(
+            question=found.question,
+            rewritten=True,
+            context_terms=list(dict.fromkeys(name for _word, name in found.read_as)),
+            notes=[f"Follow-up: read {read}; searched as “{found.question}”."],
+        )
 
     def _with_context_terms(self, question: str, earlier: Sequence[Turn]) -> Resolved:
-        """Offline: the earlier turns' entities and content words join the search, the latest turn first.
+        """The earlier turns' entities and content words join the search (a follow-up no word of which refers).
 
         Entities are the seeds the earlier searches found, kept when they share a word with that turn's question
         (the others were found by a stray word); then the earlier questions' content words.

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from retrieval.answerability import decide
 from retrieval.confidence import assess, match_citations
 from retrieval.config import Settings
 from retrieval.context import Context
@@ -220,12 +221,14 @@ class Engine:
         return mode_function(mode)(ctx, question, params, progress)
 
     def judge(self, answer: Answer, ctx: Context) -> None:
-        """Check each citation's span against its source and rate the answer's confidence (every face's answers)."""
+        """Check each citation's span against its source, rate the answer's confidence and decide whether the
+        documents answer it at all (every face's answers, every mode)."""
         texts = {h.id: h.text for h in answer.evidence}
         missing = [c.chunk_id for c in answer.citations() if c.kind == "chunk" and c.chunk_id not in texts]
         texts.update({chunk_id: hit.text for chunk_id, hit in explore.chunks(ctx, missing).items()})
         match_citations(answer, texts)
         answer.confidence = assess(answer)
+        decide(answer)
 
     def close(self) -> None:
         self.bus.close()

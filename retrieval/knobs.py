@@ -82,7 +82,8 @@ def describe(answer: Answer) -> str:
 
 
 def changes(before: Answer, after: Answer) -> str:
-    """What moved between two answers of the same mode: the knobs that differ, and their effect (or none)."""
+    """What moved between two answers of the same mode: the knobs that differ, and which cited passages, entities
+    and evidence changed (by id: moving alpha can swap the cited chunks and keep their count)."""
     moved = [
         f"{name.replace('_', ' ')} {before.params[name]} → {after.params[name]}"
         for name in KNOB_MODES
@@ -93,11 +94,32 @@ def changes(before: Answer, after: Answer) -> str:
     ]
     if not moved:
         return ""
-    old, new = effects(before), effects(after)
     diffs = [
-        f"{label} {getattr(old, field)} → {getattr(new, field)}"
-        for field, label in (("evidence", "evidence"), ("expanded_entities", "expanded"), ("truncated", "truncated"))
-        if getattr(old, field) != getattr(new, field)
+        _diff(label, old, new)
+        for label, old, new in (
+            ("cited passages", _cited(before), _cited(after)),
+            ("entities", _entities(before), _entities(after)),
+            ("evidence", {h.id for h in before.evidence}, {h.id for h in after.evidence}),
+        )
+        if old != new
     ]
-    effect = "; ".join(diffs) if diffs else "no change in evidence or expansion"
+    effect = "; ".join(diffs) if diffs else "the same passages and entities were cited"
     return f"Since the previous {after.mode} answer: {', '.join(moved)} — {effect}."
+
+
+def _cited(answer: Answer) -> set[str]:
+    return {c.chunk_id for c in answer.citations() if c.kind != "node"}
+
+
+def _entities(answer: Answer) -> set[str]:
+    """The entities the answer stands on: the search's seed entities and any cited entity node."""
+    search = next((s for s in answer.trace if s.kind == "search"), None)
+    seeds = {str(t) for t in (search.details.get("seed_entities", []) if search else [])}
+    return seeds | {c.chunk_id for c in answer.citations() if c.kind == "node"}
+
+
+def _diff(label: str, old: set[str], new: set[str]) -> str:
+    """'cited passages: 2 new, 1 no longer' (which ones, not how many: the same count can be other passages)."""
+    parts = [f"{len(new - old)} new"] if new - old else []
+    parts += [f"{len(old - new)} no longer"] if old - new else []
+    return f"{label}: {', '.join(parts)}"

@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field, computed_field
 
 Mode = Literal["local", "global", "drift", "agent"]
 AnsweredBy = Literal["llm", "extractive"]
+#: `not_in_documents`: the evidence does not support an answer; the key facts are then the nearest material.
+Outcome = Literal["answered", "not_in_documents"]
 
 
 class Lines(BaseModel):
@@ -145,6 +147,8 @@ class Answer(BaseModel):
     key_facts: list[KeyFact] = Field(default_factory=list)
     residual_uncertainty: str = ""
     no_data_found: bool = False
+    #: Set with the confidence (`retrieval.answerability.decide`), in every mode.
+    outcome: Outcome = "answered"
     status: str = "ok"
     notes: list[str] = Field(default_factory=list)
     evidence: list[Hit] = Field(default_factory=list)

@@ -3,7 +3,9 @@
 Why display-only cleaning: an offline answer is extraction, so what it shows must be what the source
 says. Removing "um", "you know" and stutters ("I I think") makes a transcript sentence readable
 without changing its claim; the citation keeps the verbatim span, so the highlight in the chunk and
-any check against the source still use the exact words.
+any check against the source still use the exact words. A quote stays a quote: every stretch of words left
+out is shown as "…" (a word said twice in a row is shown once, unmarked: the shown words still run in the
+source in that order), so each part between the marks is verbatim (`confidence.quote_match` checks it).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ _REPEAT = re.compile(r"\b(\w+(?:\s+\w+)?)(?:[\s,]+\1\b)+", re.IGNORECASE)
 _OPENER = re.compile(r"^(?:(?:yeah|yes|so|and so|and|well|oh|right|okay|ok|look|but)\b[,.]?\s+)+", re.IGNORECASE)
 #: A sentence abandoned mid-way ends with a dash or an ellipsis: drop the dangling tail.
 _DANGLING = re.compile(r"\s*(?:—|--|–|\.\.\.|…)\s*[^—–.…]{0,40}$")
+#: What marks left-out words in a shown quote.
+ELLIPSIS = "…"
 NO_WORDS = "The question has no words to search for."
 NOTHING_TO_SEARCH = "The question has only common words (like 'the', 'of', 'and'): there is nothing to search for."
 #: A normalised sentence seen in this many documents is boilerplate (show intros, sponsor lines).
@@ -35,16 +39,22 @@ BOILERPLATE_DOCUMENTS = 3
 
 
 def clean_spoken(text: str) -> str:
-    """`text` without fillers, stutters, turn openers and a dangling tail; unchanged when nothing is left."""
+    """`text` without fillers, stutters, turn openers and a dangling tail, each left-out stretch shown as "…";
+    unchanged when nothing is left."""
     cleaned = " ".join(text.split())
-    cleaned = _FILLERS.sub(" ", cleaned)
+    cleaned = _FILLERS.sub(f" {ELLIPSIS} ", cleaned)
     cleaned = _REPEAT.sub(r"\1", cleaned)
-    cleaned = _OPENER.sub("", cleaned)
-    cleaned = _DANGLING.sub(".", cleaned) if _DANGLING.search(cleaned) and len(cleaned) > 60 else cleaned
+    cleaned = _OPENER.sub(f"{ELLIPSIS} ", cleaned)
+    if _DANGLING.search(cleaned) and len(cleaned) > 60:
+        cleaned = _DANGLING.sub(f" {ELLIPSIS}", cleaned)
     cleaned = re.sub(r"\s+([,.!?])", r"\1", " ".join(cleaned.split())).strip(" ,")
     cleaned = re.sub(r",([.!?])", r"\1", cleaned)
+    cleaned = re.sub(rf"[,\s]*{ELLIPSIS}[,\s{ELLIPSIS}]*", f" {ELLIPSIS} ", cleaned).strip()
+    cleaned = re.sub(r"\s+([.!?])", r"\1", cleaned)
     if len(_WORD.findall(cleaned)) < 3:
         return " ".join(text.split())
+    if cleaned.startswith(ELLIPSIS):
+        return cleaned
     return cleaned[:1].upper() + cleaned[1:]
 
 

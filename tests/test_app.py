@@ -228,7 +228,8 @@ def test_a_follow_up_uses_the_first_turn_and_the_thread_can_be_left_and_reopened
     turns = chat.turns()
     assert [t.question for t in turns] == ["Who was Marley?", "What did he wear?"]
     assert any("Marley" in term for term in turns[1].meta.context_terms)
-    assert any(c.value.startswith("Searched with words from earlier turns: What did he wear") for c in app.caption)
+    captions = [c.value for c in app.caption]
+    assert "Follow-up read as: What did Marley wear\\?" in captions  # shown as typed: Markdown escaped
     assert app.query_params["thread"] == chat.thread_id
 
     app.button(key="conv_new").click().run()
@@ -281,15 +282,15 @@ def test_every_answer_shows_its_confidence_and_the_toggle_shows_its_parts(app: A
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.confidence is not None
     assert f"-badge[confidence {answer.confidence.score:.0%}]" in _text(app)
-    assert "retrieval similarity: **" not in _text(app)
-    assert any("span match" in e.label for e in app.expander)  # each citation says how well its span matched
+    assert "support by the cited passages: **" not in _text(app)
+    assert any("quote match" in e.label for e in app.expander)  # each citation says how well the shown quote matched
     app.toggle(key="show_confidence").set_value(True).run()
-    for part in ("retrieval similarity", "citation coverage", "agreement across sources", "recency"):
-        assert f"- {part}: **" in _text(app), part
+    for part in ("support by the cited passages", "asked-about words stated by the key facts", "similarity of the"):
+        assert f"- {part}" in _text(app), part
     _go(app, "home")
     _go(app, "ask")
     assert app.toggle(key="show_confidence").value  # remembered for the session
-    assert "- citation coverage: **" in _text(app)
+    assert "- asked-about words stated by the key facts: **" in _text(app)
 
 
 def test_a_weak_answer_states_its_limitation(app: AppTest) -> None:
@@ -500,7 +501,7 @@ def test_invalidating_a_turn_on_the_memory_page_changes_the_next_follow_up(app: 
     _ask(app, "What did he wear?")
     turn = app.session_state["conversation"].turns()[-1]
     assert turn.meta.context_terms == [] and turn.meta.searched_as == "What did he wear?"
-    assert not any(c.value.startswith("Searched with words from earlier turns") for c in app.caption)
+    assert not any(c.value.startswith(("Searched with words", "Follow-up read as")) for c in app.caption)
 
 
 def test_memory_page_lists_scoped_memories(app: AppTest) -> None:

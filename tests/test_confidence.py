@@ -54,7 +54,7 @@ def test_a_weak_answer_states_its_weakest_part_in_one_sentence() -> None:
         KeyFact(fact="Marley sang.", citations=[Citation(chunk_id="c1", span="Marley sang loudly at night")]),
         KeyFact(fact="Unsupported.", citations=[]),
     ]
-    answer = _answer(facts, evidence)
+    answer = _answer(facts, evidence, answered_by="llm")  # a model's facts: their quoted spans are matched
     match_citations(answer, {"c1": TEXT})
     judged = assess(answer)
     assert judged.score < THRESHOLD

@@ -44,7 +44,7 @@ TRANSCRIPT = (
 # --- display text: disfluencies -------------------------------------------------------------------
 def test_clean_spoken_drops_fillers_stutters_and_openers() -> None:
     assert clean_spoken("Yeah, so, um, I I think it was, you know, really hard to to do.") == (
-        "I think it was really hard to do."
+        "… I think it was … really hard to do."
     )
     assert clean_spoken("It is.") == "It is."  # nothing to clean: unchanged
     assert clean_spoken("Uh, yeah.") == "Uh, yeah."  # cleaning would leave nothing: the text stays
@@ -54,7 +54,7 @@ def test_a_transcript_fact_reads_clean_and_cites_its_verbatim_span(embedder: Emb
     hit = Hit(id="t1", text=f"{SPOKEN}\n\nKEVIN SCOTT: That is a big claim.", score=1.0, document_id="ep")
     facts = extractive_facts("How will models change work?", None, [hit], embedder, 1)
 
-    assert facts[0].fact == "Mira Murati: I think that the models will change how we work."
+    assert facts[0].fact == "Mira Murati: … I think that … the models will … change how we work."
     span = facts[0].citations[0].span
     assert span == SPOKEN and span in hit.text  # the citation keeps the words as spoken
 

@@ -14,6 +14,7 @@ from components.untrusted import plain
 from retrieval.conversation import Conversation, Turn
 from retrieval.errors import DriftLensError
 from retrieval.models import Answer, Mode
+from retrieval.question_kind import fitting_mode
 
 SUGGESTIONS = Path(__file__).resolve().parent.parent / "data" / "demo" / "behind-the-tech" / "global_questions.csv"
 COMPARE: tuple[Mode, ...] = ("local", "global", "drift")
@@ -57,8 +58,12 @@ compare = st.toggle(f"Compare modes ({', '.join(mode_name(m) for m in compare_mo
 # The thread is drawn into this slot later: a submitted question's status boxes go on screen before the graph
 # is read (the thread, its history, saving the question), so its progress shows at once.
 thread = st.container()
-question = st.chat_input("Ask the graph…") or st.session_state.pop("ask_pending", None)
-modes = compare_modes if compare else (session.mode(),)
+typed = st.chat_input("Ask the graph…")
+pending, pending_mode = st.session_state.pop("ask_pending", None), st.session_state.pop("ask_pending_mode", None)
+question = typed or pending
+# A suggested question runs in the mode that fits it (a corpus-wide one in global), not the sidebar's.
+suggested: tuple[Mode, ...] = (pending_mode,) if pending_mode and not typed else ()
+modes = compare_modes if compare else suggested or (session.mode(),)
 if question:
     asked = st.empty()
     with asked.container(), st.chat_message("user"):
@@ -85,8 +90,10 @@ with thread:
     if not turns and not question:
         st.markdown("**Try one of these**")
         for i, text in enumerate(suggestions()):
-            if st.button(text, key=f"suggest-{i}"):
+            fits = fitting_mode(text)
+            if st.button(text, key=f"suggest-{i}", help=f"Runs in {mode_name(fits)} mode, the one that fits it."):
                 st.session_state["ask_pending"] = text
+                st.session_state["ask_pending_mode"] = fits
                 st.rerun()
 
 if question:

@@ -38,6 +38,7 @@ from retrieval.search.community_context import (
     top_entities,
 )
 from retrieval.search.evidence import distinct, sentences
+from retrieval.search.filler import never_a_fact
 
 log = logging.getLogger(__name__)
 
@@ -341,8 +342,8 @@ def select_communities(ctx: Context, question_vector: np.ndarray, level: int | N
 
 
 def _distinct_sentences(summary: str) -> list[str]:
-    """A summary's sentences, each said once (summaries repeat sentences from overlapping chunks)."""
-    found = sentences(summary)
+    """A summary's sentences, each said once (summaries repeat sentences from overlapping chunks), no filler."""
+    found = [s for s in sentences(summary) if not never_a_fact(s)]
     return [found[i] for i in distinct(found)]
 
 

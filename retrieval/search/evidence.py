@@ -27,6 +27,9 @@ from retrieval.indexing.speakers import LABEL, speaker_at, strip_label
 from retrieval.models import Citation, Hit, KeyFact
 from retrieval.readable import clean_spoken, sentence_key
 from retrieval.search.fact_selection import choose
+from retrieval.search.filler import never_a_fact
+from retrieval.search.keywords import content_terms
+from retrieval.store import bm25
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,13 @@ LEXICAL_WEIGHT = 0.05
 SPEAKER_WEIGHT = 0.2
 #: ...when on topic (this share of the best similarity): "You make a good point" is theirs, not an answer.
 SPEAKER_MIN_SHARE = 0.7
+#: Bonus (times the share of the question's asked-about words it states) for the sentence that names what is
+#: asked: "What did Lisa Su say about chiplets?" prefers her sentence about chiplets over her other ones. When the
+#: question names a speaker, only that speaker's sentences get it (her words first, then the one on the topic).
+ASKED_WEIGHT = 0.15
+#: Question words that ask how, not what: they name no asked-about thing.
+_ASKING_TEXT = "say said says think thinks thought talk talked talks mention mentioned describe described explain"
+_ASKING = frozenset(f"{_ASKING_TEXT} explained know known see sees view views feel feels".split())
 #: Two sentences sharing this share of the shorter one's distinct words are variants of one sentence...
 NEAR_DUPLICATE_OVERLAP = 0.85
 #: ...when the shorter one has at least this many distinct words (short sentences differ by one word).
@@ -153,15 +163,19 @@ def shortlist(
     them; BM25 word overlap with the question (document frequencies from these sentences) plus the
     chunk's retrieval score picks the few worth embedding. Deterministic, so a caller can embed the
     same shortlist ahead of time (DRIFT batches a whole round into one call). Sentences whose
-    `sentence_key` is in `skip` (the project's boilerplate) or that several retrieved documents share
-    are never evidence.
+    `sentence_key` is in `skip` (the project's boilerplate), that several retrieved documents share, or that
+    are filler or headings (`filler.never_a_fact`) are never evidence.
     """
     top = max((h.score for h in hits), default=0.0) or 1.0
     pool = [(hit, span, hit.score / top) for hit in hits for span in sentences(hit.text)][:MAX_CANDIDATES]
     repeated = _shared_across_documents(pool)
-    pool = [p for p in pool if sentence_key(strip_label(p[1])) not in skip and sentence_key(p[1]) not in repeated]
+    pool = [
+        p
+        for p in pool
+        if sentence_key(strip_label(p[1])) not in skip and sentence_key(p[1]) not in repeated and not never_a_fact(p[1])
+    ]
     pool = [pool[i] for i in distinct([span for _h, span, _r in pool])]
-    lexical = _bm25(question, [span for _h, span, _r in pool])
+    lexical = _bm25(question, [strip_label(span) for _h, span, _r in pool])  # what is said, not who says it
     best = max(lexical, default=0.0) or 1.0
     candidates = [
         Candidate(h, span, rank, lex / best, _speaker(h, span))
@@ -202,6 +216,19 @@ def _named_speakers(question: str, candidates: Sequence[Candidate]) -> set[str]:
         for c in candidates
         if c.speaker and any(len(w) > 2 and w in words for w in _WORD.findall(c.speaker.lower()))
     }
+
+
+def asked_terms(question: str) -> list[str]:
+    """The question's words naming what it asks about: its content words but the verbs of asking ("say")."""
+    return [t for t in content_terms(question) if t not in _ASKING]
+
+
+def states(candidate: Candidate, asked: Sequence[str]) -> float:
+    """Share of the asked-about words a sentence states, its speaker's name counting as said (the subject)."""
+    if not asked:
+        return 0.0
+    said = f"{candidate.span} {candidate.speaker or ''}"
+    return sum(1 for t in asked if bm25.contains(said, t)) / len(asked)
 
 
 def _bm25(query: str, spans: Sequence[str]) -> list[float]:
@@ -254,8 +281,11 @@ def extractive_facts(
         for i, c in enumerate(candidates)
     ]
     on_topic = SPEAKER_MIN_SHARE * float(similarity.max())
+    asked = asked_terms(question)
     scores = [
-        score + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
+        score
+        + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
+        + (ASKED_WEIGHT * states(c, asked) if not named or c.speaker in named else 0.0)
         for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
     documents = [c.hit.document_id or c.hit.id for c in candidates]
@@ -281,6 +311,12 @@ def spoken_display(span: str, speaker: str | None) -> str:
     if speaker is None:
         return display(span)
     return f"{speaker}: {clean_spoken(strip_label(span))}"
+
+
+def shown_quote(fact: str) -> str:
+    """The quoted words of an extractive fact as shown: without the "Speaker: " that `spoken_display` puts first."""
+    match = _SPEAKER.match(fact)
+    return fact[match.end() :] if match else fact
 
 
 _CITATION_KINDS: dict[str, CitationKind] = {"chunk": "chunk", "community": "community"}

@@ -1,0 +1,148 @@
+"""Refit the answerability model (retrieval/assets/answerability.json) on the dev split of the demo questions.
+
+Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--dry-run]
+Answers every question of the split (benchmarks/data/demo_questions.jsonl) in each mode on the cached demo graph
+(benchmarks/demo_graph.py, built on first use), offline, through `Engine.ask` as the product does, and reads the
+signals of `retrieval.answerability` from each answer. An answer is right (label 1) when its question is answerable
+and a key fact matches a gold evidence sentence (hit@5, benchmarks/answer_metrics.py); unanswerable questions and
+misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the probability of 1;
+the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of the right answers.
+Only the named split is read: report on the other one (benchmarks/eval_answers.py --split test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.answer_metrics import hit
+from benchmarks.demo_answers import GLOBAL_KINDS, Labelled, read_questions
+from benchmarks.demo_graph import open_demo_graph
+from retrieval import answerability
+from retrieval.embed import make_embedder
+from retrieval.engine import Engine
+from retrieval.models import Answer, Mode
+
+#: L2 penalty on the weights (not the intercept): few labelled questions, several correlated signals.
+RIDGE = 1.0
+#: Share of right answers the threshold may flag as "not in these documents".
+MAX_FLAGGED = 0.10
+SIGNALS = ("support", "coverage", "names", "exists", "complete", "similarity", "arms")
+
+
+def collect(split: str, modes: list[Mode], saved: Path | None) -> tuple[np.ndarray, np.ndarray, list[bool]]:
+    """Signals (rows), labels, and whether each row's question is unanswerable, for every question and mode
+    (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py asks it).
+
+    With `saved`, the answers are kept there (JSON lines) and read back on the next run, so a change to how the
+    signals are read is refitted without asking again."""
+    questions = {q.id: q for q in read_questions() if q.split == split}
+    answers = _saved(saved) if saved is not None and saved.exists() else _ask(questions, modes, saved)
+    rows, labels, unanswerable = [], [], []
+    for qid, answer in answers:
+        question = questions[qid]
+        values = answerability.signals(answer)
+        parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
+        values["support"] = float(parts.get("support") or 0.0)  # the signal as decide() read it
+        rows.append([values.get(name, 0.0) for name in SIGNALS])
+        labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
+        unanswerable.append(not question.answerable)
+    return np.asarray(rows), np.asarray(labels), unanswerable
+
+
+def _ask(questions: dict[str, Labelled], modes: list[Mode], saved: Path | None) -> list[tuple[str, Answer]]:
+    store, settings = open_demo_graph()
+    engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
+    answers = []
+    try:
+        for question in questions.values():
+            for mode in modes:
+                if mode != "global" or question.kind in GLOBAL_KINDS:
+                    answers.append((question.id, engine.ask(question.question, mode)))
+    finally:
+        engine.close()
+    if saved is not None:
+        lines = [json.dumps({"id": qid, "answer": a.model_dump(mode="json")}) for qid, a in answers]
+        saved.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return answers
+
+
+def _saved(path: Path) -> list[tuple[str, Answer]]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(row["id"], Answer.model_validate(row["answer"])) for row in rows]
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """Ridge-penalised logistic regression by Newton's method: (intercept, weights)."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    beta = np.zeros(design.shape[1])
+    penalty = np.diag([0.0, *([RIDGE] * x.shape[1])])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-design @ beta))
+        gradient = design.T @ (p - y) + penalty @ beta
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        beta -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return float(beta[0]), beta[1:]
+
+
+def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Probability that a right answer scores above a wrong one (ties count half)."""
+    pos, neg = scores[labels == 1], scores[labels == 0]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    return float(
+        ((pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()) / (len(pos) * len(neg))
+    )
+
+
+def threshold(scores: np.ndarray, labels: np.ndarray) -> float:
+    """The highest cut that flags at most MAX_FLAGGED of the right answers (a cut flags scores below it)."""
+    right = np.sort(scores[labels == 1])
+    if not len(right):
+        return 0.5
+    allowed = int(np.floor(MAX_FLAGGED * len(right)))
+    return float(right[allowed]) if allowed < len(right) else float(right[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modes", default="local,drift")
+    parser.add_argument("--split", default="dev")
+    parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
+    parser.add_argument("--answers", type=Path, default=None, help="keep the answers here (JSON lines), reuse if there")
+    args = parser.parse_args()
+    modes: list[Mode] = args.modes.split(",")
+    x, y, unanswerable = collect(args.split, modes, args.answers)
+    intercept, weights = fit(x, y)
+    scores = 1 / (1 + np.exp(-(intercept + x @ weights)))
+    cut = threshold(scores, y)
+    flagged = scores < cut
+    gone = np.asarray(unanswerable)
+    model = {
+        "intercept": round(intercept, 4),
+        "coefficients": {name: round(float(w), 4) for name, w in zip(SIGNALS, weights, strict=True)},
+        "threshold": round(cut, 4),
+        "fitted": (
+            f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl, modes "
+            f"{', '.join(modes)}, offline, {len(y)} answers ({int(y.sum())} right), ridge {RIDGE}, "
+            f"{datetime.now(UTC):%Y-%m-%d}; on that split: AUROC {auroc(scores, y):.3f}, unanswerable flagged "
+            f"{flagged[gone].mean():.0%}, right answers flagged {flagged[y == 1].mean():.0%}"
+        ),
+    }
+    print(json.dumps(model, indent=2))
+    if not args.dry_run:
+        answerability.MODEL_FILE.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Whether the documents answer a question: a calibrated probability, and "not in these documents" below a threshold.
+
+Why signals and a fitted model, not a weighted average: the old confidence (`confidence.assess`: similarity,
+citation coverage, agreement) is as high for "What is the capital of Australia?" as for a question the corpus
+answers, because a nearest passage always exists, is always cited verbatim and always agrees with itself. What
+separates an answer from a near miss is whether the facts say what was *asked*. So the signals, each 0-1 and read
+from the answer alone (any mode, with or without a model):
+- `support`: the old weighted score (similarity, citation coverage, agreement, recency, model);
+- `coverage`: share of the question's asked-about words (content words but verbs of asking; words under four
+  letters only when they are names) the key facts state, in any form ("studied" states "study"); a model's facts
+  are read from the passages they cite, not from the model's wording;
+- `names`: share of the question's names (capitalised words past the first) the key facts state;
+- `exists`: share of the asked-about words found anywhere in the retrieved evidence: the keyword arm searched
+  every chunk of the graph, so a word absent from all of them is almost surely absent from the documents;
+- `complete`: 1 when every asked-about word is found there, else 0 (one missing word can be the whole question:
+  "What did Lisa Su say about quantum computing?");
+- `similarity`: the best cosine similarity of the evidence to the question;
+- `arms`: agreement between the retrieval arms (share of the five best hits found by both meaning and keywords);
+- `model`: the model's own confidence, when a model answered (one input, never the only one).
+They are combined by a logistic model (`COEFFICIENTS`, fitted on the labelled dev split of the demo questions by
+`benchmarks/fit_confidence.py`, which records how in the file) into the probability that the answer is right;
+below `THRESHOLD` (chosen on the same split) the outcome is "not in these documents" and the facts are shown as
+the nearest material, not as the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from retrieval.models import Answer, Confidence, ConfidencePart
+from retrieval.search.evidence import asked_terms
+from retrieval.search.keywords import STOPWORDS
+
+MODEL_FILE = Path(__file__).parent / "assets" / "answerability.json"
+#: The model's own report moves the log-odds by this much per unit away from 0.5 (not fitted: the dev runs have
+#: no model; a model that says 0.9 adds +0.8, one that says 0.1 takes 0.8 off).
+MODEL_WEIGHT = 2.0
+#: Arms agreement reads the best hits.
+TOP_HITS = 5
+NOT_IN_DOCUMENTS = "Not in these documents"
+LABELS = {
+    "support": "support by the cited passages",
+    "coverage": "asked-about words stated by the key facts",
+    "names": "names of the question stated by the key facts",
+    "exists": "asked-about words found in the documents",
+    "complete": "every asked-about word found in the documents",
+    "similarity": "similarity of the best passage",
+    "arms": "agreement of meaning and keyword search",
+    "model": "the model's own report",
+}
+#: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
+MIN_STEM = 4
+_WORD = re.compile(r"\w+")
+_NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][\w\-]*")
+_POSSESSIVE = re.compile(r"['’]s?$")
+
+
+@cache
+def fitted() -> dict[str, Any]:
+    """The fitted model: {"intercept", "coefficients", "threshold", "fitted"} (how, on what, when)."""
+    return dict(json.loads(MODEL_FILE.read_text(encoding="utf-8")))
+
+
+def question_names(question: str) -> list[str]:
+    """Capitalised words of the question past its first (the cheap mark of a name), lower-cased, no possessive."""
+    found = [_POSSESSIVE.sub("", m.group(0)).lower() for m in _NAME.finditer(question.strip())]
+    return list(dict.fromkeys(n for n in found if n and n not in STOPWORDS))
+
+
+def names_of(answer: Answer) -> set[str]:
+    return set(question_names(answer.question))
+
+
+def signals(answer: Answer) -> dict[str, float]:
+    """The answer's signals (0-1 each; `model` only when a model answered and reported a confidence)."""
+    facts = _stated(answer)
+    evidence = " ".join(h.text for h in answer.evidence)
+    asked = [t for t in asked_terms(answer.question) if len(t) >= MIN_STEM or t.isdigit() or t in names_of(answer)]
+    names = question_names(answer.question)
+    out = {
+        "support": answer.confidence.score if answer.confidence else 0.0,
+        "coverage": _share(asked, facts),
+        "names": _share(names, facts) if names else _share(asked, facts),
+        "exists": _share(asked, f"{evidence} {facts}"),
+        "complete": float(_share(asked, f"{evidence} {facts}") == 1.0),
+        "similarity": _similarity(answer),
+        "arms": _arms(answer),
+    }
+    reported = _model_report(answer)
+    if reported is not None:
+        out["model"] = reported
+    return out
+
+
+def probability(values: dict[str, float], model: dict[str, Any] | None = None) -> float:
+    """The calibrated probability that the answer is right, from its signals."""
+    model = model or fitted()
+    z = float(model["intercept"]) + sum(float(w) * values.get(n, 0.0) for n, w in model["coefficients"].items())
+    if "model" in values:
+        z += MODEL_WEIGHT * (values["model"] - 0.5)
+    return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
+
+
+def decide(answer: Answer) -> None:
+    """Set the answer's calibrated confidence and its outcome (call after `confidence.assess`, whose score becomes
+    the `support` signal; the confidence's parts are then the signals, their weights the fitted coefficients).
+
+    An answer with no data found, no key facts, or a probability below the threshold is "not in these
+    documents": its facts stay, shown as the nearest material, and its text says so.
+    """
+    values = signals(answer)
+    score = 0.0 if answer.no_data_found or not answer.key_facts else probability(values)
+    model = fitted()
+    parts = [
+        ConfidencePart(
+            name=name,
+            label=LABELS[name],
+            value=round(values[name], 3),
+            weight=round(float(model["coefficients"].get(name, MODEL_WEIGHT)), 3),
+            detail=_detail(name, answer),
+        )
+        for name in values
+    ]
+    answer.confidence = Confidence(score=round(score, 3), parts=parts)
+    if answer.no_data_found or score < float(model["threshold"]):
+        answer.outcome = "not_in_documents"
+        _say_not_in_documents(answer)
+    elif score < 0.7:
+        weakest = min(parts, key=lambda p: p.value if p.value is not None else 1.0)
+        answer.confidence.limitation = (
+            f"Confidence is {score:.0%}, below 70%: {weakest.label} is the weakest signal ({weakest.detail})."
+        )
+
+
+def _say_not_in_documents(answer: Answer) -> None:
+    stated = set(_WORD.findall(_stated(answer).lower()))
+    missing = [t for t in asked_terms(answer.question) if not states(t, stated)]
+    if answer.no_data_found:
+        reason = "nothing in the graph is close to the question"
+    elif missing:
+        reason = f"the key facts do not state {', '.join(f'“{t}”' for t in missing[:4])}"
+    else:
+        reason = "the retrieved passages do not support an answer"
+    assert answer.confidence is not None
+    answer.confidence.limitation = f"{NOT_IN_DOCUMENTS}: {reason} (confidence {answer.confidence.score:.0%})."
+    if answer.final_answer and answer.answered_by == "llm":
+        answer.notes.append(f"The model's answer, not supported well enough to stand: {answer.final_answer}")
+    nearest = " The nearest material is listed below; it is not the answer." if answer.key_facts else ""
+    answer.final_answer = f"{NOT_IN_DOCUMENTS}: {reason}.{nearest}"
+
+
+def _stated(answer: Answer) -> str:
+    """What the key facts stand on: the quoted words and their documents' names; for a model's facts, the cited
+    passages instead of the model's own wording (a model can write "Canberra is the capital" citing anything)."""
+    texts = {h.id: h.text for h in answer.evidence}
+    own = answer.answered_by != "llm"
+    parts = []
+    for fact in answer.key_facts:
+        parts += [fact.fact] if own else [texts.get(c.chunk_id, "") for c in fact.citations]
+        parts += [f"{c.span} {c.document_name}" for c in fact.citations]
+    return " ".join(parts)
+
+
+def _share(terms: Sequence[str], text: str) -> float:
+    """Share of `terms` the text states (`states`)."""
+    if not terms:
+        return 0.0
+    words = set(_WORD.findall(text.lower()))
+    return sum(1 for t in terms if states(t, words)) / len(terms)
+
+
+def states(term: str, words: set[str]) -> bool:
+    """Whether a word of the text is the term or a form of it: one sharing all but its last two letters (at least
+    four): "study" is stated by "studied", "discover" by "discovered"."""
+    if term in words:
+        return True
+    stem = term[: max(MIN_STEM, len(term) - 2)]
+    return len(term) >= MIN_STEM and any(w.startswith(stem) for w in words)
+
+
+def _similarity(answer: Answer) -> float:
+    values = [h.sources.get("vector", 0.0) for h in answer.evidence]
+    return max(min(max(values, default=0.0), 1.0), 0.0)
+
+
+def _arms(answer: Answer) -> float:
+    """Share of the best hits that both the vector and the keyword arm found (0 when neither arm is recorded)."""
+    top = sorted(answer.evidence, key=lambda h: -h.score)[:TOP_HITS]
+    both = sum(1 for h in top if h.sources.get("vector", 0) > 0 and h.sources.get("fulltext", 0) > 0)
+    return both / len(top) if top else 0.0
+
+
+def _model_report(answer: Answer) -> float | None:
+    if answer.answered_by != "llm":
+        return None
+    reports = [s.confidence for s in answer.trace if s.kind in ("answer", "aggregate") and s.confidence is not None]
+    return reports[-1] if reports else None
+
+
+def _detail(name: str, answer: Answer) -> str:
+    if name in ("coverage", "exists", "complete"):
+        return f"of {len(asked_terms(answer.question))} asked-about words"
+    if name == "names":
+        return f"of {len(question_names(answer.question))} names in the question"
+    return "0-1"

@@ -1,0 +1,90 @@
+"""The answer benchmark's own rules (benchmarks/answer_metrics.py): filler, gold matching, outcome, AUROC, bins.
+
+Why tested: the product is tuned against these figures, so a rule that drifted (a filler rule that flags gold
+sentences, a match that credits "Thank you.") would reward the wrong answers. No graph needed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.answer_metrics import (
+    NOT_IN_DOCUMENTS,
+    Judged,
+    auroc,
+    confidence_figures,
+    hit,
+    is_filler,
+    matches,
+    outcome,
+)
+from retrieval.models import Answer
+
+QUESTIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "demo_questions.jsonl"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Thank you so much, Kevin.",  # the issue's key facts that were filler
+        "LISA SU: Oh, it’s great to be here with you, Kevin. Thanks for having me.",
+        "Behind the Tech with Kevin Scott Podcast Episode 52 – Bill Gates",
+        "Helios Labs research note",
+        "Good luck to your book.",
+        "It's never too late.",
+        "that does it for us for this episode",
+        "KEVIN SCOTT: Yeah.",
+        "Thank you so much for taking time out of your very busy schedule to do this with us today.",
+    ],
+)
+def test_greetings_thanks_backchannels_signoffs_and_headings_are_filler(line: str) -> None:
+    assert is_filler(line)
+
+
+def test_no_gold_evidence_sentence_is_filler() -> None:
+    """Otherwise the filler target and the hit target would pull against each other."""
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    flagged = [(r["id"], e["sentence"]) for r in rows for e in r["evidence"] if is_filler(e["sentence"])]
+    assert not flagged
+    assert not is_filler("Xerox had made lots of money on copying machines.")  # a wrong answer, not filler
+
+
+def test_a_clipped_gold_sentence_matches_and_a_greeting_does_not() -> None:
+    gold = (
+        "So I think education is the most interesting application, and I think health is the second most interesting."
+    )
+    assert matches("BILL GATES: So I think education is the most interesting application", gold)
+    assert not matches("Xerox had made lots of money on copying machines.", gold)
+    assert not matches("Thank you.", "Thank you so much for joining me today.")  # too short to match anything
+    assert hit(["Thank you so much, Kevin.", "x y z", "a b c", "d e f", "g h i", gold], [gold]) is False  # 6th fact
+    assert hit(["Thank you so much, Kevin.", gold], [gold])
+
+
+def test_outcome_reads_the_new_field_and_the_old_flag() -> None:
+    answered = Answer(question="q", mode="local", answered_by="extractive")
+    assert outcome(answered) == "answered"
+    assert outcome(Answer.empty("q", "local", "extractive")) == NOT_IN_DOCUMENTS
+    flagged = answered.model_copy()
+    object.__setattr__(flagged, "outcome", NOT_IN_DOCUMENTS)  # the field the product is getting
+    assert outcome(flagged) == NOT_IN_DOCUMENTS
+
+
+def test_auroc_and_the_confidence_figures() -> None:
+    assert auroc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert auroc([0.5], [0.5]) == 0.5
+    assert auroc([], [0.1]) is None
+    judged = [
+        Judged(answerable=True, correct=True, flagged=False, score=0.9),
+        Judged(answerable=True, correct=True, flagged=True, score=0.95),  # flagged: ranks below every answered one
+        Judged(answerable=True, correct=False, flagged=False, score=0.7),
+        Judged(answerable=False, correct=False, flagged=True, score=0.2),
+        Judged(answerable=False, correct=False, flagged=False, score=0.85),
+    ]
+    fig = confidence_figures(judged)
+    assert fig.auroc == pytest.approx((3 + 1) / 6)  # 0.9 beats all three; flagged 0.95-1 beats only 0.2-1
+    assert fig.unanswerable_flagged == 0.5 and fig.correct_flagged == 0.5
+    bins = {label: (n, acc) for label, n, _mean, acc in fig.reliability}
+    assert bins == {"0.6-0.8": (1, 0.0), "0.8-1.0": (2, 0.5)}

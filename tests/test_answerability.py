@@ -1,0 +1,84 @@
+""" "Not in these documents" as an outcome of every mode, with and without a model, and a confidence that separates.
+
+On the small search graph (Curie, Paris, baking) on both backends; the model is the scripted OpenAI-compatible
+server through the real client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from retrieval import answerability
+from retrieval.embed import make_embedder
+from retrieval.engine import Engine
+from retrieval.llm import ChatModel
+from retrieval.models import Answer, Citation, Hit, KeyFact, Mode
+from retrieval.store import GraphStore
+from tests.scripted_openai import ScriptedOpenAI, json_reply
+
+OUTSIDE = "What is the capital of Australia?"
+#: Outside too, but close enough to retrieve passages (about Marie Curie) and reach the answerer.
+NEAR = "What did Marie Curie say about the capital of Australia?"
+
+
+@pytest.fixture(scope="module")
+def engine(search_store: GraphStore) -> Engine:
+    s = search_store.settings
+    return Engine(s, store=search_store, embedder=make_embedder(s), llm=None)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ScriptedOpenAI]:
+    running = ScriptedOpenAI().start()
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize("mode", ["local", "global", "drift"])
+def test_a_question_the_documents_do_not_answer_is_not_in_these_documents(engine: Engine, mode: Mode) -> None:
+    answer = engine.ask(OUTSIDE, mode)
+    assert answer.outcome == "not_in_documents"
+    assert answer.final_answer.startswith("Not in these documents")
+    assert answer.confidence is not None and answer.confidence.score < answerability.fitted()["threshold"]
+    assert answer.confidence.limitation.startswith("Not in these documents")
+
+
+@pytest.mark.parametrize("mode", ["local", "drift"])
+def test_a_question_the_documents_answer_is_answered_with_a_higher_confidence(engine: Engine, mode: Mode) -> None:
+    answered = engine.ask("Who discovered polonium?", mode)
+    outside = engine.ask(OUTSIDE, mode)
+    assert answered.outcome == "answered" and "polonium" in " ".join(f.fact for f in answered.key_facts)
+    assert answered.confidence is not None and outside.confidence is not None
+    assert 0.0 <= outside.confidence.score < answered.confidence.score <= 1.0
+
+
+def test_the_nearest_material_stays_as_nearest(engine: Engine) -> None:
+    answer = engine.ask(NEAR, "local")
+    assert answer.outcome == "not_in_documents" and answer.key_facts  # shown as the nearest material
+    assert "nearest material" in answer.final_answer and "“australia”" in answer.final_answer
+
+
+def test_a_confident_model_does_not_make_an_unsupported_answer(
+    search_store: GraphStore, server: ScriptedOpenAI
+) -> None:
+    s = search_store.settings.model_copy(update={"openai_base_url": server.base_url, "retry_max_attempts": 1})
+    llm_engine = Engine(s, store=search_store, embedder=make_embedder(s), llm=ChatModel(s))
+    claim = {"fact": "Canberra is the capital.", "chunk_ids": [1], "spans": ["in Paris"]}
+    server.script(json_reply({"answer": "Canberra.", "confidence": 0.95, "key_facts": [claim]}))
+    answer = llm_engine.ask(NEAR, "local")
+    assert answer.answered_by == "llm" and answer.outcome == "not_in_documents"
+    assert any("Canberra." in note for note in answer.notes)  # the model's answer is kept, as a note
+    assert answer.confidence is not None and any(p.name == "model" for p in answer.confidence.parts)
+
+
+def test_signals_read_coverage_names_and_arms_from_the_answer() -> None:
+    hit = Hit(id="c", text="Marie Curie discovered polonium in Paris.", score=1.0, sources={"vector": 0.6})
+    fact = KeyFact(fact="Marie Curie discovered polonium in Paris.", citations=[Citation(chunk_id="c", span="")])
+    answer = Answer(question="Where did Marie Curie discover radium?", mode="local", answered_by="extractive")
+    answer.key_facts, answer.evidence = [fact], [hit]
+    values = answerability.signals(answer)
+    assert values["coverage"] == pytest.approx(3 / 4)  # discover, marie, curie, but not radium
+    assert values["names"] == 1.0 and values["similarity"] == 0.6 and values["arms"] == 0.0
+    assert answerability.question_names("What did Lisa Su's team build?") == ["lisa", "su"]
