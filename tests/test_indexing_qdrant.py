@@ -13,7 +13,7 @@ from retrieval.cli import main
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.errors import IndexMissing
-from retrieval.indexing import IndexReport, StageProgress, remove_document, run_index
+from retrieval.indexing import IndexReport, StageProgress, pipeline, remove_document, run_index
 from retrieval.models import QueryParams
 from retrieval.search.communities import search_communities
 from retrieval.search.hybrid import search_chunks
@@ -92,7 +92,10 @@ def test_graph_and_qdrant_agree_through_edits_and_deletes(qdrant_settings, qstor
 
 
 @pytest.mark.parametrize(("stage", "at"), [("write", 1), ("describe", 0), ("summaries", 1)])
-def test_graph_and_qdrant_agree_after_a_killed_run(qstore, corpus, embedder, stage, at) -> None:
+def test_graph_and_qdrant_agree_after_a_killed_run(qstore, corpus, embedder, stage, at, monkeypatch) -> None:  # noqa: PLR0917
+    """Documents are written in batches and the write stage ticks per batch: one document per batch here, so the
+    write-stage kill lands between two written documents."""
+    monkeypatch.setattr(pipeline, "WRITE_BATCH_CHUNKS", 1)
     qdrant_settings = qstore.settings
 
     def kill(event: StageProgress) -> None:

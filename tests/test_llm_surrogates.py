@@ -137,11 +137,17 @@ def test_http_and_mcp_answer_200_not_500(engine: Engine, scripted_openai: Script
         asked = httpx.post(f"{url}/v1/ask", json={**question, "mode": "local"}, timeout=120)
         retrieved = httpx.post(f"{url}/retrieve", json={"query": CAROL_QUESTION, "mode": "drift"}, timeout=120)
         tool = asyncio.run(_ask_graph(f"{url}/mcp"))
+    # The scripted reply does not answer the question, so the answer may be "not in these documents", with the
+    # model's cleaned text kept in its notes: either way the reply's text arrives, cleaned.
     assert asked.status_code == 200, asked.text
-    assert REPLACED in asked.json()["final_answer"]
+    assert REPLACED in _said(asked.json())
     assert retrieved.status_code == 200, retrieved.text
     assert not tool.is_error, tool.content
-    assert REPLACED in tool.structured_content["final_answer"]
+    assert REPLACED in _said(tool.structured_content)
+
+
+def _said(answer: dict[str, Any]) -> str:
+    return " ".join([answer["final_answer"], *answer.get("notes", [])])
 
 
 async def _ask_graph(url: str) -> Any:
