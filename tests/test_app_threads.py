@@ -39,7 +39,10 @@ def test_a_question_of_common_words_is_one_clear_message_and_the_thread_keeps_an
     assert "answered by: extractive" in _text(app)
     app.run()  # the thread read back from the store, as a reload or a reopened link reads it
     assert not app.exception, app.exception
-    assert not app.warning
+    marley = chat.turns()[1].answers[0]
+    assert marley.outcome == "answered" and marley.key_facts and marley.confidence is not None
+    # no turn is damaged: the only warning is the answer's own limitation sentence, when its confidence is weak
+    assert [w.value for w in app.warning] == [marley.confidence.limitation] * bool(marley.confidence.limitation)
 
 
 def test_a_turn_that_lost_its_answer_shows_as_damaged_and_the_thread_keeps_answering(ask_page: AppTest) -> None:

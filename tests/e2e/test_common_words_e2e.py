@@ -43,6 +43,8 @@ def test_a_question_of_common_words_is_one_message_and_the_thread_keeps_working(
     _no_crash(page)
 
     assert re.search(r"[?&]thread=\w+", page.url), page.url
+    # the answer is drawn before it is stored: reload only once the thread lists both turns (stored, redrawn)
+    expect(page.get_by_role("button", name="the (2)")).to_be_visible(timeout=WAIT_MS)
     page.reload()  # the thread read back from the store
     expect(answered).to_have_count(1, timeout=WAIT_MS)
     expect(page.get_by_text("answered by: extractive")).to_have_count(2)
