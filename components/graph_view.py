@@ -222,11 +222,10 @@ def node_panel(ctx: Context, node_id: str, *, nested: bool = False) -> None:
     st.markdown(f"**{inert(details.title)}**")
     kind = details.kind if details.kind != "entity" else type_name(str(details.properties.get("type") or ""))
     st.caption(f"{kind} · `{details.id}`")
-    aliases = [str(a) for a in details.properties.get("aliases") or []]
-    if aliases:
-        st.caption("Also written: " + ", ".join(inert(a) for a in aliases))
-        for reason in details.properties.get("merge_reasons") or []:
-            st.caption(f"· {inert(str(reason))}")
+    if details.aliases:
+        st.caption("Also written: " + ", ".join(inert(a) for a in details.aliases))
+        for reason in details.merge_reasons:
+            st.caption(f"· {inert(reason)}")
     body = details.description or (str(details.properties.get("text") or "") if details.kind == "chunk" else "")
     if body:
         if nested:

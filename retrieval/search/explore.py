@@ -71,6 +71,9 @@ class NodeDetails:
     description: str
     properties: dict[str, Any]
     chunks: list[Hit]
+    #: Other names merged into this entity and why (the raw lists: `properties` holds them as display text).
+    aliases: tuple[str, ...] = ()
+    merge_reasons: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,21 @@ def node_details(ctx: Context, node_id: str, max_chunks: int = 5) -> NodeDetails
     shown = {k: _display(v) for k, v in sorted(props.items())}
     title = str(props.get("title") or props.get("name") or node_id)
     description = str(props.get("description") or props.get("summary") or "")
-    return NodeDetails(node_id, kind, title, description, shown, chunks)
+    return NodeDetails(
+        node_id,
+        kind,
+        title,
+        description,
+        shown,
+        chunks,
+        _strings(props.get("aliases")),
+        _strings(props.get("merge_reasons")),
+    )
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """A list property's non-empty items as text; anything else (absent, a scalar) as none."""
+    return tuple(str(v) for v in value if str(v)) if isinstance(value, (list, tuple)) else ()
 
 
 def _kind(ctx: Context, labels: Iterable[str]) -> str:

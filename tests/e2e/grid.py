@@ -17,7 +17,9 @@ def rows(grid: Locator) -> list[list[str]]:
 
 
 def pick_row(grid: Locator, n: int) -> None:
-    """Select row `n` by its row marker, as a user clicks it."""
+    """Select row `n` by its row marker, as a user clicks it (scrolled into view first: a mouse click lands at
+    viewport coordinates, and content above, such as a list of conversations, can push the grid below the fold)."""
+    grid.scroll_into_view_if_needed()
     box = grid.locator("canvas").first.bounding_box()
     assert box is not None
     grid.page.mouse.click(box["x"] + 15, box["y"] + ROW_PX * (n + 1) + ROW_PX / 2)
