@@ -18,6 +18,7 @@ import numpy as np
 from retrieval.config import Settings
 
 if TYPE_CHECKING:
+    from retrieval.store import bm25
     from retrieval.store.vectors import VectorStore
 
 Row = dict[str, Any]
@@ -263,18 +264,26 @@ class GraphStore(ABC):
         index: str | None = None,
         filters: Filters | None = None,
     ) -> list[StoreHit]:
-        """The keyword hits `fulltext_search` restricted to these nodes' ids would return, best first (props:
-        the indexed text at least).
+        """The keyword hits `fulltext_search` restricted to these nodes' ids would return, best first.
 
         `hits` come from another search under the same `filters`, with every property but the vector (a vector
-        arm's hits). This default searches again; an adapter that scores such a restricted search from the
-        properties alone overrides it to score `hits` without a round trip.
+        arm's hits), so BM25 scores them from their own properties against the index's corpus statistics,
+        without a round trip for the hits themselves.
         """
-        ids = list(dict.fromkeys(h.id for h in hits))
-        if not ids:
+        from retrieval.store import bm25  # bm25 builds on this module
+        from retrieval.store.text_query import terms
+
+        words = terms(text)
+        unique = list({h.id: h for h in hits}.values())
+        if not words or not unique:
             return []
-        restricted = {**(filters or {}), "id": ids}
-        return self.fulltext_search(label, text, len(ids), index=index, filters=restricted, text_only=True)
+        fields, corpus = self._bm25_basis(label, index, words)
+        rows = [{"id": h.id, "props": h.props} for h in unique]
+        return bm25.ranked(rows, fields, words, corpus, len(rows))
+
+    @abstractmethod
+    def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
+        """The fulltext index's fields over `label` and its corpus statistics for `words` (BM25's inputs)."""
 
     def hybrid_arms(
         self,

@@ -443,25 +443,11 @@ class FalkorDBStore(GraphStore):
                 rows.update(self._candidates(label, {redisearch_query(word): corpus.doc_freq[word]}, **scope))
         return bm25.ranked(rows.values(), fields, words, corpus, k)
 
-    def fulltext_rescore(
-        self,
-        label: str,
-        text: str,
-        hits: Sequence[StoreHit],
-        *,
-        index: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-    ) -> list[StoreHit]:
-        """What `fulltext_search` does with a known id set (BM25 over the nodes' properties), minus the read:
-        `_pool(k)` always holds the k ids of such a search, so it never walks the index."""
-        words = terms(text)
-        unique = list({h.id: h for h in hits}.values())
-        if not words or not unique:
-            return []
+    def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
+        """`_pool(k)` always holds the k ids of a search, so a rescore never walks the index."""
         self._require_index("fulltext", label, None)
         fields = self._fulltext_fields(label)
-        rows = [{"id": h.id, "props": h.props} for h in unique]
-        return bm25.ranked(rows, fields, words, self._corpus(label, fields, words), len(rows))
+        return fields, self._corpus(label, fields, words)
 
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
         if not ids:

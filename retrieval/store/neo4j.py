@@ -302,25 +302,10 @@ class Neo4jStore(GraphStore):
             self._index_cache = self.index_states()
         return sorted({p for s in self._index_cache if s.name == name for p in s.properties})
 
-    def fulltext_rescore(
-        self,
-        label: str,
-        text: str,
-        hits: Sequence[StoreHit],
-        *,
-        index: str | None = None,
-        filters: Mapping[str, Any] | None = None,
-    ) -> list[StoreHit]:
-        """BM25 over the hits' own properties (a vector arm's hits carry every property): what a fulltext search
-        restricted to their ids would return, without the round trip (the embedded store does the same)."""
-        words = terms(text)
-        unique = list({h.id: h for h in hits}.values())
-        if not words or not unique:
-            return []
+    def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
         name = index or self._index_name("fulltext", label, None)
         fields = self._fulltext_fields(name)
-        rows = [{"id": h.id, "props": h.props} for h in unique]
-        return bm25.ranked(rows, fields, words, self._corpus(label, name, fields, words), len(rows))
+        return fields, self._corpus(label, name, fields, words)
 
     def hybrid_arms(
         self,
