@@ -9,11 +9,11 @@ import math
 import re
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import Page, expect
 
 from tests.e2e import plotly_graph
 from tests.e2e.conftest import ARTIFACTS, Session, ask
+from tests.e2e.widgets import choose
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -105,28 +105,13 @@ def test_clicking_a_node_selects_and_expands_it(wide: Session) -> None:
     # filters: one entity type (the picked and the clicked entity stay), then hide a node by hand
     page.get_by_test_id("stExpander").filter(has_text="Filters").get_by_text("Filters").click()
     types = page.get_by_test_id("stMultiSelect").filter(has_text="Entity types")
-    _choose(page, types, "person")
+    choose(page, types, "person")
     page.keyboard.press("Escape")
     expect(caption).not_to_have_text(re.compile(rf"^{len(drawn)} nodes"), timeout=WAIT_MS)
     page.wait_for_timeout(500)
     kept = plotly_graph.nodes(page, "ex_graph")
     assert kept and {n.group for n in kept if n.id not in (target.id, picked)} <= {"person"}, kept
     _done(wide, "graph-explorer")
-
-
-def _choose(page: Page, select: Locator, option_name: str) -> None:
-    """Open the multiselect `select` and click its option `option_name`. The dropdown can close again just after
-    it opens while the expander around it is still unfolding, so it is opened again (a few times at most)."""
-    option = page.get_by_role("option", name=option_name, exact=True)
-    for _ in range(4):
-        if not option.is_visible():
-            select.click()
-        try:
-            option.click(timeout=5_000)
-            return
-        except PlaywrightTimeoutError:
-            continue
-    option.click()  # the last try: its timeout reports a missing option
 
 
 def test_clicking_a_drift_step_shows_its_detail(wide: Session) -> None:

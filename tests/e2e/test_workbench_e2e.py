@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from tests.e2e.conftest import Session, browse
 from tests.e2e.graph import MEMORY_SCOPE
 from tests.e2e.grid import pick_row, wait_rows
+from tests.e2e.widgets import choose
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -53,8 +54,7 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, app_u
         top_k.press("End")  # 50
         expect(page).to_have_url(re.compile(r"[?&]top_k=50\b"), timeout=WAIT_MS)
         mode = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").filter(has_text="Answer mode")
-        mode.click()
-        page.get_by_role("option", name="DRIFT", exact=True).click()
+        choose(page, mode, "DRIFT")
         expect(page).to_have_url(re.compile(r"[?&]mode=drift\b"), timeout=WAIT_MS)
         shared = page.url
         first.assert_offline()
@@ -83,8 +83,7 @@ def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_ti
     session.open("Memory")
     page = session.page
     application = page.get_by_test_id("stSelectbox").filter(has_text="application")
-    application.click()
-    page.get_by_role("option", name=MEMORY_SCOPE.application_id, exact=True).click()
+    choose(page, application, MEMORY_SCOPE.application_id)
     axis = page.locator(".js-plotly-plot text").filter(has_text=re.compile(r"^per (hour|minute)$"))
     expect(axis).to_have_count(1, timeout=WAIT_MS)  # the seeded memories are minutes apart, not days
     box = page.get_by_label("Search memories")
