@@ -11,8 +11,8 @@ from components import session
 from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.models import Answer, Hit
-from retrieval.store.question_sets import Owner, QuestionSetStore
 from retrieval.tuning.question_sets import Passage
+from retrieval.tuning.set_store import Owner, QuestionSetStore
 
 DEFAULT_SET = "my-questions"
 

@@ -18,6 +18,7 @@ from dotenv import dotenv_values
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from retrieval.embedding_models import KNOWN_OPENAI_DIMS, LOCAL_MINILM_DIM
 from retrieval.errors import ConfigError
 from retrieval.models import RetrievalKnobs
 from retrieval.redact import install_log_redaction, register_secrets
@@ -449,12 +450,10 @@ class Settings(BaseSettings, RetrievalKnobs):
 
         (A model name beside the local embedder is left alone: seed `.env` files set OAI_EMBED_MODEL_NAME always.)
         """
-        from retrieval.embed import KNOWN_OPENAI_DIMS, LocalMiniLMEmbedder  # embed imports this module
-
         if self.vector_index_dimensions is None:
             return self
         if self.embedder == "local":
-            expected: int | None = LocalMiniLMEmbedder.dim
+            expected: int | None = LOCAL_MINILM_DIM
             what = "the local MiniLM embedder"
         else:
             model = self.azure_ai_embedding_name if self.embedder == "azure-ai" else self.openai_embedding_model

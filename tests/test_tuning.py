@@ -18,9 +18,9 @@ from retrieval.models import QueryParams
 from retrieval.search.passages import ChunkText, locate
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
-from retrieval.store.question_sets import Owner, QuestionSetStore
 from retrieval.tuning.grid import parse_grid, run_grid
 from retrieval.tuning.question_sets import Passage, Question, QuestionSet, read_set, write_set
+from retrieval.tuning.set_store import Owner, QuestionSetStore
 from retrieval.tuning.stats import paired_difference, split
 from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env
 

@@ -20,10 +20,10 @@ from components.network import short
 from components.untrusted import inert
 from retrieval.errors import DriftLensError
 from retrieval.store import project_knobs
-from retrieval.store.question_sets import Owner, QuestionSetStore
 from retrieval.tuning.grid import GridRun, run_grid
 from retrieval.tuning.question_sets import QuestionSet, read_set, to_rows
 from retrieval.tuning.report import METRIC_NAMES, METRICS, summarise
+from retrieval.tuning.set_store import Owner, QuestionSetStore
 
 #: Grid choices offered on the page: axis -> (label, values, default selection).
 AXES: dict[str, tuple[str, list[Any], list[Any]]] = {

@@ -19,7 +19,6 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.tree import Tree
 
-from retrieval.agent.session import AgentConversation
 from retrieval.cli import add_graph_options, settings_from_args
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
@@ -27,6 +26,7 @@ from retrieval.events import ProgressEvent
 from retrieval.llm import Message
 from retrieval.models import Answer, Mode
 from retrieval.modes import MODES
+from retrieval.modes.agent_session import AgentConversation
 from retrieval.text_input import clean_text
 
 HELP = "Commands: /mode [local|global|drift|agent]  /rag [on|off]  /trace  /help  /quit  — anything else is a question."

@@ -17,10 +17,10 @@ from rich.console import Console
 from retrieval.cli import add_graph_options, settings_from_args, text_argument
 from retrieval.engine import Engine
 from retrieval.errors import ConfigError
-from retrieval.store.question_sets import Owner, QuestionSetStore
 from retrieval.tuning.grid import parse_grid, run_grid
 from retrieval.tuning.question_sets import QuestionSet, read_set, write_set
 from retrieval.tuning.report import METRIC_NAMES, METRICS, Summary, summarise
+from retrieval.tuning.set_store import Owner, QuestionSetStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

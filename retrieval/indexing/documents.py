@@ -13,13 +13,14 @@ from dataclasses import dataclass
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.errors import DriftLensError
-from retrieval.indexing.graph import IndexGraph, Labels
+from retrieval.indexing.graph import IndexGraph
 from retrieval.indexing.model import ProgressCallback
 from retrieval.indexing.pipeline import run_index
 from retrieval.indexing.report import DocumentCallback, IndexReport
 from retrieval.indexing.roots import allowed_source
 from retrieval.llm import ChatModel
 from retrieval.store.base import GraphStore
+from retrieval.store.labels import Labels
 
 UPLOAD = "upload"
 #: Where a document written before this listing existed came from, and what its status was: unknown.

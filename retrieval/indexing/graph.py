@@ -9,37 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from retrieval.config import Settings
-from retrieval.store.base import GraphStore, Row, ident
-
-
-@dataclass(frozen=True)
-class Labels:
-    """Backtick-quoted names from Settings, ready to paste into Cypher."""
-
-    document: str
-    chunk: str
-    entity: str
-    community: str
-    project: str
-    text: str
-    embedding: str
-
-    @classmethod
-    def of(cls, s: Settings) -> Labels:
-        return cls(
-            document=ident(s.document_label),
-            chunk=ident(s.chunk_label),
-            entity=ident(s.entity_label),
-            community=ident(s.community_label),
-            project=ident(s.project_label),
-            text=ident(s.text_property),
-            embedding=ident(s.embedding_property),
-        )
+from retrieval.store.base import GraphStore
+from retrieval.store.labels import Labels
+from retrieval.store.records import Row, ident
 
 
 class IndexGraph:

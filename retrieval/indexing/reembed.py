@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.errors import ConfigError
-from retrieval.store.base import GraphStore, ident
+from retrieval.store.base import GraphStore
+from retrieval.store.records import ident
 
 #: Nodes read, embedded and written per round trip.
 BATCH = 64

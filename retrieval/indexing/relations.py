@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 
 from retrieval.indexing.entities import Entity
-from retrieval.store.base import Row
+from retrieval.store.records import Row
 
 #: Distinct sentences kept as an edge's description.
 DESCRIPTION_SENTENCES = 2

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from retrieval.indexing.graph import IndexGraph
 from retrieval.indexing.references import Referrer
 from retrieval.indexing.repo_facts import DocumentFacts, symbol_id
-from retrieval.store.base import Row
+from retrieval.store.records import Row
 
 SYMBOL, URL, TOOL, MCP_SERVER = "Symbol", "URL", "Tool", "MCPServer"
 LABELS = (SYMBOL, URL, TOOL, MCP_SERVER)

@@ -19,7 +19,7 @@ from retrieval.indexing.entities import Entity
 from retrieval.json_schema import NUMBER, STRING, array, obj
 from retrieval.llm import ChatModel
 from retrieval.models import Usage
-from retrieval.store.base import Row
+from retrieval.store.records import Row
 
 SUMMARY_SENTENCES = 4
 REPORT_ENTITIES = 12

@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from retrieval.indexing.model import CONCEPT, majority_type
-from retrieval.store.base import Row
+from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
 HONORIFICS = frozenset(

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from retrieval.config import Settings
-from retrieval.indexing.graph import Labels
 from retrieval.indexing.repo_graph import SYMBOL, TOOL, URL
 from retrieval.store.base import GraphStore
+from retrieval.store.labels import Labels
 
 
 def graph_stats(store: GraphStore, settings: Settings, project: str | None = None) -> dict[str, Any]:

@@ -13,7 +13,6 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from retrieval.agent.tracer import Tracer
 from retrieval.context import Context
 from retrieval.errors import LLMError
 from retrieval.events import RetrievalProgress, followup_pct
@@ -22,6 +21,7 @@ from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams
 from retrieval.modes import local
 from retrieval.modes.agent_args import Evidence, InvalidArguments, SubmitAnswerArgs, parse_submission
 from retrieval.modes.agent_tools import TOOL_SPECS, AgentTools, ToolResult, schema_summary
+from retrieval.modes.agent_tracer import Tracer
 from retrieval.modes.steps import fallback_note
 
 #: Evidence sentences agent mode shows when there is no model.

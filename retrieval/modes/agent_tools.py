@@ -25,7 +25,7 @@ from retrieval.modes.agent_args import (
     parse_arguments,
 )
 from retrieval.search.explore import run_cypher
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 #: Longest string a tool result carries per value: enough to read, not enough to flood the context.
 MAX_VALUE_CHARS = 600

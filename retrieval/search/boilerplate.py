@@ -13,7 +13,7 @@ import threading
 from retrieval.context import Context
 from retrieval.readable import boilerplate
 from retrieval.search.evidence import sentences
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 #: Opening chunks read per document.
 OPENING_CHUNKS = 2

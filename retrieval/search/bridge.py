@@ -29,7 +29,7 @@ from retrieval.search.hybrid import search_chunks
 from retrieval.search.keywords import content_terms
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
 SOURCE_HITS = 2

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from retrieval.context import Context
 from retrieval.models import Hit
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 
 def search_communities(ctx: Context, query_vector: list[float], k: int, *, level: int | None = None) -> list[Hit]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval.context import Context
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 #: Deepest child -> parent chain walked; Settings caps community_levels at 6.
 MAX_DEPTH = 6

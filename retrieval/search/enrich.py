@@ -14,7 +14,7 @@ from typing import Any
 from retrieval.context import Context
 from retrieval.errors import ConfigError, DriftLensError, QueryError
 from retrieval.models import Hit
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 REQUIRED_COLUMNS = ("text", "score")
 #: Optional columns naming the hit's document, for citations (a graph built elsewhere keeps it on another node).

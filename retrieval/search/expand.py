@@ -29,7 +29,7 @@ from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search.patterns import entity_props, mention, related
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 #: Relevance kept per hop before edge strength and degree penalty.
 HOP_DECAY = 0.5

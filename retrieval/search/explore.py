@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.context import Context
-from retrieval.indexing.graph import Labels
 from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search.expand import expand
 from retrieval.search.patterns import entity_props, mention, related
+from retrieval.store.labels import Labels
 
 #: Properties never worth showing (vectors are hundreds of floats; relations are raw extraction JSON).
 _HIDDEN = frozenset({"embedding", "relations"})

@@ -25,9 +25,9 @@ import re
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from retrieval.indexing.speakers import strip_label
 from retrieval.readable import clean_spoken
 from retrieval.search.keywords import STOPWORDS
+from retrieval.text.speakers import strip_label
 
 #: Content words a sentence needs, besides names and social words, to state something.
 MIN_CONTENT_WORDS = 2

@@ -16,7 +16,7 @@ from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
-from retrieval.store.base import StoreHit
+from retrieval.store.records import StoreHit
 
 Kind = Literal["chunk", "entity"]
 #: Each arm fetches this many times top_k (at least MIN_CANDIDATES) for fusion to choose from.

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from retrieval.context import Context
-from retrieval.store.base import filter_clause, ident
+from retrieval.store.records import filter_clause, ident
 
 #: Characters of a chunk's start used to find where it could sit inside a passage.
 ANCHOR = 40

@@ -9,7 +9,7 @@ graph is pointed at by settings alone.
 from __future__ import annotations
 
 from retrieval.config import Settings
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 
 def mention(s: Settings, chunk: str, entity: str, rel: str = "") -> str:

@@ -17,7 +17,7 @@ from retrieval.models import Hit, QueryParams
 from retrieval.search import bridge
 from retrieval.search.expand import Expansion, expand
 from retrieval.search.hybrid import search_chunks, search_entities
-from retrieval.store.base import ident
+from retrieval.store.records import ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
 QUESTION_SEEDS = 5

@@ -8,7 +8,8 @@ searched whole; as soon as any project exists, every read is confined to one pro
 from __future__ import annotations
 
 from retrieval.config import Settings
-from retrieval.store.base import GraphStore, ident
+from retrieval.store.base import GraphStore
+from retrieval.store.records import ident
 
 
 def graph_has_projects(store: GraphStore, settings: Settings) -> bool:

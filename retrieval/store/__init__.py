@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from retrieval.config import Settings
-from retrieval.store.base import GraphStore, Health, IndexState, StoreHit
+from retrieval.store.base import GraphStore, Health, IndexState
+from retrieval.store.records import StoreHit
 
 
 def open_store(settings: Settings, progress: Callable[[str], None] | None = None) -> GraphStore:

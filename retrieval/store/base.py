@@ -7,40 +7,18 @@ direction) the adapter hides it, so callers always get a *similarity* where high
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from retrieval.config import Settings
-
-if TYPE_CHECKING:
-    from retrieval.store import bm25
-    from retrieval.store.vectors import VectorStore
-
-Row = dict[str, Any]
-Filters = Mapping[str, Any]
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def ident(name: str) -> str:
-    """Backtick-quote a label/property/index name taken from settings, refusing anything odd."""
-    if not _IDENT.match(name):
-        raise ValueError(f"not a valid identifier: {name!r}")
-    return f"`{name}`"
-
-
-@dataclass(frozen=True)
-class StoreHit:
-    """A node found by an index: its `id` property, similarity (higher is better) and properties."""
-
-    id: str
-    score: float
-    props: dict[str, Any] = field(default_factory=dict)
+from retrieval.store import bm25
+from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.text_query import terms
+from retrieval.store.vectors import GraphVectors, VectorStore
 
 
 @dataclass(frozen=True)
@@ -76,35 +54,6 @@ def timed_out(s: Settings, timeout_ms: int | None, ended_by: str = "") -> str:
     return f"Query stopped after {waited} ms ({knob}){how}; narrow it."
 
 
-def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:
-    """`WHERE`-ready conditions for equality (scalar) or membership (list/tuple/set) filters."""
-    if not filters:
-        return "", {}
-    parts: list[str] = []
-    params: Row = {}
-    for i, (key, value) in enumerate(filters.items()):
-        pname = f"{prefix}{i}"
-        if isinstance(value, (list, tuple, set, frozenset)):
-            parts.append(f"{var}.{ident(key)} IN ${pname}")
-            params[pname] = list(value)
-        elif isinstance(value, Mapping) and set(value) <= {"gte", "lte"}:
-            for op, sym in (("gte", ">="), ("lte", "<=")):
-                if op in value:
-                    parts.append(f"{var}.{ident(key)} {sym} ${pname}_{op}")
-                    params[f"{pname}_{op}"] = value[op]
-        else:
-            parts.append(f"{var}.{ident(key)} = ${pname}")
-            params[pname] = value
-    return " AND ".join(parts), params
-
-
-def embedded_nodes(label: str, prop: str, filters: Filters | None) -> tuple[str, Row]:
-    """`MATCH (n) WHERE` for the nodes `filters` selects that carry a vector: what an exact search ranks."""
-    condition, params = filter_clause("n", filters)
-    where = f"{condition} AND " if condition else ""
-    return f"MATCH (n:{ident(label)}) WHERE {where}n.{ident(prop)} IS NOT NULL", params
-
-
 class GraphStore(ABC):
     """Port for the graph database. Adapters must honour every docstring here (contract tests check)."""
 
@@ -120,8 +69,6 @@ class GraphStore(ABC):
     def vectors(self) -> VectorStore:
         """Where this graph's chunk, entity and community vectors live (`settings.vector_store`); opened once."""
         if self._vectors is None:
-            from retrieval.store.vectors import open_vectors
-
             self._vectors = open_vectors(self, self.settings)
         return self._vectors
 
@@ -270,9 +217,6 @@ class GraphStore(ABC):
         arm's hits), so BM25 scores them from their own properties against the index's corpus statistics,
         without a round trip for the hits themselves.
         """
-        from retrieval.store import bm25  # bm25 builds on this module
-        from retrieval.store.text_query import terms
-
         words = terms(text)
         unique = list({h.id: h for h in hits}.values())
         if not words or not unique:
@@ -395,3 +339,12 @@ class GraphStore(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_vectors(graph: GraphStore, settings: Settings) -> VectorStore:
+    """The vector store `settings.vector_store` names, over `graph` (Qdrant's client loads only when chosen)."""
+    if settings.vector_store == "qdrant":
+        from retrieval.store.qdrant import QdrantVectors
+
+        return QdrantVectors(graph, settings)
+    return GraphVectors(graph, settings)

@@ -17,9 +17,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from retrieval.store.base import GraphStore, StoreHit, ident
+from retrieval.store.records import StoreHit, ident
+
+if TYPE_CHECKING:
+    from retrieval.store.base import GraphStore
 
 K1 = 1.2
 B = 0.75

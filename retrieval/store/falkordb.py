@@ -37,12 +37,13 @@ from retrieval.errors import (
     StoreUnavailable,
 )
 from retrieval.store import bm25, embedded_server, falkordb_memory, falkordb_params, read_admission
-from retrieval.store.base import GraphStore, IndexState, Row, StoreHit, embedded_nodes, filter_clause, ident, timed_out
+from retrieval.store.base import GraphStore, IndexState, timed_out
 from retrieval.store.cypher_limits import bound_ranges, bounded
 from retrieval.store.deadline import GRACE_S
 from retrieval.store.embedded_server import CLIENT_PREFIX, EmbeddedServer, Limits
 from retrieval.store.falkordb_plans import PlanGate
 from retrieval.store.falkordb_results import MEMORY_CAP, explain, rows, similarity
+from retrieval.store.records import Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import redisearch_query, terms
 
 log = logging.getLogger(__name__)

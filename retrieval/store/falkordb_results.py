@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from retrieval.config import Settings
-from retrieval.store.base import Row, timed_out
+from retrieval.store.base import timed_out
+from retrieval.store.records import Row
 
 #: What the server says when a query passed its memory cap (QUERY_MEM_CAPACITY).
 MEMORY_CAP = "mem consumption exceeded"

@@ -26,21 +26,11 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25, neo4j_hybrid, read_admission
-from retrieval.store.base import (
-    Filters,
-    GraphStore,
-    Health,
-    IndexState,
-    Row,
-    StoreHit,
-    embedded_nodes,
-    filter_clause,
-    ident,
-    timed_out,
-)
+from retrieval.store.base import GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
+from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300

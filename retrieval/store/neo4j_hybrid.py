@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval.store import bm25
-from retrieval.store.base import Row, StoreHit, filter_clause, ident
+from retrieval.store.records import Row, StoreHit, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
 
 

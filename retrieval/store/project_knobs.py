@@ -13,7 +13,8 @@ from typing import Any
 from retrieval.config import Settings
 from retrieval.errors import ConfigError
 from retrieval.models import RetrievalKnobs
-from retrieval.store.base import GraphStore, ident
+from retrieval.store.base import GraphStore
+from retrieval.store.records import ident
 
 PROPERTY = "tuned_knobs"
 

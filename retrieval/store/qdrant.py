@@ -25,7 +25,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from retrieval.config import Settings
 from retrieval.errors import EmbeddingMismatch, VectorStoreUnavailable
-from retrieval.store.base import Filters, Row, StoreHit, filter_clause, ident
+from retrieval.store.records import Filters, Row, StoreHit, filter_clause, ident
 from retrieval.store.vectors import VectorStore
 
 if TYPE_CHECKING:

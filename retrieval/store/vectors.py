@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from retrieval.config import Settings
-from retrieval.store.base import Filters, Row, StoreHit, ident
+from retrieval.store.records import Filters, Row, StoreHit, ident
 
 if TYPE_CHECKING:
     from retrieval.store.base import GraphStore
@@ -101,12 +101,3 @@ class GraphVectors(VectorStore):
             {"project": project},
         )
         return {str(row["id"]) for row in rows}
-
-
-def open_vectors(graph: GraphStore, settings: Settings) -> VectorStore:
-    """The vector store `settings.vector_store` names, over `graph`."""
-    if settings.vector_store == "qdrant":
-        from retrieval.store.qdrant import QdrantVectors
-
-        return QdrantVectors(graph, settings)
-    return GraphVectors(graph, settings)

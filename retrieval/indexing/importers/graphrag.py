@@ -32,7 +32,8 @@ from retrieval.indexing.importers.common import (
 )
 from retrieval.indexing.model import CONCEPT, ProgressCallback, document_id, entity_id, slug
 from retrieval.indexing.sources import content_hash
-from retrieval.store.base import GraphStore, Row
+from retrieval.store.base import GraphStore
+from retrieval.store.records import Row
 
 #: The tables read and the columns used (GraphRAG 1.x/2.x output names).
 TABLES: dict[str, tuple[str, ...]] = {

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.indexing.importers.neo4j_kg import CHUNK, DOCUMENT, read_export
-from retrieval.store.base import GraphStore, ident
+from retrieval.store.base import GraphStore
+from retrieval.store.records import ident
 
 KG_BUILDER = "__KGBuilder__"
 ENTITY = "__Entity__"

@@ -1,1 +1,0 @@
-"""Agent-mode helpers that hold no Cypher: the tracer and the multi-turn session."""

@@ -1,0 +1,62 @@
+"""The store's vocabulary: a row, a filter, a hit and a safe identifier.
+
+Why a module of its own: the GraphStore port, the VectorStore port, BM25 and every adapter speak these words;
+defined here, below all of them, each side imports them without importing the other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Row = dict[str, Any]
+Filters = Mapping[str, Any]
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def ident(name: str) -> str:
+    """Backtick-quote a label/property/index name taken from settings, refusing anything odd."""
+    if not _IDENT.match(name):
+        raise ValueError(f"not a valid identifier: {name!r}")
+    return f"`{name}`"
+
+
+@dataclass(frozen=True)
+class StoreHit:
+    """A node found by an index: its `id` property, similarity (higher is better) and properties."""
+
+    id: str
+    score: float
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:
+    """`WHERE`-ready conditions for equality (scalar) or membership (list/tuple/set) filters."""
+    if not filters:
+        return "", {}
+    parts: list[str] = []
+    params: Row = {}
+    for i, (key, value) in enumerate(filters.items()):
+        pname = f"{prefix}{i}"
+        if isinstance(value, (list, tuple, set, frozenset)):
+            parts.append(f"{var}.{ident(key)} IN ${pname}")
+            params[pname] = list(value)
+        elif isinstance(value, Mapping) and set(value) <= {"gte", "lte"}:
+            for op, sym in (("gte", ">="), ("lte", "<=")):
+                if op in value:
+                    parts.append(f"{var}.{ident(key)} {sym} ${pname}_{op}")
+                    params[f"{pname}_{op}"] = value[op]
+        else:
+            parts.append(f"{var}.{ident(key)} = ${pname}")
+            params[pname] = value
+    return " AND ".join(parts), params
+
+
+def embedded_nodes(label: str, prop: str, filters: Filters | None) -> tuple[str, Row]:
+    """`MATCH (n) WHERE` for the nodes `filters` selects that carry a vector: what an exact search ranks."""
+    condition, params = filter_clause("n", filters)
+    where = f"{condition} AND " if condition else ""
+    return f"MATCH (n:{ident(label)}) WHERE {where}n.{ident(prop)} IS NOT NULL", params
