@@ -36,7 +36,7 @@ def test_pyproject_declares_the_pins_of_requirements_txt() -> None:
 
 
 def test_python_dotenv_is_pinned_because_the_settings_import_it() -> None:
-    assert "from dotenv import" in (REPO / "retrieval" / "config.py").read_text(encoding="utf-8")
+    assert "from dotenv import" in (REPO / "retrieval" / "config" / "settings.py").read_text(encoding="utf-8")
     names = {Requirement(r).name for r in _requirements((REPO / "requirements.txt").read_text().splitlines())}
     assert "python-dotenv" in names
 

@@ -12,7 +12,6 @@ hold leaves the citation as its bare chunk id). One `citation_summary` event per
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -23,22 +22,18 @@ import numpy as np
 
 from retrieval.context import Context
 from retrieval.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_details, followup_pct
-from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
+from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes import drift_prompts as prompts
-from retrieval.modes.drift_followups import FollowUp, FollowUpPlanner
-from retrieval.modes.drift_offline import MemoEmbedder, best_sentence, primer_answer, question_ranked
-from retrieval.modes.drift_scope import CommunityScope
+from retrieval.modes.drift_followups import FollowUp
+from retrieval.modes.drift_offline import best_score, offline_confidence, primer_answer, question_ranked
+from retrieval.modes.drift_state import DriftState
 from retrieval.modes.steps import ask_json, ask_text, clamp01, emit, timed
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import CommunityReport, community_reports
 from retrieval.search.evidence import (
-    MAX_EMBEDDED,
-    CitationCheck,
     answer_lead,
-    extractive_facts,
     shortlist,
-    validate_citations,
 )
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
@@ -79,33 +74,8 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
     return DriftRun(ctx, question, params, progress).run()
 
 
-class DriftRun:
-    """One DRIFT answer's state: the retrieved set, the tree, usage and notes (shared by worker threads)."""
-
-    def __init__(self, ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> None:
-        self.ctx = ctx
-        self.question = question
-        self.params = params
-        self.progress = progress
-        self.llm = ctx.llm
-        self.embedder = MemoEmbedder(ctx.embedder)
-        self.usage = Usage()
-        self.notes: list[str] = []
-        self.steps: dict[str, TraceStep] = {}
-        self.retrieved: dict[str, Hit] = {}
-        self.communities: dict[str, CommunityReport] = {}
-        self.community_scores: dict[str, float] = {}
-        self.hyde = ""
-        self.question_vector = np.zeros(ctx.embedder.dim, dtype=np.float32)
-        self.search_vector = self.question_vector
-        self._lock = threading.Lock()
-        self.planner = FollowUpPlanner(ctx, question)
-        self.scopes = CommunityScope(ctx, params)
-        #: Offline: the question's own retrieval (what local search reads) and the entities its best hits name.
-        self.direct: list[Hit] = []
-        self.hit_entities: dict[str, float] = {}
-        #: Every citation check of this answer (follow-ups and aggregation), for its one summary event.
-        self.citation_check = CitationCheck()
+class DriftRun(DriftState):
+    """The phases of one DRIFT answer (HyDE, primer, follow-up rounds, aggregation) over its `DriftState`."""
 
     # --- the run ----------------------------------------------------------------------------
     def run(self) -> Answer:
@@ -125,10 +95,6 @@ class DriftRun:
             self.citation_check.log_summary("drift")
         return answer
 
-    def answered_by(self, by_llm: bool) -> AnsweredBy:
-        return "llm" if by_llm else "extractive"
-
-    # --- phase 1: HyDE ----------------------------------------------------------------------
     def expand_query(self) -> None:
         thought = (
             "Writing a hypothetical answer (HyDE)" if self.llm else "Embedding the question (no LLM: HyDE skipped)"
@@ -223,7 +189,7 @@ class DriftRun:
                 facts = [] if reports else self.facts(self.question, self.question_vector, hits, FOLLOWUP_FACTS)
                 text = primer_answer(self.question, reports) or " ".join(f.fact for f in facts)
                 scores = [self.community_scores.get(r.id, 0.0) for r in reports]
-                confidence = _confidence(max(scores) if scores else _best_score(facts))
+                confidence = offline_confidence(max(scores) if scores else best_score(facts))
                 followups = self.planner.from_bridges(self.hit_entities, "primer", BRIDGE_FOLLOWUPS)
             if len(followups) < MIN_PRIMER_FOLLOWUPS:
                 followups += self.planner.from_entities(targets, "primer", MAX_PRIMER_FOLLOWUPS - len(followups))
@@ -380,7 +346,7 @@ class DriftRun:
             facts = self.facts(followup.query, followup.vector, evidence[:FACT_POOL], FOLLOWUP_FACTS, FOLLOWUP_EMBEDDED)
             text = " ".join(f.fact for f in facts)
             citations = [c for f in facts for c in f.citations]
-            confidence = _confidence(_best_score(facts))
+            confidence = offline_confidence(best_score(facts))
             children = self.planner.from_entities(followup.targets, step_id, MAX_CHILD_FOLLOWUPS)
             go_on = bool(children)
         with self._lock:
@@ -512,93 +478,12 @@ class DriftRun:
             rescored = search_chunks(self.ctx, self.question, params, query_vector=vector, restrict_ids=others)
         return question_ranked(self.direct, rescored, AGGREGATE_POOL)
 
-    # --- helpers --------------------------------------------------------------------------------
-    def remember(self, hits: Iterable[Hit]) -> None:
-        with self._lock:
-            for hit in hits:
-                if hit.kind == "chunk" and (hit.id not in self.retrieved or hit.score > self.retrieved[hit.id].score):
-                    self.retrieved[hit.id] = hit
-
-    def validate(self, facts: list[KeyFact]) -> list[KeyFact]:
-        """Keep citations to retrieved chunks; bare ids get the chunk's closest sentence.
-
-        Ids never retrieved are dropped, logged and noted; a span the chunk does not contain is noted, and its
-        citation kept as the bare chunk id (`validate_citations`).
-        """
-        with self._lock:
-            retrieved = dict(self.retrieved)
-        unknown = list(dict.fromkeys(c.chunk_id for f in facts for c in f.citations if c.chunk_id not in retrieved))
-        filled = [
-            f.model_copy(
-                update={
-                    "citations": [
-                        c.model_copy(update={"span": best_sentence(f.fact, retrieved[c.chunk_id].text)})
-                        if c.chunk_id in retrieved and not c.span.strip()
-                        else c
-                        for c in f.citations
-                    ]
-                }
-            )
-            for f in facts
-        ]
-        kept, check = validate_citations(filled, retrieved)
-        with self._lock:
-            self.citation_check.add(check)
-            if unknown:
-                self.notes.append(f"Dropped citation(s) to chunks never retrieved: {', '.join(unknown)}")
-            if check.fallback:
-                self.notes.append(
-                    f"{check.fallback} citation(s) whose quoted span is not in the cited chunk are given by "
-                    "chunk id alone"
-                )
-        return kept
-
-    def facts(
-        self, question: str, vector: np.ndarray | None, hits: Sequence[Hit], limit: int, embedded: int = MAX_EMBEDDED
-    ) -> list[KeyFact]:
-        if not hits:
-            return []
-        query_vector = vector if vector is not None else self.embedder.embed([question])[0]
-        return extractive_facts(
-            question,
-            [float(x) for x in query_vector],
-            list(hits),
-            self.embedder,
-            limit,
-            embedded=embedded,
-            skip=project_boilerplate(self.ctx),
-        )
-
-    def community_list(self) -> str:
-        return "\n".join(f"- {r.id}: {r.title}" for r in self.communities.values())
-
-    def embed_followups(self, followups: list[FollowUp]) -> None:
-        """Vectors for retrieval and ranking; an offline follow-up's priority is its similarity to the question."""
-        todo = [f for f in followups if f.vector is None]
-        if not todo:
-            return
-        vectors = self.embedder.embed([f.query for f in todo])
-        for followup, vector in zip(todo, vectors, strict=True):
-            followup.vector = vector
-            followup.relevance = float(vector @ self.question_vector)
-            if followup.topic is not None:
-                followup.priority = max(followup.relevance, 0.0)
-
 
 def _unique(hits: Iterable[Hit]) -> list[Hit]:
     seen: dict[str, Hit] = {}
     for hit in hits:
         seen.setdefault(hit.id, hit)
     return list(seen.values())
-
-
-def _best_score(facts: Sequence[KeyFact]) -> float:
-    return max((c.score or 0.0 for f in facts for c in f.citations), default=0.0)
-
-
-def _confidence(similarity: float) -> float:
-    """Offline confidence: the best evidence similarity, clipped to 0..1 (a ranking signal, not a probability)."""
-    return round(min(max(similarity, 0.0), 1.0), 3)
 
 
 def _open_note(leftover: Sequence[FollowUp]) -> str:

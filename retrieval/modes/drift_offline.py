@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from retrieval.embed import Embedder
-from retrieval.models import Hit
+from retrieval.models import Hit, KeyFact
 from retrieval.search.community_context import CommunityReport, EntityRef
 from retrieval.search.evidence import display, distinct, near_duplicate, sentences
 
@@ -142,3 +142,12 @@ def question_ranked(direct: Sequence[Hit], others: Sequence[Hit], limit: int) ->
     seen = {h.id for h in direct}
     rest = sorted([*direct[1:], *(h for h in others if h.id not in seen)], key=lambda h: -h.score)
     return [direct[0], *rest][:limit]
+
+
+def best_score(facts: Sequence[KeyFact]) -> float:
+    return max((c.score or 0.0 for f in facts for c in f.citations), default=0.0)
+
+
+def offline_confidence(similarity: float) -> float:
+    """Offline confidence: the best evidence similarity, clipped to 0..1 (a ranking signal, not a probability)."""
+    return round(min(max(similarity, 0.0), 1.0), 3)
