@@ -15,7 +15,7 @@ import streamlit as st
 from components import session, sidebar
 from retrieval.engine import Engine
 from retrieval.errors import ConfigError, DriftLensError, StoreUnavailable
-from retrieval.logs import configure_logging
+from retrieval.telemetry.logs import configure_logging
 
 ROOT = Path(__file__).parent
 FAVICON = ROOT / "static" / "favicon.png"

@@ -28,11 +28,11 @@ from benchmarks._table import print_table
 from retrieval.config import Settings, load_settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes import drift, global_mode
-from retrieval.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 from retrieval.store import GraphStore, open_store
+from tools.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "data" / "demo" / "behind-the-tech"

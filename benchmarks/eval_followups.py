@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
 from benchmarks.demo_graph import open_demo_graph
-from retrieval.conversation import Conversation
+from retrieval.conversation.thread import Conversation
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 

@@ -3,10 +3,11 @@
 Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--dry-run]
 Answers every question of the split (benchmarks/data/demo_questions.jsonl) in each mode on the cached demo graph
 (benchmarks/demo_graph.py, built on first use), offline, through `Engine.ask` as the product does, and reads the
-signals of `retrieval.answerability` from each answer. An answer is right (label 1) when its question is answerable
-and a key fact matches a gold evidence sentence (hit@5, benchmarks/answer_metrics.py); unanswerable questions and
-misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the probability of 1;
-the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of the right answers.
+signals of `retrieval.judge.answerability` from each answer. An answer is right (label 1) when its question is
+answerable and a key fact matches a gold evidence sentence (hit@5, benchmarks/answer_metrics.py); unanswerable
+questions and misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the
+probability of 1; the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of the
+right answers.
 Only the named split is read: report on the other one (benchmarks/eval_answers.py --split test).
 """
 
@@ -25,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.answer_metrics import hit
 from benchmarks.demo_answers import GLOBAL_KINDS, Labelled, read_questions
 from benchmarks.demo_graph import open_demo_graph
-from retrieval import answerability
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
+from retrieval.judge import answerability
 from retrieval.models import Answer, Mode
 
 #: L2 penalty on the weights (not the intercept): few labelled questions, several correlated signals.

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
 from retrieval.config import load_settings
+from retrieval.conversation.memory import MemoryMessage, MemoryStore, Scope
 from retrieval.embed import Embedder, make_embedder
-from retrieval.memory import MemoryMessage, MemoryStore, Scope
 from retrieval.store import open_store
 
 DIM = 384

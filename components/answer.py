@@ -11,10 +11,10 @@ import streamlit as st
 
 from components import export, graph_view, labels
 from components.untrusted import inert
-from retrieval import knobs
-from retrieval.confidence import THRESHOLD
 from retrieval.context import Context
+from retrieval.judge.confidence import THRESHOLD
 from retrieval.models import Answer, Citation, Hit
+from retrieval.modes import knobs
 from retrieval.search import explore
 
 

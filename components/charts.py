@@ -15,8 +15,8 @@ import plotly.graph_objects as go
 
 from components import layout, network
 from components.layout import Canvas
-from retrieval.events import ProgressEvent
 from retrieval.search.explore import CommunityNode
+from retrieval.telemetry.events import ProgressEvent
 
 TOUCHED = "#e8590c"
 UNTOUCHED = "#dee2e6"

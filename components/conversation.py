@@ -13,7 +13,7 @@ import streamlit as st
 from components import answer as answer_view
 from components import export, session
 from components.untrusted import inert, plain
-from retrieval.conversation import Conversation, Turn, dumps_turns, threads
+from retrieval.conversation.thread import Conversation, Turn, dumps_turns, threads
 from retrieval.models import Answer, Mode
 
 #: Past threads listed in the sidebar.

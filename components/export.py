@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 
 from components.untrusted import as_typed
-from retrieval import knobs
-from retrieval.conversation import Turn
+from retrieval.conversation.thread import Turn
 from retrieval.models import Answer
+from retrieval.modes import knobs
 
 #: Longest part of a question kept in a file name.
 STEM_CHARS = 60

@@ -11,8 +11,8 @@ from typing import Any
 import streamlit as st
 
 from components import session
-from retrieval import knobs
 from retrieval.engine import Engine
+from retrieval.modes import knobs
 
 #: Modes that answer without a model, offered when agent mode is chosen without one.
 OFFLINE_MODES = ("local", "global", "drift")

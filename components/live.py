@@ -18,7 +18,7 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.elements.lib.mutable_status_container import StatusContainer
 
 from components.untrusted import inert
-from retrieval.events import ProgressEvent
+from retrieval.telemetry.events import ProgressEvent
 
 Callback = Callable[[ProgressEvent], None]
 

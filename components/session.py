@@ -21,8 +21,8 @@ from retrieval.context import Context
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
 from retrieval.models import Mode, QueryParams
-from retrieval.redact import redact
 from retrieval.store import project_knobs
+from retrieval.text.redact import redact
 
 #: Sidebar tuning knobs: session key -> QueryParams field. Their defaults come from Settings.
 TUNING: dict[str, str] = {

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from retrieval.memory import MemoryStore, Scope, TimelinePoint
+from retrieval.conversation.memory import MemoryStore, Scope, TimelinePoint
 
 Unit = Literal["day", "hour", "minute"]
 UNITS: tuple[Unit, ...] = ("day", "hour", "minute")

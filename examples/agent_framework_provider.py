@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from retrieval.config import Settings, load_settings
 from retrieval.embed import make_embedder
-from retrieval.provider import GraphContextProvider
+from retrieval.integrations.agent_framework import GraphContextProvider
 
 
 class ChatCompletionsClient(BaseChatClient):
@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             overrides.update(graph_path=Path(tmp) / "graph.db", project="demo")
         server = None
         if args.scripted:
-            from retrieval.scripted_openai import ScriptedOpenAI
+            from tools.scripted_openai import ScriptedOpenAI
 
             server = ScriptedOpenAI().start()
             server.script(router=lambda body: f"(scripted reply; the model was sent {len(body['messages'])} messages)")

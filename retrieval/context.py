@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.store.base import GraphStore
 from retrieval.store.vectors import VectorStore
 

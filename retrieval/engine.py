@@ -12,8 +12,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from retrieval.answerability import decide
-from retrieval.confidence import assess, match_citations
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
@@ -25,20 +23,22 @@ from retrieval.errors import (
     InvalidInput,
     StoreUnavailable,
 )
-from retrieval.events import ProgressBus, ProgressEvent, RetrievalProgress, completion_details
 from retrieval.indexing.documents import DocumentInfo, list_documents
-from retrieval.llm import ChatModel, Message, make_chat_model
+from retrieval.judge.answerability import decide
+from retrieval.judge.confidence import assess, match_citations
+from retrieval.llm.client import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
 from retrieval.modes import mode_function
-from retrieval.readable import nothing_to_search
-from retrieval.redact import redact
 from retrieval.search import explore
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.search.graph_search import GraphSearch, graph_search
 from retrieval.search.ranking import missing_data
 from retrieval.search.scope import whole_graph_scope
 from retrieval.store import GraphStore, Health, open_store
-from retrieval.text_input import clean_text
+from retrieval.telemetry.events import ProgressBus, ProgressEvent, RetrievalProgress, completion_details
+from retrieval.text.clean import clean_text
+from retrieval.text.readable import nothing_to_search
+from retrieval.text.redact import redact
 
 ProgressCallback = Callable[[ProgressEvent], None]
 
@@ -172,7 +172,7 @@ class Engine:
 
         `max_communities` caps the community reports global mode reads for this question only. `history` (earlier
         questions and answers of a conversation) reaches agent mode, the one mode that reads a conversation
-        itself; the others get a follow-up already resolved (`retrieval.conversation`). `every_project`: see
+        itself; the others get a follow-up already resolved (`retrieval.conversation.thread`). `every_project`: see
         `context`.
         """
         caps = {"global_max_communities": max_communities} if max_communities else {}

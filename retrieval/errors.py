@@ -6,7 +6,7 @@ and what to do about it. Secrets are masked in every message (see `DriftLensErro
 
 from __future__ import annotations
 
-from retrieval.redact import redact
+from retrieval.text.redact import redact
 
 
 class DriftLensError(Exception):

@@ -147,7 +147,7 @@ class Answer(BaseModel):
     key_facts: list[KeyFact] = Field(default_factory=list)
     residual_uncertainty: str = ""
     no_data_found: bool = False
-    #: Set with the confidence (`retrieval.answerability.decide`), in every mode.
+    #: Set with the confidence (`retrieval.judge.answerability.decide`), in every mode.
     outcome: Outcome = "answered"
     status: str = "ok"
     notes: list[str] = Field(default_factory=list)

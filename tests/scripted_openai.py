@@ -1,4 +1,4 @@
-"""The scripted OpenAI-compatible server (retrieval/scripted_openai.py) as a pytest fixture, and its helpers
+"""The scripted OpenAI-compatible server (tools/scripted_openai.py) as a pytest fixture, and its helpers
 re-exported so tests import everything about it from one place."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from retrieval.scripted_openai import ScriptedOpenAI, Step, error, json_reply, raw, reply, tool_calls
+from tools.scripted_openai import ScriptedOpenAI, Step, error, json_reply, raw, reply, tool_calls
 
 __all__ = ["ScriptedOpenAI", "Step", "error", "json_reply", "raw", "reply", "scripted_openai", "tool_calls"]
 

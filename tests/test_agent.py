@@ -9,7 +9,7 @@ import pytest
 from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes.agent import AgentLimits, run_agent
 from retrieval.modes.agent_args import VectorSearchArgs, parse_arguments

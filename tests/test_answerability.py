@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from retrieval import answerability
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
-from retrieval.llm import ChatModel
+from retrieval.judge import answerability
+from retrieval.llm.client import ChatModel
 from retrieval.models import Answer, Citation, Hit, KeyFact, Mode
 from retrieval.store import GraphStore
 from tests.scripted_openai import ScriptedOpenAI, json_reply

@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from components.network import SELECTED_RING
 from retrieval.config import Settings
-from retrieval.conversation import REWRITE_PROMPT
+from retrieval.conversation.thread import REWRITE_PROMPT
 from tests.conftest import DemoGraph, backend_env, close_app
 from tests.e2e.graph import app_env
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply

@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.untrusted import inert
-from retrieval.conversation import Conversation
-from retrieval.readable import NOTHING_TO_SEARCH
+from retrieval.conversation.thread import Conversation
+from retrieval.text.readable import NOTHING_TO_SEARCH
 from tests.conftest import DemoGraph, close_app
 from tests.test_app import _ask, _go, _start, _text
 

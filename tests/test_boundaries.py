@@ -10,7 +10,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CORE = ["retrieval.engine", "retrieval.store", "retrieval.search.graph_search", "retrieval.modes.drift",
-        "retrieval.modes.agent", "retrieval.indexing", "retrieval.cli.serve", "retrieval.logs"]  # fmt: skip
+        "retrieval.modes.agent", "retrieval.indexing", "retrieval.cli.serve", "retrieval.telemetry.logs"]  # fmt: skip
 FOREIGN = ("fastapi", "starlette", "uvicorn", "mcp", "streamlit", "prometheus_client")
 
 

@@ -17,7 +17,7 @@ from retrieval.cli import build_parser
 from retrieval.cli.chat import ChatApp
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.store import open_store
 from tests import tiny_graph
 from tests.conftest import make_settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from retrieval.confidence import THRESHOLD, assess, match_citations, source_confidence, span_match
+from retrieval.judge.confidence import THRESHOLD, assess, match_citations, source_confidence, span_match
 from retrieval.models import Answer, Citation, Hit, KeyFact, TraceStep
 
 TEXT = "Marley was dead, to begin with. There is no doubt whatever about that."

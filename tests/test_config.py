@@ -201,7 +201,7 @@ def test_an_explicit_value_is_not_contradicted_by_the_environment(monkeypatch: p
 # --- the designs' defaults (issue #28 item 6) --------------------------------------------------------------
 def test_model_call_defaults_are_the_designs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Retries 3 / 2 s first wait / 60 s longest wait, OAI_TIMEOUT_SEC 10: what the client is built with."""
-    from retrieval.llm import ChatModel
+    from retrieval.llm.client import ChatModel
 
     for name in ("OAI_TIMEOUT_SEC", "RETRY_MAX_ATTEMPTS", "RETRY_BACKOFF_BASE_SEC", "RETRY_BACKOFF_MAX_SEC"):
         monkeypatch.delenv(name, raising=False)

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.config import Settings
-from retrieval.conversation import Conversation, find_run, threads
+from retrieval.conversation.memory import MemoryStore
+from retrieval.conversation.thread import Conversation, find_run, threads
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
-from retrieval.llm import ChatModel
-from retrieval.memory import MemoryStore
+from retrieval.llm.client import ChatModel
 from retrieval.store import GraphStore
 from tests.backends import FALKORDB, NEO4J
 from tests.conftest import CAROL_PROJECT, make_settings

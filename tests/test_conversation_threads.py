@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval.conversation import Conversation, Turn
+from retrieval.conversation.memory import MemoryMessage, MemoryRecord, MemoryStore
+from retrieval.conversation.thread import Conversation, Turn
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
-from retrieval.memory import MemoryMessage, MemoryRecord, MemoryStore
-from retrieval.readable import NO_WORDS, NOTHING_TO_SEARCH
 from retrieval.store import GraphStore, open_store
+from retrieval.text.readable import NO_WORDS, NOTHING_TO_SEARCH
 from tests import tiny_graph
 from tests.backends import Occupant
 from tests.conftest import make_settings

@@ -15,14 +15,14 @@ from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
-from retrieval.events import ProgressBus, ProgressEvent
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.models import Answer, Hit, QueryParams
 from retrieval.modes import drift
 from retrieval.modes.drift_offline import primer_answer
 from retrieval.search.community_context import CommunityReport
 from retrieval.search.evidence import extractive_facts
 from retrieval.store import GraphStore, open_store
+from retrieval.telemetry.events import ProgressBus, ProgressEvent
 from tests.conftest import CAROL_PROJECT, make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 

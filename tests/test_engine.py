@@ -7,8 +7,8 @@ import pytest
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import EmbeddingMismatch
-from retrieval.events import ProgressEvent
 from retrieval.store import GraphStore
+from retrieval.telemetry.events import ProgressEvent
 
 
 def test_graph_from_another_embedder_is_refused_with_the_fix(store: GraphStore) -> None:
@@ -60,7 +60,7 @@ def test_broken_retrieval_query_is_refused_at_start(store: GraphStore) -> None:
 
 
 def test_any_failure_ends_the_run_with_a_redacted_error_event(store: GraphStore) -> None:
-    from retrieval.redact import register_secrets
+    from retrieval.text.redact import register_secrets
 
     s = store.settings
     engine = Engine(s, store=store, embedder=make_embedder(s), llm=None)

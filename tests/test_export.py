@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from components.export import conversation_markdown, file_stem, to_markdown
-from retrieval.conversation import EarlierMemory, Turn, TurnMeta
+from retrieval.conversation.thread import EarlierMemory, Turn, TurnMeta
 from retrieval.models import Answer, Citation, Confidence, KeyFact, QueryParams
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.followups import entities, is_follow_up, rewrite
+from retrieval.conversation.followups import entities, is_follow_up, rewrite
 
 
 def test_she_is_the_latest_person_not_every_earlier_turn() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.context import Context
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes import global_mode
 from tests.conftest import CAROL_PROJECT, make_settings

@@ -16,7 +16,7 @@ from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import EmbeddingMismatch
 from retrieval.indexing import StageProgress, graph_stats, pipeline, remove_document, run_index
-from retrieval.llm import make_chat_model
+from retrieval.llm.client import make_chat_model
 from retrieval.store import GraphStore, open_store
 from tests.backends import Occupant
 from tests.conftest import make_settings

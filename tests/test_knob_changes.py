@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.knobs import changes
+from retrieval.conversation.question_kind import fitting_mode
 from retrieval.models import Answer, Citation, Hit, KeyFact, TraceStep
-from retrieval.question_kind import fitting_mode
+from retrieval.modes.knobs import changes
 
 
 def _answer(alpha: float, cited: list[str], seeds: list[str]) -> Answer:

@@ -13,7 +13,7 @@ import pytest
 
 from retrieval.config import Settings
 from retrieval.errors import LLMError
-from retrieval.llm import ChatModel, make_chat_model
+from retrieval.llm.client import ChatModel, make_chat_model
 from retrieval.models import Usage
 from tests.conftest import make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, error, reply, tool_calls

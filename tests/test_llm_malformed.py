@@ -10,7 +10,7 @@ import pytest
 
 from retrieval.engine import Engine
 from retrieval.errors import LLMError
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.models import Mode
 from tests.conftest import CAROL_PROJECT
 from tests.scripted_openai import ScriptedOpenAI, Step, raw

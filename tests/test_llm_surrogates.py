@@ -25,7 +25,7 @@ from mcp import Client
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.models import Mode
 from retrieval.service.app import create_app
 from retrieval.store import GraphStore

@@ -13,9 +13,9 @@ from retrieval.config import Settings
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
-from retrieval.llm import ChatModel
-from retrieval.readable import NOTHING_TO_SEARCH
+from retrieval.llm.client import ChatModel
 from retrieval.store import GraphStore, open_store
+from retrieval.text.readable import NOTHING_TO_SEARCH
 from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from retrieval import memory as memory_module
+from retrieval.conversation import memory as memory_module
+from retrieval.conversation.memory import MemoryMessage, MemoryStore, Scope, by_owner
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import ConfigError
-from retrieval.memory import MemoryMessage, MemoryStore, Scope, by_owner
 from retrieval.store import GraphStore
 from tests.conftest import make_settings
 

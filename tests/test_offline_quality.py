@@ -21,10 +21,10 @@ from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk, nam
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.models import Hit, QueryParams
 from retrieval.modes import drift, global_mode
-from retrieval.readable import NOTHING_TO_SEARCH, boilerplate, clean_spoken, sentence_key
 from retrieval.search.evidence import extractive_facts, sentences, shortlist
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
+from retrieval.text.readable import NOTHING_TO_SEARCH, boilerplate, clean_spoken, sentence_key
 from retrieval.text.speakers import strip_label
 from tests.conftest import CAROL_PROJECT
 

@@ -11,10 +11,10 @@ from types import ModuleType
 import pytest
 from agent_framework import Message
 
+from retrieval.conversation.memory import MemoryStore, Scope
 from retrieval.embed import Embedder
 from retrieval.errors import ConfigError
-from retrieval.memory import MemoryStore, Scope
-from retrieval.provider import GraphContextProvider, format_line
+from retrieval.integrations.agent_framework import GraphContextProvider, format_line
 from retrieval.store import GraphStore
 from tests import tiny_graph
 from tests.conftest import make_settings

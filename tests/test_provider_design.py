@@ -18,9 +18,11 @@ import pytest
 from agent_framework import Agent
 
 from retrieval.config import Settings
+from retrieval.conversation.memory import MemoryStore, Scope
 from retrieval.embed import Embedder, make_embedder
-from retrieval.memory import MemoryStore, Scope
-from retrieval.provider import Neo4jContextProvider  # written for the package: agent_framework_neo4j
+from retrieval.integrations.agent_framework import (
+    Neo4jContextProvider,  # written for the package: agent_framework_neo4j
+)
 from retrieval.store import open_store
 from tests import tiny_graph
 from tests.conftest import backend_env

@@ -3,11 +3,11 @@ the words shown. The real ONNX embedder over a hand-made transcript hit (no grap
 
 from __future__ import annotations
 
-from retrieval.confidence import match_citations, quote_match
 from retrieval.embed import Embedder
+from retrieval.judge.confidence import match_citations, quote_match
 from retrieval.models import Answer, Citation, Hit, KeyFact
-from retrieval.readable import clean_spoken
 from retrieval.search.evidence import extractive_facts
+from retrieval.text.readable import clean_spoken
 
 SAID = "LISA SU: You know, Moore's Law, I mean, we've been talking about it slowing down for a long time."
 

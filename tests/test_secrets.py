@@ -18,9 +18,9 @@ from retrieval.cli import main
 from retrieval.config import Settings, load_settings
 from retrieval.embed import make_embedder
 from retrieval.errors import DriftLensError, LLMError, StoreUnavailable
-from retrieval.llm import ChatModel
-from retrieval.redact import MASK, install_log_redaction, redact, register_secrets
+from retrieval.llm.client import ChatModel
 from retrieval.store import open_store
+from retrieval.text.redact import MASK, install_log_redaction, redact, register_secrets
 from tests import tiny_graph
 from tests.conftest import backend_env, make_settings
 from tests.scripted_openai import ScriptedOpenAI, error

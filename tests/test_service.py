@@ -18,8 +18,8 @@ import redis
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder
-from retrieval.events import PROGRESS_CHANNEL
 from retrieval.store import GraphStore
+from retrieval.telemetry.events import PROGRESS_CHANNEL
 from tests.conftest import CAROL_PROJECT, SEARCH_CHUNKS, SEARCH_PROJECT
 from tests.service_server import service
 

@@ -21,11 +21,11 @@ import pytest
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
 from retrieval.engine import Engine
-from retrieval.events import ProgressEvent
-from retrieval.llm import ChatModel
-from retrieval.readable import NOTHING_TO_SEARCH
+from retrieval.llm.client import ChatModel
 from retrieval.service.app import create_app
 from retrieval.store import GraphStore
+from retrieval.telemetry.events import ProgressEvent
+from retrieval.text.readable import NOTHING_TO_SEARCH
 from tests.conftest import CAROL_PROJECT, SEARCH_CHUNKS, SEARCH_PROJECT
 from tests.scripted_openai import ScriptedOpenAI, json_reply
 from tests.service_server import engine_over, release, service, serving, settings_of

@@ -17,10 +17,10 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from retrieval.logs import json_handler, request_id
 from retrieval.service.app import create_app
 from retrieval.service.limits import Gate
 from retrieval.store import GraphStore
+from retrieval.telemetry.logs import json_handler, request_id
 from tests.scripted_openai import ScriptedOpenAI, reply
 from tests.service_server import engine_over, release, service, serving, settings_of
 

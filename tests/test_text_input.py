@@ -14,7 +14,7 @@ from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.modes import MODES
 from retrieval.store import open_store
-from retrieval.text_input import REPLACEMENT, clean_text
+from retrieval.text.clean import REPLACEMENT, clean_text
 from tests.conftest import SEARCH_PROJECT, build_search_graph
 
 REPO = Path(__file__).resolve().parents[1]

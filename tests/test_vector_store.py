@@ -10,10 +10,10 @@ import pytest
 from pydantic import SecretStr
 
 from retrieval.errors import EmbeddingMismatch, VectorStoreUnavailable
-from retrieval.redact import register_secrets
 from retrieval.store import GraphStore
 from retrieval.store.base import open_vectors
 from retrieval.store.vectors import VectorStore
+from retrieval.text.redact import register_secrets
 from tests import test_store_contract as contract
 
 DIM, N = contract.DIM, contract.N

@@ -11,10 +11,10 @@ from components import answer as answer_view
 from components import conversation, live, session, status
 from components.export import mode_name
 from components.untrusted import plain
-from retrieval.conversation import Conversation, Turn
+from retrieval.conversation.question_kind import fitting_mode
+from retrieval.conversation.thread import Conversation, Turn
 from retrieval.errors import DriftLensError
 from retrieval.models import Answer, Mode
-from retrieval.question_kind import fitting_mode
 
 SUGGESTIONS = Path(__file__).resolve().parent.parent / "data" / "demo" / "behind-the-tech" / "global_questions.csv"
 COMPARE: tuple[Mode, ...] = ("local", "global", "drift")

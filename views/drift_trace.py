@@ -11,11 +11,11 @@ from components import answer as answer_view
 from components import charts, conversation, graph_view, live, session, status, trace_tree
 from components.layout import Canvas
 from components.untrusted import inert, plain
-from retrieval.conversation import find_run
+from retrieval.conversation.thread import find_run
 from retrieval.errors import DriftLensError
-from retrieval.events import ProgressEvent
 from retrieval.models import TraceStep
 from retrieval.search import explore
+from retrieval.telemetry.events import ProgressEvent
 
 COMMUNITY_CANVAS = Canvas(560, 440)
 ctx = session.context()

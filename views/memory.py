@@ -8,9 +8,9 @@ import streamlit as st
 
 from components import session, timeline_chart
 from components.untrusted import inert, plain
-from retrieval.conversation import threads
+from retrieval.conversation.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope, by_owner
+from retrieval.conversation.thread import threads
 from retrieval.errors import DriftLensError
-from retrieval.memory import SCOPE_KEYS, MemoryRecord, MemoryStore, Scope, by_owner
 
 engine = session.engine()
 st.title("Memory")
@@ -27,7 +27,7 @@ except DriftLensError as exc:
 if not scopes:
     st.info(
         "No memories stored yet. Conversations on the Ask page are stored here, one thread per conversation; "
-        "other applications store messages with `retrieval.memory.MemoryStore.add(scope, messages)`."
+        "other applications store messages with `retrieval.conversation.memory.MemoryStore.add(scope, messages)`."
     )
     st.stop()
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from retrieval.config import Settings, load_settings
 from retrieval.errors import DriftLensError
-from retrieval.redact import redact
-from retrieval.text_input import clean_text
+from retrieval.text.clean import clean_text
+from retrieval.text.redact import redact
 
 #: argparse `type=` for words a user types (questions, project and document names); paths stay raw, so a file
 #: whose name is not UTF-8 still opens.

@@ -22,12 +22,12 @@ from rich.tree import Tree
 from retrieval.cli import add_graph_options, settings_from_args
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError
-from retrieval.events import ProgressEvent
-from retrieval.llm import Message
+from retrieval.llm.client import Message
 from retrieval.models import Answer, Mode
 from retrieval.modes import MODES
 from retrieval.modes.agent_session import AgentConversation
-from retrieval.text_input import clean_text
+from retrieval.telemetry.events import ProgressEvent
+from retrieval.text.clean import clean_text
 
 HELP = "Commands: /mode [local|global|drift|agent]  /rag [on|off]  /trace  /help  /quit  — anything else is a question."
 Reader = Callable[[str], str]

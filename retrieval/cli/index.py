@@ -17,7 +17,7 @@ from retrieval.cli import add_graph_options, settings_from_args, text_argument
 from retrieval.config import Settings
 from retrieval.embed import make_embedder
 from retrieval.indexing.stats import graph_stats
-from retrieval.llm import make_chat_model
+from retrieval.llm.client import make_chat_model
 from retrieval.store import GraphStore, open_store
 
 if TYPE_CHECKING:  # the pipeline loads when a command runs it: every other command starts without it

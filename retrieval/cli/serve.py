@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from retrieval.cli import settings_from_args
 from retrieval.engine import Engine
-from retrieval.logs import configure_logging
 from retrieval.service.heap import freeze_startup_objects
+from retrieval.telemetry.logs import configure_logging
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

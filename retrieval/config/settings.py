@@ -18,15 +18,15 @@ from dotenv import dotenv_values
 from pydantic import AliasChoices, BaseModel, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from retrieval.config.embedding_models import KNOWN_OPENAI_DIMS, LOCAL_MINILM_DIM
 from retrieval.config.graph import GraphSettings
 from retrieval.config.indexing import IndexingSettings
 from retrieval.config.llm import ModelSettings
 from retrieval.config.search import SearchSettings
 from retrieval.config.service import ServiceSettings
-from retrieval.embedding_models import KNOWN_OPENAI_DIMS, LOCAL_MINILM_DIM
 from retrieval.errors import ConfigError
 from retrieval.models import RetrievalKnobs
-from retrieval.redact import install_log_redaction, register_secrets
+from retrieval.text.redact import install_log_redaction, register_secrets
 
 #: The repository's data/ folder (the demo corpora): indexable from the app by default.
 REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"

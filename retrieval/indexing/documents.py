@@ -18,7 +18,7 @@ from retrieval.indexing.model import ProgressCallback
 from retrieval.indexing.pipeline import run_index
 from retrieval.indexing.report import DocumentCallback, IndexReport
 from retrieval.indexing.roots import allowed_source
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.store.base import GraphStore
 from retrieval.store.labels import Labels
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from retrieval.indexing.model import majority_type
 from retrieval.indexing.resolution import Resolution
-from retrieval.readable import boilerplate, sentence_key
 from retrieval.store.records import Row
+from retrieval.text.readable import boilerplate, sentence_key
 
 #: Sentences per extractive description (ranked by how often the entity appears in their chunk).
 DESCRIPTION_SENTENCES = 3

@@ -13,8 +13,8 @@ from typing import Any
 from retrieval.errors import LLMError
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.model import ChunkExtraction, Mention, Relation, slug
-from retrieval.json_schema import NUMBER, STRING, array, obj
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
+from retrieval.llm.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Usage
 
 EXTRACTION_SCHEMA: dict[str, Any] = obj(

@@ -45,7 +45,7 @@ from retrieval.indexing.repo_facts import DocumentFacts
 from retrieval.indexing.repo_graph import RepoGraph
 from retrieval.indexing.report import DocumentCallback, DocumentEvent, IndexReport, Status, issue_status
 from retrieval.indexing.sources import LoadIssue, LoadLimits, SourceDocument, count_candidates, load
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
 from retrieval.store.base import GraphStore
 
 #: Texts per embedder call: a progress tick each, small enough for steady feedback.

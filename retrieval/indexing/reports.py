@@ -16,8 +16,8 @@ from typing import Any
 from retrieval.errors import LLMError
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
-from retrieval.json_schema import NUMBER, STRING, array, obj
-from retrieval.llm import ChatModel
+from retrieval.llm.client import ChatModel
+from retrieval.llm.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Usage
 from retrieval.store.records import Row
 

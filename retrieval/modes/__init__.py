@@ -6,8 +6,8 @@ import importlib
 from typing import Protocol
 
 from retrieval.context import Context
-from retrieval.events import RetrievalProgress
 from retrieval.models import Answer, Mode, QueryParams
+from retrieval.telemetry.events import RetrievalProgress
 
 MODES: tuple[Mode, ...] = ("local", "global", "drift", "agent")
 #: `global` is a Python keyword, so that mode's module has another name.

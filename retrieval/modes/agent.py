@@ -15,14 +15,14 @@ from typing import Any
 
 from retrieval.context import Context
 from retrieval.errors import LLMError
-from retrieval.events import RetrievalProgress, followup_pct
-from retrieval.llm import ChatModel, Completion, Message, ToolCall
+from retrieval.llm.client import ChatModel, Completion, Message, ToolCall
 from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams
 from retrieval.modes import local
 from retrieval.modes.agent_args import Evidence, InvalidArguments, SubmitAnswerArgs, parse_submission
 from retrieval.modes.agent_tools import TOOL_SPECS, AgentTools, ToolResult, schema_summary
 from retrieval.modes.agent_tracer import Tracer
 from retrieval.modes.steps import fallback_note
+from retrieval.telemetry.events import RetrievalProgress, followup_pct
 
 #: Evidence sentences agent mode shows when there is no model.
 NEEDS_LLM_FACTS = 5

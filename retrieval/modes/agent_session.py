@@ -7,11 +7,11 @@ the answer it led to; replaying it would spend the context window on stale rows.
 from __future__ import annotations
 
 from retrieval.context import Context
-from retrieval.events import RetrievalProgress
-from retrieval.llm import Message
+from retrieval.llm.client import Message
 from retrieval.models import Answer, QueryParams
 from retrieval.modes.agent import AgentLimits, run_agent
 from retrieval.modes.agent_tracer import Tracer
+from retrieval.telemetry.events import RetrievalProgress
 
 
 class AgentConversation:

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from retrieval.context import Context
-from retrieval.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_details, followup_pct
 from retrieval.models import Answer, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes import drift_prompts as prompts
 from retrieval.modes.drift_followups import FollowUp
@@ -38,6 +37,7 @@ from retrieval.search.evidence import (
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
+from retrieval.telemetry.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_details, followup_pct
 
 MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
 MAX_CHILD_FOLLOWUPS = 3

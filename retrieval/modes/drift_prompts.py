@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from retrieval.confidence import source_confidence
-from retrieval.json_schema import BOOLEAN, NUMBER, STRING, array, final_answer, obj
-from retrieval.llm import Message
+from retrieval.judge.confidence import source_confidence
+from retrieval.llm.client import Message
+from retrieval.llm.json_schema import BOOLEAN, NUMBER, STRING, array, final_answer, obj
 from retrieval.models import Citation, Hit, KeyFact, TraceStep
 from retrieval.search.community_context import CommunityReport
 

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from retrieval.context import Context
-from retrieval.events import RetrievalProgress
 from retrieval.models import AnsweredBy, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes.drift_followups import FollowUp, FollowUpPlanner
 from retrieval.modes.drift_offline import MemoEmbedder, best_sentence
@@ -25,6 +24,7 @@ from retrieval.search.evidence import (
     extractive_facts,
     validate_citations,
 )
+from retrieval.telemetry.events import RetrievalProgress
 
 MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
 

@@ -22,13 +22,11 @@ from typing import Any
 import numpy as np
 
 from retrieval.context import Context
-from retrieval.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_pct
-from retrieval.json_schema import NUMBER, STRING, array, final_answer, obj
+from retrieval.llm.json_schema import NUMBER, STRING, array, final_answer, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
 from retrieval.modes.steps import ask_json, emit, timed
-from retrieval.readable import clean_spoken
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import (
     CommunityReport,
@@ -39,6 +37,8 @@ from retrieval.search.community_context import (
 )
 from retrieval.search.evidence import distinct, sentences
 from retrieval.search.filler import never_a_fact
+from retrieval.telemetry.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_pct
+from retrieval.text.readable import clean_spoken
 
 log = logging.getLogger(__name__)
 

@@ -11,17 +11,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from retrieval.confidence import source_confidence
 from retrieval.context import Context
 from retrieval.errors import LLMError
-from retrieval.events import RetrievalProgress, aggregation_details
-from retrieval.json_schema import NUMBER, STRING, array, obj
+from retrieval.judge.confidence import source_confidence
+from retrieval.llm.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes.steps import clamp01, fallback_note
-from retrieval.readable import nothing_to_search
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
+from retrieval.telemetry.events import RetrievalProgress, aggregation_details
+from retrieval.text.readable import nothing_to_search
 
 #: Longer questions are searched by their first characters (the embedder reads ~256 tokens anyway).
 MAX_QUESTION_CHARS = 2000

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from retrieval.errors import LLMError
-from retrieval.events import Phase, RetrievalProgress
-from retrieval.llm import ChatModel, Message
+from retrieval.llm.client import ChatModel, Message
 from retrieval.models import TraceStep, Usage
+from retrieval.telemetry.events import Phase, RetrievalProgress
 
 log = logging.getLogger(__name__)
 

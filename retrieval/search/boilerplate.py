@@ -11,9 +11,9 @@ from __future__ import annotations
 import threading
 
 from retrieval.context import Context
-from retrieval.readable import boilerplate
 from retrieval.search.evidence import sentences
 from retrieval.store.records import ident
+from retrieval.text.readable import boilerplate
 
 #: Opening chunks read per document.
 OPENING_CHUNKS = 2

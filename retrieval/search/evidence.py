@@ -24,11 +24,11 @@ import numpy as np
 
 from retrieval.embed import Embedder
 from retrieval.models import Citation, Hit, KeyFact
-from retrieval.readable import clean_spoken, sentence_key
 from retrieval.search.fact_selection import choose
 from retrieval.search.filler import never_a_fact
 from retrieval.search.keywords import content_terms
 from retrieval.store import bm25
+from retrieval.text.readable import clean_spoken, sentence_key
 from retrieval.text.speakers import LABEL, speaker_at, strip_label
 
 log = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ import re
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from retrieval.readable import clean_spoken
 from retrieval.search.keywords import STOPWORDS
+from retrieval.text.readable import clean_spoken
 from retrieval.text.speakers import strip_label
 
 #: Content words a sentence needs, besides names and social words, to state something.

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
-from retrieval.readable import nothing_to_search
 from retrieval.search.ranking import missing_data, retrieve
+from retrieval.text.readable import nothing_to_search
 
 
 @dataclass

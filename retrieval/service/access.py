@@ -14,9 +14,9 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from retrieval.logs import request_id
 from retrieval.service import metrics
 from retrieval.service.limits import send_json
+from retrieval.telemetry.logs import request_id
 
 log = logging.getLogger("driftlens.access")
 

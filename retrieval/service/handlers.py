@@ -14,13 +14,13 @@ from typing import Any, TypedDict
 from retrieval.config import Settings
 from retrieval.engine import Engine
 from retrieval.errors import DriftLensError, InvalidInput, StoreUnavailable
-from retrieval.events import ProgressEvent
 from retrieval.indexing.documents import DocumentInfo
 from retrieval.models import Answer, Citation, Hit
 from retrieval.search import explore
 from retrieval.search.expand import expand
 from retrieval.service import metrics, schemas
 from retrieval.store import Health
+from retrieval.telemetry.events import ProgressEvent
 
 #: Longest chunk text returned by the search endpoint (the full text is one `read_cypher` away).
 CHUNK_TEXT_CHARS = 2000

@@ -21,10 +21,10 @@ from pydantic import ValidationError
 
 from retrieval.errors import DriftLensError
 from retrieval.models import Mode
-from retrieval.redact import redact
 from retrieval.service import handlers, schemas
 from retrieval.service.limits import Busy, TimedOut
 from retrieval.service.state import Service
+from retrieval.text.redact import redact
 
 log = logging.getLogger("driftlens.service")
 

@@ -26,11 +26,11 @@ from retrieval.errors import (
     ReadOnlyViolation,
     StoreUnavailable,
 )
-from retrieval.logs import request_id
-from retrieval.redact import redact
 from retrieval.service import handlers, metrics, schemas
 from retrieval.service.limits import Busy, TimedOut
 from retrieval.service.state import Service
+from retrieval.telemetry.logs import request_id
+from retrieval.text.redact import redact
 
 log = logging.getLogger("driftlens.service")
 router = APIRouter()

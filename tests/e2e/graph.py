@@ -9,9 +9,9 @@ import functools
 from pathlib import Path
 
 from retrieval.config import Settings, load_settings
+from retrieval.conversation.memory import MemoryMessage, MemoryStore, Scope
 from retrieval.embed import make_embedder
 from retrieval.indexing import run_index
-from retrieval.memory import MemoryMessage, MemoryStore, Scope
 from retrieval.store import GraphStore, open_store
 
 ROOT = Path(__file__).resolve().parents[2]

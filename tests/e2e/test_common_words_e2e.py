@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from retrieval.readable import NOTHING_TO_SEARCH
+from retrieval.text.readable import NOTHING_TO_SEARCH
 from tests.e2e.conftest import Session, ask
 
 pytestmark = pytest.mark.e2e

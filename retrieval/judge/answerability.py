@@ -37,7 +37,7 @@ from retrieval.models import Answer, Confidence, ConfidencePart
 from retrieval.search.evidence import asked_terms
 from retrieval.search.keywords import STOPWORDS
 
-MODEL_FILE = Path(__file__).parent / "assets" / "answerability.json"
+MODEL_FILE = Path(__file__).resolve().parent.parent / "assets" / "answerability.json"
 #: The model's own report moves the log-odds by this much per unit away from 0.5 (not fitted: the dev runs have
 #: no model; a model that says 0.9 adds +0.8, one that says 0.1 takes 0.8 off).
 MODEL_WEIGHT = 2.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval.followups import entities
+from retrieval.conversation.followups import entities
 from retrieval.models import Mode
 
 _CORPUS_WIDE = re.compile(

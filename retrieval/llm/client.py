@@ -21,9 +21,9 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from retrieval.config import Settings
 from retrieval.errors import ConfigError, LLMError
-from retrieval.llm_response import MalformedResponse, WireCompletion, WireToolCall, decode_json, parse_completion
+from retrieval.llm.response import MalformedResponse, WireCompletion, WireToolCall, decode_json, parse_completion
 from retrieval.models import Usage
-from retrieval.redact import MASK, redact
+from retrieval.text.redact import MASK, redact
 
 if TYPE_CHECKING:  # openai is imported where it is used: a process with no model never loads it (~0.7 CPU-s)
     import openai

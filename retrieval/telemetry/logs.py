@@ -2,7 +2,7 @@
 
 Why stdlib logging with python-json-logger rather than structlog: every library we run (uvicorn, the MCP SDK,
 the Neo4j driver, Streamlit) logs through stdlib `logging`, and the secret masking is a stdlib record factory
-(`retrieval/redact.py`) that sees every record wherever it comes from. A JSON formatter on the root handler
+(`retrieval/text/redact.py`) that sees every record wherever it comes from. A JSON formatter on the root handler
 keeps that single path; structlog would add a second pipeline that both have to be kept redacting.
 
 Each line carries the request id of the HTTP request or MCP call it belongs to (`request_id`), taken from a
@@ -19,7 +19,7 @@ from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter
 
-from retrieval.redact import install_log_redaction, redact
+from retrieval.text.redact import install_log_redaction, redact
 
 #: The id of the request being served in this context ("-" outside any request).
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")

@@ -3,10 +3,10 @@
 Why a real HTTP server: the only stand-in DriftLens allows is for the paid LLM API, and it must be
 driven through the real `openai` client, so request building, Azure URL rewriting, timeouts, status
 errors and Retry-After handling are exercised exactly as in production. Every request is recorded
-(authorisation values redacted) so tests can assert what the client actually sent. Why in the package
-and not under tests/: the examples' `--scripted` mode runs on a plain install, which has no pytest
-(tests/scripted_openai.py adds only the pytest fixture). It binds to 127.0.0.1 and nothing starts it
-unless asked.
+(authorisation values redacted) so tests can assert what the client actually sent. Why under tools/ and
+not in the package: it is a test tool, not product; and not under tests/ because the examples' `--scripted`
+mode and the benchmarks run it from a checkout without pytest (tests/scripted_openai.py adds only the pytest
+fixture). It binds to 127.0.0.1 and nothing starts it unless asked.
 
 Chat replies come from a queue of steps, then from an optional router `(request_json) -> step`;
 with neither, the server answers 500 so a test that forgot to script fails loudly. A step is a

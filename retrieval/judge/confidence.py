@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from difflib import SequenceMatcher
 
 from retrieval.models import Answer, Citation, Confidence, ConfidencePart, Hit
-from retrieval.readable import ELLIPSIS
 from retrieval.search.evidence import shown_quote
+from retrieval.text.readable import ELLIPSIS
 
 #: Part weights; they are renormalised over the parts that could be judged.
 WEIGHTS: dict[str, float] = {"similarity": 0.3, "coverage": 0.3, "agreement": 0.2, "recency": 0.1, "model": 0.1}

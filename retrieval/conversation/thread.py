@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
+from retrieval.conversation.followups import is_follow_up, rewrite
+from retrieval.conversation.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.engine import Engine, ProgressCallback
 from retrieval.errors import LLMError
-from retrieval.followups import is_follow_up, rewrite
-from retrieval.llm import Message
-from retrieval.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
+from retrieval.llm.client import Message
 from retrieval.models import Answer, Mode, PhaseUsage, QueryParams, Usage
-from retrieval.readable import nothing_to_search
 from retrieval.search.keywords import content_terms
+from retrieval.text.readable import nothing_to_search
 
 APPLICATION = "driftlens"
 #: Earlier turns a follow-up is resolved against.

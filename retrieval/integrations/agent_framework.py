@@ -25,12 +25,12 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from retrieval.config import Settings, load_settings
 from retrieval.context import Context
+from retrieval.conversation.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.embed import Embedder
 from retrieval.errors import ConfigError
-from retrieval.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.models import Hit, QueryParams
-from retrieval.redact import register_secrets
 from retrieval.store import GraphStore, open_store
+from retrieval.text.redact import register_secrets
 
 CONVERSATION_ROLES = frozenset({"user", "assistant"})
 DEFAULT_CONTEXT_PROMPT = (

@@ -21,8 +21,8 @@ from typing import Any
 import json_repair
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from retrieval.redact import redact
-from retrieval.text_input import clean_text
+from retrieval.text.clean import clean_text
+from retrieval.text.redact import redact
 
 #: How much of an unusable body an error message quotes: enough to recognise a proxy page.
 EXCERPT_CHARS = 80

@@ -1,0 +1,1 @@
+"""DriftLens inside other frameworks: the Microsoft Agent Framework context provider (`agent_framework`)."""
