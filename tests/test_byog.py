@@ -221,7 +221,7 @@ def _point_environment_at(settings: Settings, monkeypatch: pytest.MonkeyPatch) -
 def test_a_person_loads_reembeds_and_searches_from_the_command_line(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The recipe in README, step by step, through `python -m retrieval`, on an empty graph."""
+    """The recipe in docs/bring-your-own-graph.md, step by step, through `python -m retrieval`, on an empty graph."""
     from retrieval.cli import main
 
     _point_environment_at(settings, monkeypatch)

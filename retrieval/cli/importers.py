@@ -72,7 +72,7 @@ def _load_native(args: argparse.Namespace, files: list[Path]) -> int:
     console.print("Relationships: " + ", ".join(f"{n} {kind}" for kind, n in loaded.relationships.items()))
     if loaded.vector_index:
         console.print(f"Vector index {loaded.vector_index} over Chunk.embedding ({loaded.dimension}-d, cosine)")
-    console.print("Point DriftLens at it with settings: README, 'Bring your own Neo4j graph'.")
+    console.print("Point DriftLens at it with settings: docs/bring-your-own-graph.md.")
     return 0
 
 

@@ -27,7 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--workers",
         type=int,
         default=1,
-        help="worker processes, each with its own Engine (default 1; one per core lifts throughput, see README)",
+        help=(
+            "worker processes, each with its own Engine "
+            "(default 1; one per core lifts throughput, see docs/benchmarks.md)"
+        ),
     )
     _graph_option(serve)
     serve.set_defaults(func=run_serve)

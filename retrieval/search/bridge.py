@@ -3,7 +3,7 @@
 Why this shape: a multi-hop question names its first passage, and the second one is reached through
 an entity that the first passage mentions ("the author of Brand" -> Henrik Ibsen -> Ibsen's country).
 The second passage rarely shares the question's words, so it ranks low on both hybrid arms. Three
-signals pull it up, each measured on the dev sets (benchmarks/eval_retrieval.py, README):
+signals pull it up, each measured on the dev sets (benchmarks/eval_retrieval.py, docs/benchmarks.md):
 - **spread**: each of the best hits lends its relevance to the other chunks mentioning its entities,
   split by how many chunks mention each entity, squared. A rare name ties two passages; a country
   mentioned by thirty passages ties none. Entities matching the question lend too, at a lower weight.
