@@ -147,13 +147,18 @@ def pytest_sessionfinish() -> None:
 
 
 # --- graph fixtures -------------------------------------------------------------------------------
+def fresh_schema(request: pytest.FixtureRequest) -> bool:
+    """Whether the test (or its module) asks for a Neo4j database without indexes (`fresh_schema` marker)."""
+    return request.node.get_closest_marker("fresh_schema") is not None
+
+
 @pytest.fixture
-def settings(tmp_path: Path, backend: str) -> Settings:
+def settings(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Settings:
     """Settings for a fresh, empty graph on `backend` (on Neo4j: the database reset for this test)."""
     settings = make_settings(tmp_path, backend)
     if backend == NEO4J:
         with open_store(settings) as graph:
-            Occupant.own(graph)
+            Occupant.own(graph, fresh_schema=fresh_schema(request))
             Occupant.release(graph)
     return settings
 
@@ -165,9 +170,9 @@ def offline_settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-def store(settings: Settings) -> Iterator[GraphStore]:
+def store(settings: Settings, request: pytest.FixtureRequest) -> Iterator[GraphStore]:
     with open_store(settings) as graph:
-        Occupant.own(graph)
+        Occupant.own(graph, fresh_schema=fresh_schema(request))
         yield graph
         Occupant.release(graph)
 
@@ -178,10 +183,12 @@ def embedder(tmp_path_factory: pytest.TempPathFactory) -> Embedder:
 
 
 @pytest.fixture(scope="module")
-def module_store(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[GraphStore]:
+def module_store(
+    tmp_path_factory: pytest.TempPathFactory, backend: str, request: pytest.FixtureRequest
+) -> Iterator[GraphStore]:
     """One graph per test module: closing an embedded server takes seconds, clearing it takes milliseconds."""
     with open_store(make_settings(tmp_path_factory.mktemp("module"), backend, project="demo")) as store:
-        Occupant.own(store)
+        Occupant.own(store, fresh_schema=fresh_schema(request))
         yield store
         Occupant.release(store)
 

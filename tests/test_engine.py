@@ -23,6 +23,7 @@ def test_graph_from_another_embedder_is_refused_with_the_fix(store: GraphStore) 
     assert "re-index" in text and "switch back" in text
 
 
+@pytest.mark.fresh_schema
 def test_vector_index_of_another_dimension_is_refused(store: GraphStore) -> None:
     s = store.settings
     store.ensure_vector_index(s.chunk_vector_index, s.chunk_label, s.embedding_property, 768)

@@ -139,7 +139,7 @@ def native_workshop(tmp_path_factory: pytest.TempPathFactory, backend: str) -> I
         load_native(graph, sorted(WORKSHOP.glob("*.json")))
 
     with open_store(make_settings(tmp_path_factory.mktemp("native"), backend)) as store:
-        Occupant.own(store, build)
+        Occupant.own(store, build, fresh_schema=True)  # the workshop's own indexes, none of ours
         yield store
         Occupant.release(store)
 

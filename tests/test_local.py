@@ -114,6 +114,7 @@ def test_unknown_project_names_the_known_ones(engine: Engine) -> None:
     assert answer.no_data_found and "'nope'" in answer.notes[0] and "science" in answer.notes[0]
 
 
+@pytest.mark.fresh_schema
 def test_graph_without_indexes_is_a_typed_error(settings: Settings) -> None:
     with open_store(settings) as store:
         store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")

@@ -151,6 +151,7 @@ def test_entity_search_finds_people_by_name(ctx: Context) -> None:
     assert hits[0].id == "pierre" and hits[0].kind == "entity" and hits[0].metadata["type"] == "PERSON"
 
 
+@pytest.mark.fresh_schema
 def test_graph_without_indexes_raises_a_typed_error(settings: Settings) -> None:
     with open_store(settings) as store:
         store.query(f"CREATE (:`{settings.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")

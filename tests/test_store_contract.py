@@ -22,7 +22,7 @@ SPECIAL_QUERIES = ['"(*?:~^[', 'what\'s "C++"?', "AND OR NOT", "-:/\\!{}", "a" *
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[GraphStore]:
     with open_store(make_settings(tmp_path_factory.mktemp(backend), backend)) as store:
-        Occupant.own(store)
+        Occupant.own(store, fresh_schema=True)  # the contract's own vectors: 16 dimensions
         yield store
         Occupant.release(store)
 
@@ -38,7 +38,7 @@ def corpus() -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def loaded(graph: GraphStore, corpus: np.ndarray) -> GraphStore:
-    Occupant.own(graph, lambda g: _load(g, corpus))
+    Occupant.own(graph, lambda g: _load(g, corpus), fresh_schema=True)
     return graph
 
 

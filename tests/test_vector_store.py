@@ -16,6 +16,7 @@ from retrieval.store.vectors import VectorStore
 from retrieval.text.redact import register_secrets
 from tests import test_store_contract as contract
 
+pytestmark = pytest.mark.fresh_schema  # the contract's 16-dimensional vectors in the module graph
 DIM, N = contract.DIM, contract.N
 #: The store contract's clustered unit vectors (10 clusters, so nearest neighbours are meaningful and filters bite).
 corpus = contract.corpus
