@@ -131,6 +131,10 @@ class Session:
             page.get_by_role("heading", name=title).first.wait_for(timeout=30_000)
 
     def screenshot(self, name: str) -> Path:
+        """The page once its script run is over and every element is drawn: widgets still on their way, and charts
+        whose code is still loading, show as grey placeholders (skeletons)."""
+        self.page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=60_000)
+        self.page.get_by_test_id("stSkeleton").first.wait_for(state="detached", timeout=60_000)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
