@@ -115,11 +115,12 @@ def render(
     show_graph: bool = False,
     shared: Mapping[str, str] | None = None,
     previous: Answer | None = None,
+    beside: bool = False,
 ) -> None:
     """Everything about one answer; `key` (from the turn) makes its widget keys unique on the page.
 
     `shared` maps chunk ids to the other modes citing them (compare); `previous` is the last answer of the same
-    mode, so the knobs' effect since then can be shown.
+    mode, so the knobs' effect since then can be shown; `beside`: drawn in a column next to other answers.
     """
     label(answer)
     confidence(answer)
@@ -150,7 +151,7 @@ def render(
             st.caption(moved)
     cited = [c.chunk_id for c in answer.citations() if c.kind == "chunk"]
     if cited and st.toggle("Evidence graph", value=show_graph, key=f"{key}-graph"):
-        evidence(ctx, cited, key=f"{key}-evidence")
+        evidence(ctx, cited, key=f"{key}-evidence", beside=beside)
     with st.expander("Usage"):
         usage(answer)
     labels.panel(answer, texts, key)
@@ -164,12 +165,12 @@ def render(
     )
 
 
-def evidence(ctx: Context, chunk_ids: list[str], key: str) -> None:
+def evidence(ctx: Context, chunk_ids: list[str], key: str, *, beside: bool = False) -> None:
     """The cited chunks' graph; keyed per answer, since two answers citing the same chunks draw the same graph."""
     graph = explore.evidence_graph(ctx, chunk_ids)
     if graph.cut:
         st.caption(f"{graph.cut} less-mentioned entities not shown")
-    graph_view.evidence(ctx, graph, chunk_ids, key=key)
+    graph_view.evidence(ctx, graph, chunk_ids, key=key, beside=beside)
 
 
 def usage(answer: Answer) -> None:

@@ -115,6 +115,7 @@ def answers(turn: Turn, answers_: Sequence[Answer], *, latest: bool, previous: M
                 show_graph=latest,
                 shared=shared.get(result.mode, {}),
                 previous=previous.get(result.mode),
+                beside=len(answers_) > 1,
             )
             if result.mode == "drift" and turn.timestamp:  # stored: the trace page can reopen it by URL
                 st.page_link(

@@ -250,21 +250,27 @@ def node_panel(ctx: Context, node_id: str, *, nested: bool = False) -> None:
 
 
 EVIDENCE_CANVAS = Canvas(640, 420)
+#: An evidence graph in a column beside other answers (compare): such a plot is ~265 px wide at a 1440 px window
+#: with three answers and ~215 px with four, so it is laid out for that width (a 640 px layout squeezed into it
+#: piled nodes together) and its labels stay inside down to the narrower.
+BESIDE_CANVAS = Canvas(270, 460, narrowest=0.75)
 #: Source chunks shown for a node picked inside an answer (the explorer shows them all).
 NESTED_CHUNKS = 3
 
 
-def evidence(ctx: Context, graph: Subgraph, cited: list[str], key: str) -> None:
-    """An answer's evidence graph: cited chunks and their entities; a click shows that node below the graph."""
+def evidence(ctx: Context, graph: Subgraph, cited: list[str], key: str, *, beside: bool = False) -> None:
+    """An answer's evidence graph: cited chunks and their entities; a click shows that node below the graph.
+    `beside`: drawn in a narrow column next to other answers' (compare)."""
     picked_key = f"{key}-picked"
-    positions = layout.force([n.id for n in graph.nodes], [(e.source, e.target) for e in graph.edges], EVIDENCE_CANVAS)
+    canvas = BESIDE_CANVAS if beside else EVIDENCE_CANVAS
+    positions = layout.force([n.id for n in graph.nodes], [(e.source, e.target) for e in graph.edges], canvas)
     selected = st.session_state.get(picked_key)
     if selected not in positions:
         selected = None
     draw(
         graph,
         positions,
-        EVIDENCE_CANVAS,
+        canvas,
         key=key,
         strong=frozenset(cited),
         selected=selected,

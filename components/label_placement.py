@@ -5,7 +5,9 @@ taken in priority order (the caller's: selected and seed nodes first, then by de
 right and left of its marker and keeps the first spot that stays on the canvas and clear of every marker and
 every label already placed. The rest are shown on hover. Sizes are estimated from the font size, which is
 what the browser draws at any zoom, so the check holds at the canvas's design size and only gets looser when
-the figure is drawn larger (a wide window, fullscreen).
+the figure is drawn larger (a wide window, fullscreen). A figure drawn narrower than its design (an evidence
+graph in a compare column) would push a label near its edge out of the plot, where the browser cuts it off
+("ob Dennard"): the edge check holds down to the canvas's `narrowest` width, so there the inward side wins.
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def place(
         fits: list[tuple[int, int, str, Box]] = []
         for rank, side in enumerate(sides):
             box = label_box(positions[node_id], sizes[node_id], texts[node_id], side, font_px)
-            if box.x0 < 0 or box.x1 > canvas.width or box.y0 < 0 or box.y1 > canvas.height:
+            if not _inside(box, positions[node_id][0], canvas):
                 continue
             if _hits(taken, box).any():
                 continue
@@ -105,6 +107,15 @@ def place(
             chosen[node_id] = best[2]
             taken = np.vstack([taken, _coords(best[3])])
     return chosen
+
+
+def _inside(box: Box, x: float, canvas: Canvas) -> bool:
+    """Whether a label box stays on the canvas however narrow the figure is drawn, down to `canvas.narrowest` of
+    its width: the marker at `x` moves with the width, the text's reach on either side of it does not (so near
+    an edge of a narrow figure only a label facing inward fits)."""
+    left = x - max(x - box.x0, 0.0) / canvas.narrowest
+    right = x + max(box.x1 - x, 0.0) / canvas.narrowest
+    return left >= 0 and right <= canvas.width and box.y0 >= 0 and box.y1 <= canvas.height
 
 
 def _coords(box: Box) -> list[float]:

@@ -31,11 +31,16 @@ RING_PX = 110.0
 
 @dataclass(frozen=True)
 class Canvas:
-    """The drawing area in pixels at design size; nodes keep `margin` away from its edges."""
+    """The drawing area in pixels at design size; nodes keep `margin` away from its edges.
+
+    A figure keeps its height but takes its column's width, so positions shrink or grow sideways while text keeps
+    its pixel size: `narrowest` is the least share of the design width it is expected to be drawn at, and labels
+    are placed to stay inside the plot down to that width (components.label_placement)."""
 
     width: float
     height: float
     margin: float = 28.0
+    narrowest: float = 1.0
 
     def inside(self, point: Point) -> bool:
         x, y = point

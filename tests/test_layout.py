@@ -142,6 +142,26 @@ def test_label_boxes_stay_on_the_canvas_and_off_other_markers() -> None:
             assert box.overlap(label_placement.marker_box(positions[other], sizes[other])) == 0
 
 
+def test_labels_near_the_edges_of_a_figure_drawn_narrower_face_inward() -> None:
+    """A compare column draws a figure at part of its design width: positions shrink, text does not."""
+    name, positions, sizes = (
+        "A long entity name",
+        {"left": (80.0, 200.0), "right": (560.0, 300.0)},
+        {"left": 12.0, "right": 12.0},
+    )
+    narrow = Canvas(640, 520, narrowest=0.5)
+
+    wide = label_placement.place(["left", "right"], positions, sizes, {k: name for k in positions}, CANVAS)
+    placed = label_placement.place(["left", "right"], positions, sizes, {k: name for k in positions}, narrow)
+
+    assert wide == {"left": "bottom center", "right": "bottom center"}  # room enough at the design width
+    assert placed == {"left": "middle right", "right": "middle left"}
+    for k, side in placed.items():  # drawn at half the width, each label still lies inside the plot
+        x, y = positions[k]
+        box = label_placement.label_box((x * 0.5, y), sizes[k], name, side)
+        assert box.x0 >= 0 and box.x1 <= CANVAS.width * 0.5, (k, box)
+
+
 def test_legend_lists_each_type_once_and_clicks_return_node_ids() -> None:
     ids, edges = _graph(30)
     graph = _subgraph(ids, edges)

@@ -119,6 +119,7 @@ if question:
                     key=f"t{turn.id}-{mode}",
                     show_graph=True,
                     previous=previous.get(mode),
+                    beside=len(modes) > 1,
                 )
     try:
         chat.finish(turn)

@@ -131,6 +131,10 @@ class Session:
             page.get_by_role("heading", name=title).first.wait_for(timeout=30_000)
 
     def screenshot(self, name: str) -> Path:
+        """The page once its script run is over and every element is drawn: widgets still on their way, and charts
+        whose code is still loading, show as grey placeholders (skeletons)."""
+        self.page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=60_000)
+        self.page.get_by_test_id("stSkeleton").first.wait_for(state="detached", timeout=60_000)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
@@ -173,12 +177,18 @@ def neo4j_app(tmp_path_factory: pytest.TempPathFactory, demo: DemoGraph) -> Iter
 
 
 @pytest.fixture
-def backend_session(browser: Browser, backend: str, request: pytest.FixtureRequest) -> Iterator[Session]:
-    """A page on an app over `backend`'s graph: the embedded demo graph's app, or one over Neo4j."""
+def backend_url(backend: str, request: pytest.FixtureRequest) -> str:
+    """The app over `backend`'s graph (the embedded demo graph's app, or the one over Neo4j, its graph rebuilt
+    when another test's fixture reset the database), for tests that open several sessions on it."""
     if backend == NEO4J:
-        url = request.getfixturevalue("neo4j_app")
+        url: str = request.getfixturevalue("neo4j_app")
         Occupant.ensure(request.getfixturevalue("demo").store)
-    else:
-        url = request.getfixturevalue("app_url")
-    with browse(browser, url) as result:
+        return url
+    return str(request.getfixturevalue("app_url"))
+
+
+@pytest.fixture
+def backend_session(browser: Browser, backend_url: str) -> Iterator[Session]:
+    """A page on an app over the backend's graph."""
+    with browse(browser, backend_url) as result:
         yield result

@@ -96,3 +96,21 @@ def click(page: Page, x: float, y: float) -> None:
     page.mouse.move(x, y)
     page.wait_for_timeout(400)  # plotly settles what is hovered before the click
     page.mouse.click(x, y)
+
+
+_CLIPPED = """(gd) => {
+  const box = gd.getBoundingClientRect();
+  const out = (r) => r.left < box.left || r.right > box.right || r.top < box.top || r.bottom > box.bottom;
+  return Array.from(gd.querySelectorAll("g.textpoint text"))
+    .map((el) => [el.textContent, el.getBoundingClientRect()])
+    .filter(([text, r]) => text && out(r))
+    .map(([text, r]) => `${text} at x ${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)}`
+      + ` of 0..${Math.round(box.width)}, y ${Math.round(r.top - box.top)}..${Math.round(r.bottom - box.top)}`
+      + ` of 0..${Math.round(box.height)}`);
+}"""
+
+
+def clipped_labels(page: Page, key: str) -> list[str]:
+    """The drawn labels of that chart that reach past its edges, where the browser cuts them off (a label that
+    starts left of the plot shows as "ob Dennard" for "Bob Dennard"); each with where it lies."""
+    return [str(label) for label in chart(page, key).evaluate(_CLIPPED)]

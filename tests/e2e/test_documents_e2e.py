@@ -89,9 +89,10 @@ def test_documents_page_and_the_selected_project(backend_session: Session, demo:
     expect_statuses(page.get_by_test_id("stDataFrame").first, {"beta": "updated", "alpha": "unchanged"})
 
     pick_row(page.get_by_test_id("stDataFrame").first, 0)
+    expect(page.get_by_role("button", name="Remove")).to_be_visible(timeout=WAIT_MS)
+    session.screenshot("documents")  # both rows, one selected with its actions (the README's picture)
     page.get_by_text("Remove its chunks").click()
     page.get_by_role("button", name="Remove").click()
     expect(page.get_by_text(re.compile(r"^1 of 1 documents"))).to_be_visible(timeout=WAIT_MS)
     expect_statuses(page.get_by_test_id("stDataFrame").first, {"alpha": "unchanged"})
-    session.screenshot("documents")
     session.assert_offline()

@@ -1,6 +1,7 @@
 """The graph views in a real browser at 1440x900: legend, fullscreen, clicking nodes in the explorer, the DRIFT
-tree, the evidence graph and the community network — and never a request that leaves 127.0.0.1. On both backends:
-the views read the graph through the store, and on Neo4j through its own Cypher."""
+tree, the evidence graph (alone, and in compare columns with every label inside) and the community network —
+and never a request that leaves 127.0.0.1. On both backends: the views read the graph through the store, and
+on Neo4j through its own Cypher."""
 
 from __future__ import annotations
 
@@ -180,3 +181,19 @@ def test_clicking_a_community_in_the_network_opens_it(wide: Session) -> None:
 
     expect(chosen).to_have_value(re.compile(re.escape(title)), timeout=WAIT_MS)
     _done(wide, "communities")
+
+
+def test_evidence_graphs_in_compare_columns_keep_their_labels_inside(wide: Session) -> None:
+    wide.open("Ask")
+    page = wide.page
+    page.get_by_text(re.compile(r"^Compare modes")).click()
+    ask(page, "Who was Marley?")
+    expect(page.get_by_role("button", name="Export Markdown")).to_have_count(3, timeout=WAIT_MS)
+    # the page then redraws the thread from the store (a rerun): read the graphs once that is done
+    expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=WAIT_MS)
+    keys = [plotly_graph.key_ending(page, f"-{mode}-evidence") for mode in ("local", "drift")]  # global cites reports
+    for key in keys:
+        assert any(n.text for n in plotly_graph.nodes(page, key)), f"{key} draws labels"
+        assert plotly_graph.clipped_labels(page, key) == [], key
+    _done(wide, "ask-compare")

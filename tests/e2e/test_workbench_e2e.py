@@ -1,6 +1,7 @@
-"""Small things an analyst trips on, in a real browser: `/home` opens Home, the global level reads "auto", the
-mode box says what agent mode does without a model before it is chosen; the sidebar's settings live in the URL
-(a shared link reproduces them) and can be saved as the analyst's own defaults."""
+"""Small things an analyst trips on, in a real browser on both backends: `/home` opens Home, the global level
+reads "auto", the mode box says what agent mode does without a model before it is chosen; the sidebar's settings
+live in the URL (a shared link reproduces them) and can be saved as the analyst's own defaults; Memory search
+ranks by similarity, an invalidation can be undone, the timeline scales to the memories (stored in the graph)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
 
 
-def test_home_path_auto_level_and_agent_said_up_front(session: Session) -> None:
-    page = session.page
+def test_home_path_auto_level_and_agent_said_up_front(backend_session: Session) -> None:
+    session, page = backend_session, backend_session.page
     page.goto(f"{session.url}/home")
     expect(page.get_by_role("heading", name="DriftLens")).to_be_visible(timeout=WAIT_MS)
     expect(page.get_by_text("Backend").first).to_be_visible()
@@ -45,8 +46,8 @@ def _tuning(page: Page) -> Locator:
     return slider
 
 
-def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, app_url: str) -> None:
-    with browse(browser, app_url) as first:
+def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, backend_url: str) -> None:
+    with browse(browser, backend_url) as first:
         first.open("Home")
         page = first.page
         top_k = _tuning(page)
@@ -59,27 +60,30 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, app_u
         shared = page.url
         first.assert_offline()
 
-    with browse(browser, app_url) as second:  # a new tab on the shared link: the same settings
+    with browse(browser, backend_url) as second:  # a new tab on the shared link: the same settings
         second.page.goto(shared)
         expect(_tuning(second.page)).to_have_value("50", timeout=WAIT_MS)
         expect(second.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
         second.page.get_by_role("button", name="Save as my defaults").click()
-        expect(second.page.get_by_text("Saved: new sessions start with these settings.")).to_be_visible()
+        expect(second.page.get_by_text("Saved: new sessions start with these settings.")).to_be_visible(timeout=WAIT_MS)
 
-    with browse(browser, app_url) as third:  # a plain link: the analyst's own defaults
+    with browse(browser, backend_url) as third:  # a plain link: the analyst's own defaults
         third.open("Home")
         expect(_tuning(third.page)).to_have_value("50", timeout=WAIT_MS)
         expect(third.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
         third.page.get_by_role("button", name="Forget my defaults").click()
-        expect(third.page.get_by_text(re.compile(r"^Forgot your defaults"))).to_be_visible()
+        expect(third.page.get_by_text(re.compile(r"^Forgot your defaults"))).to_be_visible(timeout=WAIT_MS)
 
-    with browse(browser, app_url) as fourth:  # forgotten: the configured defaults again
+    with browse(browser, backend_url) as fourth:  # forgotten: the configured defaults again
         fourth.open("Home")
         expect(_tuning(fourth.page)).to_have_value("10", timeout=WAIT_MS)
         fourth.assert_offline()
 
 
-def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_timeline(session: Session) -> None:
+def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_timeline(
+    backend_session: Session,
+) -> None:
+    session = backend_session
     session.open("Memory")
     page = session.page
     application = page.get_by_test_id("stSelectbox").filter(has_text="application")

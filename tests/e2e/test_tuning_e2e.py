@@ -1,0 +1,52 @@
+"""The tuning panels in a real browser, on both backends (labels are stored in the graph, the grid searches it):
+a labelling preview shows the sentence that matched, in its context; the grid's heatmap has a tick at each grid
+value and nowhere else; "which settings found which labelled chunks" quotes the passages, not document names."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import Session, ask
+from tests.e2e.widgets import choose
+
+pytestmark = pytest.mark.e2e
+WAIT_MS = 60_000
+
+
+def test_label_previews_heatmap_ticks_and_found_passages(backend_session: Session) -> None:
+    session, page = backend_session, backend_session.page
+    session.open("Ask")
+    ask(page, "Who was Marley?")
+    panel = page.get_by_test_id("stExpander").filter(has_text="Label evidence for tuning")
+    panel.get_by_text("Label evidence for tuning").click()
+    previews = panel.get_by_test_id("stMarkdownContainer").filter(has_text=" — ")
+    expect(previews.first).to_be_visible(timeout=WAIT_MS)
+    # "**document** — …before **the sentence that matched** after…": the cited chunk's sentence names Marley
+    expect(previews.first.locator("strong").nth(1)).to_contain_text("Marley")
+
+    name = f"e2e-{uuid.uuid4().hex[:8]}"
+    panel.get_by_test_id("stFeedbackButton").first.click()  # thumbs up on the first (cited) chunk
+    set_box = panel.get_by_label("Question set")
+    set_box.fill(name)
+    set_box.press("Enter")
+    panel.get_by_role("button", name="Save labels to the set").click()
+    expect(page.get_by_text(f"Saved 1 labels (1 relevant) to '{name}'.")).to_be_visible(timeout=WAIT_MS)
+
+    page.get_by_role("link", name="Tuning", exact=True).click()
+    choose(page, page.get_by_test_id("stSelectbox").filter(has_text="Question set"), f"{name} — 1 labelled of 1")
+    page.get_by_role("button", name="Run the grid").click()
+    heatmap = page.locator(".st-key-tune_heatmap .js-plotly-plot")
+    expect(heatmap).to_be_visible(timeout=WAIT_MS)
+    # across alpha and hops (the page's default grid): one tick per grid value, never -0.5 or 1.5
+    expect(heatmap.locator(".xtick text")).to_have_text(["0.3", "0.5", "0.7"])
+    expect(heatmap.locator(".ytick text")).to_have_text(["0", "1", "2"])
+
+    found = page.get_by_test_id("stCaptionContainer").filter(has_text=re.compile(r" — “.+”$"))
+    expect(found.first).to_be_visible(timeout=WAIT_MS)
+    quoted = re.search(r"“(.+)”", found.first.inner_text())
+    assert quoted and len(quoted.group(1)) > 40, found.first.inner_text()  # a passage, not a document's name
+    session.assert_offline()
