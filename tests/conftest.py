@@ -8,7 +8,6 @@ the embedded server itself (its lock, log, kill and restart) are marked `embedde
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,7 +94,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def backend(request: pytest.FixtureRequest) -> Iterator[str]:
-    """The backend this test runs on; the Neo4j server starts with the first Neo4j test and stops at the end."""
+    """The backend this test runs on; the Neo4j server starts with the first Neo4j test and stops with the session.
+
+    Not when this fixture's Neo4j value is torn down: pytest does that whenever the next test runs on the other
+    backend, which on an xdist worker (modules handed out whole, each its FalkorDB half then its Neo4j half) was
+    at every module, and each restart cost a JVM start and every module graph built in the old server."""
     if request.param == NEO4J:
         try:
             SESSION.neo4j()
@@ -105,23 +108,23 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
 
                 skip_missing_tool(str(exc))
             pytest.skip(f"Neo4j unavailable: {exc}")
-        yield NEO4J
-        SESSION.stop()
-        return
     yield request.param
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for the xdist workers (`--dist loadgroup`) by module, so that module- and package-scoped
-    graphs and apps are built once; each worker starts a Neo4j of its own for its modules' Neo4j halves. A server
-    named by NEO4J_URI is one database for every worker: the Neo4j half then runs on one worker."""
-    shared_neo4j = bool(os.environ.get("NEO4J_URI"))
+    """Group the tests for the xdist workers (`--dist loadgroup`): the whole Neo4j half is one group, the rest one
+    group per module, so that module- and package-scoped graphs and apps are built once.
+
+    Why the Neo4j half in one: the `backend` fixture and the session graphs built on it are torn down whenever a
+    worker's next test runs on the other backend. With the halves of each module on one worker that happened at
+    every module, rebuilding the Neo4j demo graph and apps each time; in one group they are built once, by the one
+    worker that starts a Neo4j, while the other worker runs the embedded half and the backend-free tests."""
     for item in items:
         backend = getattr(item, "callspec", None) and item.callspec.params.get("backend")  # type: ignore[attr-defined]
         if backend:
             item.user_properties.append(("backend", backend))  # reports carry it to xdist's controller
-        group = NEO4J if backend == NEO4J and shared_neo4j else item.nodeid.split("::")[0]
+        group = NEO4J if backend == NEO4J else item.nodeid.split("::")[0]
         item.add_marker(pytest.mark.xdist_group(group))
 
 

@@ -1,5 +1,5 @@
-"""The README's reasons for two UI choices stay true of the code: graphs are plotly (no pyvis, no streamlit-agraph),
-and every page is a `views/` file that app.py's `st.navigation` runs (no `pages/` folder beside it)."""
+"""The architecture page's reasons for two UI choices stay true of the code: graphs are plotly (no pyvis, no
+streamlit-agraph), and every page is a `views/` file that app.py's `st.navigation` runs (no `pages/` folder)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from packaging.requirements import Requirement
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_readme_gives_both_reasons() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "Why the graphs are plotly, not pyvis or streamlit-agraph" in readme
-    assert "Why the pages live in `views/` behind `st.navigation`" in readme
+def test_the_architecture_page_gives_both_reasons() -> None:
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "Why the graphs are plotly, not pyvis or streamlit-agraph" in page
+    assert "Why the pages live in `views/` behind `st.navigation`" in page
 
 
 def test_graphs_are_drawn_with_plotly_only() -> None:
