@@ -111,21 +111,21 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield request.param
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Group the tests for the xdist workers (`--dist loadgroup`): the whole Neo4j half is one group, the rest one
-    group per module, so that module- and package-scoped graphs and apps are built once.
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadscope` shares the suite by our scopes (tests/scheduling.py); other modes as xdist does."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from tests.scheduling import BackendScopes
 
-    Why the Neo4j half in one: the `backend` fixture and the session graphs built on it are torn down whenever a
-    worker's next test runs on the other backend. With the halves of each module on one worker that happened at
-    every module, rebuilding the Neo4j demo graph and apps each time; in one group they are built once, by the one
-    worker that starts a Neo4j, while the other worker runs the embedded half and the backend-free tests."""
+    return BackendScopes(config, log)  # type: ignore[arg-type]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Reports carry each test's backend to xdist's controller, which collects nothing, for the summary's counts."""
     for item in items:
         backend = getattr(item, "callspec", None) and item.callspec.params.get("backend")  # type: ignore[attr-defined]
         if backend:
-            item.user_properties.append(("backend", backend))  # reports carry it to xdist's controller
-        group = NEO4J if backend == NEO4J else item.nodeid.split("::")[0]
-        item.add_marker(pytest.mark.xdist_group(group))
+            item.user_properties.append(("backend", backend))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
