@@ -19,6 +19,7 @@ def extracted(text: str) -> dict[str, str]:
 
 
 TRANSCRIPT = (
+    "Behind the Tech with Kevin Scott Podcast\n"
     "Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_David_Baszucki.txt\n"
     "FEI-FEI LI: (VOICEOVER) Whenever humanity creates a technology as powerful as AI, we owe it to ourselves.\n"
     "KEVIN SCOTT: Today's guest is Fei-Fei Li, a professor at Stanford. (Crosstalk.)\n"
