@@ -66,6 +66,55 @@ def test_without_shared_evidence_nothing_merges() -> None:
     assert merged.reasons == {}
 
 
+def test_transcript_misspellings_and_qualified_names_resolve_with_evidence() -> None:
+    rows = [
+        _mention("a", "sam-schillace", "Sam Schillace", "PERSON", 6),
+        _mention("a", "sam-schillaci", "Sam Schillaci", "PERSON"),
+        _mention("a", "charles-simonyi", "Charles Simonyi", "PERSON", 4),
+        _mention("a", "charles-simon", "Charles Simon", "PERSON"),
+        _mention("a", "charles", "Charles", "PERSON", 2),
+        _mention("a", "google", "Google", "ORG", 9),
+        _mention("a", "googl", "Googl", "ORG"),
+        _mention("b", "xerox", "Xerox", "ORG", 3),
+        _mention("b", "xerox-parc", "Xerox PARC", "ORG"),
+        _mention("b", "parc", "PARC", "ORG", 4),
+        _mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 5),
+        _mention("c", "fei-feis", "Fei-Feis", "ORG"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:sam-schillaci") == "p:sam-schillace"
+    assert merged.of("p:charles-simon") == merged.of("p:charles") == "p:charles-simonyi"
+    assert merged.of("p:googl") == "p:google"
+    assert merged.of("p:xerox-parc") == "p:parc" and merged.of("p:xerox") == "p:xerox"
+    assert merged.of("p:fei-feis") == "p:fei-fei-li"
+    assert "one letter apart" in merged.reasons["p:sam-schillaci"]
+    assert "cut short" in merged.reasons["p:charles-simon"] and "cut short" in merged.reasons["p:googl"]
+    assert "named with Xerox" in merged.reasons["p:xerox-parc"]
+
+
+def test_different_names_that_look_alike_stay_apart() -> None:
+    """Surnames one letter apart in different documents, a short surname inside a longer one ("Li" of "Lin"),
+    a cut-short name about as frequent as the whole one, and a two-word name whose rest is no organisation's
+    name ("Microsoft Research" is not "Research", "AI Machine Learning" is not a topic named with AI)."""
+    rows = [
+        _mention("a", "john-smith", "John Smith", "PERSON", 3),
+        _mention("b", "john-smyth", "John Smyth", "PERSON", 3),
+        _mention("c", "yan-li", "Yan Li", "PERSON", 3),
+        _mention("c", "yan-lin", "Yan Lin", "PERSON", 3),
+        _mention("d", "unix", "Unix", "PRODUCT", 2),
+        _mention("d", "unixe", "Unixe", "PRODUCT", 3),
+        _mention("e", "microsoft", "Microsoft", "ORG", 5),
+        _mention("e", "microsoft-research", "Microsoft Research", "ORG", 2),
+        _mention("e", "research", "research", "CONCEPT", 2),
+        _mention("e", "ai", "AI", "CONCEPT", 4),
+        _mention("e", "machine-learning", "machine learning", "CONCEPT", 4),
+        _mention("e", "ai-machine-learning", "AI Machine Learning", "ORG"),
+    ]
+    merged = resolve(keys_of(rows))
+    for key in ("john-smyth", "yan-li", "unix", "microsoft-research", "ai-machine-learning"):
+        assert merged.of(f"p:{key}") == f"p:{key}", (key, merged.reasons)
+
+
 def entity(store: GraphStore, entity_id: str) -> dict[str, object] | None:
     rows = store.query(
         "MATCH (e:__Entity__ {id: $id}) OPTIONAL MATCH (c:__Chunk__)-[:HAS_ENTITY]->(e) "

@@ -1,6 +1,6 @@
 """The offline extractor's rules on small texts of three kinds (a podcast transcript, an encyclopaedia passage,
-a novel): stage directions and slugs never become entities, types follow the evidence, descriptions describe,
-community titles name a shared theme and are unique within a level."""
+a novel): stage directions and slugs never become entities, types follow the evidence, descriptions describe
+(community titles: test_titles.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from collections import Counter
 
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
-from retrieval.indexing.communities import Community
-from retrieval.indexing.entities import Entity, defining
+from retrieval.indexing.entities import defining
 from retrieval.indexing.extract_offline import extract_document, nlp
-from retrieval.indexing.titles import community_titles
 
 
 def extracted(text: str) -> dict[str, str]:
@@ -21,6 +19,7 @@ def extracted(text: str) -> dict[str, str]:
 
 
 TRANSCRIPT = (
+    "Behind the Tech with Kevin Scott Podcast\n"
     "Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_David_Baszucki.txt\n"
     "FEI-FEI LI: (VOICEOVER) Whenever humanity creates a technology as powerful as AI, we owe it to ourselves.\n"
     "KEVIN SCOTT: Today's guest is Fei-Fei Li, a professor at Stanford. (Crosstalk.)\n"
@@ -84,34 +83,3 @@ def test_a_description_is_not_a_reply_to_the_name() -> None:
     assert defining("Thank you, Kevin. And so I went to boarding school.", "Kevin") == 0
     assert defining("Lisa Su, the CEO of AMD, spoke next.", "Lisa Su") == 2
     assert defining("Kevin Scott is the CTO of Microsoft.", "Kevin Scott") == 2
-
-
-def _entity(key: str, title: str, description: str, kind: str = "CONCEPT") -> Entity:
-    return Entity(key, title, kind, ((description, f"d:{key}:0"),), mentions=2)
-
-
-def test_community_titles_are_shared_distinctive_phrases_unique_per_level() -> None:
-    entities = {
-        "amd": _entity("amd", "AMD", "AMD designs graphics chips and data center processors.", "ORG"),
-        "su": _entity("su", "Lisa Su", "Lisa Su runs AMD, which makes graphics chips for data center use.", "PERSON"),
-        "gpu": _entity("gpu", "GPU", "A GPU is one of the graphics chips in every data center."),
-        "mae": _entity("mae", "Mae Jemison", "Mae Jemison flew on the space shuttle as an astronaut.", "PERSON"),
-        "nasa": _entity("nasa", "NASA", "NASA trained every astronaut for the space shuttle.", "ORG"),
-        "x": _entity("x", "Ed", "Ed people think things.", "PERSON"),
-        "y": _entity("y", "Grumpy Cat", "Grumpy Cat people think things.", "PERSON"),
-        # topics of the graph that are in no community here: the phrases titles are made of
-        "chips": _entity("chips", "graphics chips", "Graphics chips render images."),
-        "dc": _entity("dc", "data center", "A data center holds servers."),
-        "shuttle": _entity("shuttle", "space shuttle", "The space shuttle flew from 1981."),
-    }
-    tree = [
-        Community("c1", 0, ("amd", "su", "gpu"), ()),
-        Community("c2", 0, ("mae", "nasa"), ()),
-        Community("c3", 0, ("x",), ()),
-        Community("c4", 0, ("y",), ()),
-    ]
-    titles = community_titles(tree, entities)
-    assert titles["c1"].startswith(("graphics chips, data center", "data center, graphics chips")), titles
-    assert "space shuttle" in titles["c2"] and "Mae Jemison" in titles["c2"]
-    assert titles["c3"] == "Ed" and "people" not in titles["c4"]
-    assert len(set(titles.values())) == len(titles)

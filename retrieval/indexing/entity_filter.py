@@ -27,6 +27,8 @@ GENERIC_NOUNS = frozenset(
         "show", "podcast",
     }
 )  # fmt: skip
+#: Last words of a show's or episode's heading ("Behind the Tech with Kevin Scott Podcast").
+_SHOW_WORDS = frozenset({"podcast", "episode", "ep"})
 #: Words people open a reply with; capitalised only because they start a sentence.
 DISCOURSE_WORDS = frozenset(
     {
@@ -104,6 +106,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # "n't", "I.", "A"
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
         return True
+    if len(tokens) > 1 and tokens[-1] in _SHOW_WORDS:
+        return True  # "Kevin Scott Podcast": the end of a show's heading line, not a thing the show discusses
     if kind == CONCEPT:
         return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _common(key))
     if not any(c.isupper() for c in surface):

@@ -1,7 +1,7 @@
 """Summaries stage: a title, summary, full_content (markdown report) and rank per community.
 
-Offline the report is extractive: the title is the community's distinctive key phrases with its main
-members beside (retrieval/indexing/titles.py), and the summary
+Offline the report is extractive: the title is the topics the community's passages mention more than the
+rest of the graph's (retrieval/indexing/titles.py), its members are the report's entity list, and the summary
 is the members' source sentences that mention the most other members (each one kept with the
 chunk it came from, in `source_chunks`). With an LLM, a GraphRAG-style report is asked for as
 JSON; a reply that cannot be parsed falls back to the extractive report with a note.

@@ -14,8 +14,13 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - titles and honorifics ("Dr. Lisa Su" -> "Lisa Su");
 - possessive and plural forms ("Lisa Sus" -> "Lisa Su", "neural networks" -> "neural network");
 - acronyms and their expansions ("AMD" <-> "Advanced Micro Devices") co-mentioned in a document;
-- a first name or surname alone ("Lisa" -> "Lisa Su") when most documents mentioning it mention that one
-  person and no other person of that name comes close.
+- transcript misspellings of one person's surname in a shared document: one letter apart ("Sam Schillaci" ->
+  "Sam Schillace") or cut short ("Charles Simon" -> "Charles Simonyi"), and a name cut short by its last letter
+  ("Googl" -> "Google") that is much rarer than the whole name;
+- an organisation named with its parent's name in front ("Xerox PARC" -> "PARC") when the parent is an entity
+  and both forms are in one document;
+- a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
+  mentioning it mention that one person and no other person of that name comes close.
 """
 
 from __future__ import annotations
@@ -39,10 +44,16 @@ ORG_SUFFIXES = frozenset(
 )  # fmt: skip
 #: Types that can never be the same thing as a person.
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
+#: Types of a parent whose name may stand in front of an organisation's ("Xerox PARC", "Stanford HAI").
+_NAMERS = frozenset({"ORG", "GPE", "LOC"})
 #: A name part joins a full name when that person is in at least this share of the documents mentioning it...
 NAME_PART_SHARE = 0.5
 #: ...and in at least this many times as many of them as the next person sharing the part.
 NAME_PART_MARGIN = 2.0
+#: A name cut short by its last letter is a transcript artefact only when it is this many times rarer.
+TRUNCATED_RARER = 3
+#: Shortest surname or name that a misspelling or cut may be found in: shorter ones are other names ("Li", "Ng").
+MIN_SPELLED = 4
 
 
 @dataclass
@@ -163,6 +174,8 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
         out.extend(_form_pairs(key, by_slug))
     out.extend(_acronym_pairs(keys))
     out.extend(_longer_name_pairs(keys))
+    out.extend(_misspelled_pairs(keys))
+    out.extend(_qualified_org_pairs(keys, by_slug))
     out.extend(_name_part_pairs(keys, {variant for variant, _t, _r in out}))
     return out
 
@@ -243,23 +256,92 @@ def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     return out
 
 
+def _one_letter_apart(a: str, b: str) -> bool:
+    """One substitution, insertion or deletion turns `a` into `b`."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _misspelled_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """A person's surname spelled one letter off or cut short, beside the same first name in a shared document;
+    a one-word name missing its last letter ("Googl"), much rarer than the whole word in a shared document."""
+    by_first: dict[str, list[Key]] = defaultdict(list)
+    for key in keys.values():
+        if key.type == "PERSON" and len(key.tokens) == 2:
+            by_first[key.tokens[0]].append(key)
+    out = []
+    for group in by_first.values():
+        group.sort(key=_rank, reverse=True)
+        for i, variant in enumerate(group):
+            last = variant.tokens[-1]
+            for target in group[:i]:
+                other = target.tokens[-1]
+                cut = other.startswith(last) and len(last) >= MIN_SPELLED
+                if (cut or (min(len(last), len(other)) > MIN_SPELLED and _one_letter_apart(last, other))) and _together(
+                    variant, target
+                ):
+                    how = "cut short" if cut else "one letter apart"
+                    out.append((variant.id, target.id, f"{variant.surface} is {target.surface} misspelled ({how})"))
+                    break
+    by_slug = {key.slug: key for key in keys.values() if len(key.tokens) == 1}
+    for key in sorted(by_slug.values(), key=lambda k: k.id):
+        if len(key.slug) < MIN_SPELLED or key.type == "PERSON":
+            continue
+        whole = [
+            k
+            for slug, k in by_slug.items()
+            if len(slug) == len(key.slug) + 1 and slug.startswith(key.slug) and not slug.endswith("s")
+        ]
+        for target in whole:
+            if target.weight >= TRUNCATED_RARER * key.weight and _together(key, target) and _compatible(key, target):
+                out.append((key.id, target.id, f"{key.surface} is {target.surface} cut short"))
+                break
+    return out
+
+
+def _qualified_org_pairs(keys: dict[str, Key], by_slug: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """ "Xerox PARC" -> "PARC": a name whose first word is another organisation or place of the graph and whose
+    rest is an organisation's acronym or several-word name, all three in one document."""
+    out = []
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        tokens = key.tokens
+        if len(tokens) < 2 or key.type == "PERSON":
+            continue
+        parent, rest = by_slug.get(tokens[0]), by_slug.get("-".join(tokens[1:]))
+        if parent is None or rest is None or parent.type not in _NAMERS or rest.type in _PLACES | {"PERSON", CONCEPT}:
+            continue  # "AI Machine Learning" is not machine learning named with a parent
+        named = len(rest.tokens) > 1 or (rest.surface.isupper() and len(rest.surface) >= 3)
+        if named and _together(key, rest) and _together(key, parent):
+            out.append((key.id, rest.id, f"{key.surface} is {rest.surface} named with {parent.surface}"))
+    return out
+
+
 def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str, str, str]]:
-    """A lone first name or surname -> the full name of the person found in most of its documents (full names
-    that are themselves another name's variant do not compete)."""
+    """A lone first name or surname, or its possessive ("Fei-Feis"), -> the full name of the person found in
+    most of its documents (full names that are themselves another name's variant do not compete)."""
     people: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
         if key.type == "PERSON" and len(key.tokens) > 1 and key.id not in variants:
-            people[key.tokens[0]].append(key)
-            if key.tokens[-1] != key.tokens[0]:
-                people[key.tokens[-1]].append(key)
+            parts = {key.tokens[0], key.tokens[-1]}
+            if len(key.tokens) > 2:
+                parts.add("-".join(key.tokens[:-1]))  # a hyphenated first name: "Fei-Fei" of "Fei-Fei Li"
+            for part in parts:
+                people[part].append(key)
     out = []
     for key in sorted(keys.values(), key=lambda k: k.id):
         surface = key.surface
-        if len(key.tokens) != 1 or surface.isupper() or key.type in _PLACES:
+        part = key.slug if key.slug in people else key.slug[:-1] if key.slug.endswith("s") else ""
+        if part not in people or surface.isupper() or key.type in _PLACES:
             continue
         if key.type == CONCEPT and not surface[:1].isupper():
             continue  # a topic word; a capitalised one may be a name with no person evidence of its own
-        ranked = sorted(people.get(key.slug, []), key=lambda p: (_together(key, p), p.weight), reverse=True)
+        ranked = sorted(
+            (p for p in people[part] if p.id != key.id), key=lambda p: (_together(key, p), p.weight), reverse=True
+        )
         if not ranked:
             continue
         best = _together(key, ranked[0])

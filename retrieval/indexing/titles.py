@@ -1,22 +1,25 @@
-"""Offline community titles: the community's distinctive key phrases, with its main members beside.
+"""Offline community titles: the topics a community's passages talk about more than the rest of the graph does.
 
-Why class-based TF-IDF: two member names ("Ed & Grumpy Cat") say who is in a community, not what it is
-about, and the most frequent words of any community of a podcast are the same fillers. The phrases are the
-graph's own topics and names of things (every entity title that is not a person: "machine learning",
-"Hurricane Irma", "Xerox PARC"), so a title is made of noun phrases, not word pairs such as "irma goes".
-Each community of a level is one class; a phrase scores by how many of the community's members use it (as
-their name or in their description), against how often every community of that level does (c-TF-IDF:
-tf * log(1 + A / f), A the mean phrase count per class, f the phrase's count over all classes). A phrase
-counts only when at least two members use it, so a title is a theme several members share.
-Titles are unique within a level: a title already taken there gets the next phrase, then a member.
+Why class-based TF-IDF over chunks: two member names ("Ed & Grumpy Cat") say who is in a community, not what it
+is about, and a member's three description sentences are too little text to find its theme. The passages that
+mention a community's members are what the community is about. Each community of a level is one class; its
+text is every chunk that mentions one of its members, and the phrases counted are the topics those chunks
+mention (the graph's own non-person entities: "machine learning", "Hurricane Irma", "Xerox PARC"; people are
+the members the report lists beside the title, never the title). A topic scores by how many of the class's
+chunks mention it against how often every class of the level does (c-TF-IDF: tf * log(1 + A / f), A the mean
+topic count per class, f the topic's count over all classes), so the host's everyday words lose to what only
+this community discusses. A topic must be mentioned in at least two of the community's chunks; a community
+with no such topic (two names met once) is titled by its best topic mentioned once, and by its members only
+when its passages mention no topic at all.
+Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
@@ -25,12 +28,14 @@ from retrieval.indexing.entities import Entity
 from retrieval.indexing.entity_filter import DISCOURSE_WORDS, GENERIC_NOUNS
 
 PHRASES = 3
-MEMBERS_BESIDE = 2
-#: Members that must use a phrase for it to name their community.
-MIN_MEMBERS = 2
-#: A phrase of several words is worth more than one word: "machine learning" over "learning".
+#: Chunks of a community that must mention a topic for it to name the community.
+MIN_CHUNKS = 2
+#: A topic of several words is worth more than one word: "machine learning" over "learning".
 BIGRAM_BOOST = 1.5
-MAX_PHRASE_WORDS = 4
+#: Places, nationalities and languages say where a conversation happens, seldom what it is about ("Europe,
+#: Japanese & Xerox"): they count this much of a topic's score.
+WHERE = frozenset({"GPE", "LOC", "NORP", "LANGUAGE", "FAC"})
+WHERE_WEIGHT = 0.5
 #: Words of spoken English that say nothing about a topic, on top of spaCy's stop words.
 _FILLERS = frozenset(
     {
@@ -43,74 +48,80 @@ _FILLERS = frozenset(
     }
 )  # fmt: skip
 _STOP = STOP_WORDS | _FILLERS | GENERIC_NOUNS | DISCOURSE_WORDS
-_WORD = re.compile(r"[a-z0-9][a-z0-9\-'’.]*[a-z0-9]|[a-z0-9]")
 
 
-def _vocabulary(entities: Mapping[str, Entity]) -> dict[str, str]:
-    """Phrases a title may use, lower case -> as written: the graph's topics and names of things, not people
-    (people are the members listed beside), nor a lone everyday word."""
-    out: dict[str, str] = {}
-    for entity in entities.values():
+def _topics(entities: Mapping[str, Entity]) -> dict[str, tuple[str, float]]:
+    """Entity id -> (title, weight) of the entities a title may use: topics and names of things, not people
+    (they are listed beside), nor a lone everyday word."""
+    out: dict[str, tuple[str, float]] = {}
+    for key, entity in entities.items():
         lowered = entity.title.lower()
         if entity.type != "PERSON" and len(lowered) > 2 and lowered not in _STOP:
-            out.setdefault(lowered, entity.title)
+            weight = (BIGRAM_BOOST if " " in lowered else 1.0) * (WHERE_WEIGHT if entity.type in WHERE else 1.0)
+            out[key] = (entity.title, weight)
     return out
 
 
-def _phrases(text: str, vocabulary: Mapping[str, str]) -> set[str]:
-    """The vocabulary's phrases (one to four words) that `text` uses."""
-    words = _WORD.findall(text.lower())
-    found = set()
-    for n in range(1, MAX_PHRASE_WORDS + 1):
-        for i in range(len(words) - n + 1):
-            phrase = " ".join(words[i : i + n])
-            if phrase in vocabulary:
-                found.add(phrase)
-    return found
-
-
-def community_titles(tree: Sequence[Community], entities: Mapping[str, Entity]) -> dict[str, str]:
-    """A title per community id of `tree`, unique within each level."""
-    vocabulary = _vocabulary(entities)
-    per_member = {}
-    for key, entity in entities.items():
-        own = _phrases(entity.description, vocabulary)
-        if entity.title.lower() in vocabulary:
-            own.add(entity.title.lower())
-        per_member[key] = own
-    titles: dict[str, str] = {}
+def community_titles(
+    tree: Sequence[Community], entities: Mapping[str, Entity], mentions: Iterable[Mapping[str, Any]]
+) -> dict[str, str]:
+    """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
+    (`chunk`, `entity`) the entities were resolved from."""
+    topics = _topics(entities)
+    chunks_of: dict[str, set[str]] = defaultdict(set)
+    topics_in: dict[str, set[str]] = defaultdict(set)
+    for row in mentions:
+        chunk, entity = str(row["chunk"]), str(row["entity"])
+        chunks_of[entity].add(chunk)
+        if entity in topics:
+            topics_in[chunk].add(entity)
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
+    titles: dict[str, str] = {}
     for level_communities in by_level.values():
-        counts = {c.id: _counts(c.members, per_member) for c in level_communities}
+        counts = {c.id: _counts(c.members, chunks_of, topics_in) for c in level_communities}
         totals: Counter[str] = Counter()
         for count in counts.values():
             totals.update(count)
         average = sum(totals.values()) / max(1, len(counts))
         taken: set[str] = set()
         for community in sorted(level_communities, key=lambda c: (-len(c.members), c.id)):
-            ranked = [vocabulary[p] for p in _ranked(counts[community.id], totals, average)]
-            members = _main_members(community, entities)
-            titles[community.id] = _unique(ranked, members, taken)
+            ranked = _ranked(counts[community.id], totals, average, topics)
+            titles[community.id] = _unique(ranked, _main_members(community, entities), taken)
     return titles
 
 
-def _counts(members: Iterable[str], per_member: Mapping[str, set[str]]) -> Counter[str]:
-    """How many members use each phrase, kept only where several do."""
-    count: Counter[str] = Counter()
+def _counts(
+    members: Iterable[str], chunks_of: Mapping[str, set[str]], topics_in: Mapping[str, set[str]]
+) -> Counter[str]:
+    """How many of the community's chunks (those mentioning a member) mention each topic."""
+    chunks: set[str] = set()
     for member in members:
-        count.update(per_member.get(member, ()))
-    return Counter({p: n for p, n in count.items() if n >= MIN_MEMBERS})
+        chunks |= chunks_of.get(member, set())
+    count: Counter[str] = Counter()
+    for chunk in chunks:
+        count.update(topics_in.get(chunk, ()))
+    return count
 
 
-def _ranked(count: Counter[str], totals: Counter[str], average: float) -> list[str]:
-    scores = {p: n * math.log(1 + average / totals[p]) * (BIGRAM_BOOST if " " in p else 1.0) for p, n in count.items()}
+def _ranked(
+    count: Counter[str], totals: Counter[str], average: float, topics: Mapping[str, tuple[str, float]]
+) -> list[str]:
+    """Topic titles best first; those mentioned once come only when no topic is mentioned in several chunks."""
+
+    def score(key: str) -> float:
+        return count[key] * math.log(1 + average / totals[key]) * topics[key][1]
+
+    shared = [k for k in count if count[k] >= MIN_CHUNKS]
+    keys = shared or list(count)
     chosen: list[str] = []
-    for phrase in sorted(scores, key=lambda p: (-scores[p], p)):
-        if any(phrase in c.split() or set(phrase.split()) <= set(c.split()) for c in chosen):
-            continue  # a word of a phrase already chosen
-        chosen.append(phrase)
+    for key in sorted(keys, key=lambda k: (-score(k), topics[k][0])):
+        title = topics[key][0]
+        words = set(title.lower().split())
+        if any(words <= set(c.lower().split()) or set(c.lower().split()) <= words for c in chosen):
+            continue  # a topic inside one already chosen, or the other way round: "AMD" and "AMD chips"
+        chosen.append(title)
     return chosen
 
 
@@ -120,28 +131,23 @@ def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[
 
 
 def _unique(ranked: list[str], members: list[str], taken: set[str]) -> str:
-    """'phrase, phrase & phrase (Member, Member)', made unique within the level by more phrases or members."""
-    beside = members[:MEMBERS_BESIDE]
-    for extra in range(max(1, len(ranked) - PHRASES + 1)):
-        title = _format(ranked[: PHRASES + extra], beside)
+    """'topic, topic & topic', made unique within the level by more topics, then by the main member."""
+    candidates = [_format(ranked[: PHRASES + extra]) for extra in range(max(1, len(ranked) - PHRASES + 1))]
+    if not ranked:  # passages that mention no topic: the members are all there is to say
+        candidates = [_format(members[:n]) for n in range(2, len(members) + 1)] or [_format(members[:1])]
+    candidates += [f"{candidates[0]} ({m})" for m in members[:1] if ranked]
+    for title in candidates:
         if title not in taken:
             taken.add(title)
             return title
-    for n in range(MEMBERS_BESIDE + 1, len(members) + 1):
-        title = _format(ranked[:PHRASES], members[:n])
-        if title not in taken:
-            taken.add(title)
-            return title
-    title, n = _format(ranked[:PHRASES], beside), 2
-    while f"{title} {n}" in taken:
+    n = 2
+    while f"{candidates[0]} {n}" in taken:
         n += 1
-    taken.add(f"{title} {n}")
-    return f"{title} {n}"
+    taken.add(f"{candidates[0]} {n}")
+    return f"{candidates[0]} {n}"
 
 
-def _format(phrases: list[str], members: list[str]) -> str:
-    named = ", ".join(members)
-    if not phrases:
-        return named
-    head = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + f" & {phrases[-1]}"
-    return f"{head} ({named})" if named else head
+def _format(phrases: list[str]) -> str:
+    if len(phrases) <= 1:
+        return "".join(phrases)
+    return ", ".join(phrases[:-1]) + f" & {phrases[-1]}"

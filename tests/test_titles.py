@@ -1,0 +1,84 @@
+"""Offline community titles (retrieval/indexing/titles.py): the topics a community's passages mention more than
+the rest of the graph's do, never its people, unique within a level."""
+
+from __future__ import annotations
+
+from retrieval.indexing.communities import Community
+from retrieval.indexing.entities import Entity
+from retrieval.indexing.titles import community_titles
+
+
+def _entity(key: str, title: str, kind: str = "CONCEPT", mentions: int = 2) -> Entity:
+    return Entity(key, title, kind, ((f"{title} was discussed.", f"d:{key}:0"),), mentions=mentions)
+
+
+ENTITIES = {
+    e.id: e
+    for e in (
+        _entity("su", "Lisa Su", "PERSON", 9),
+        _entity("amd", "AMD", "ORG", 8),
+        _entity("chips", "graphics chips"),
+        _entity("dc", "data center"),
+        _entity("mae", "Mae Jemison", "PERSON", 7),
+        _entity("nasa", "NASA", "ORG", 5),
+        _entity("shuttle", "space shuttle"),
+        _entity("ai", "AI"),  # the host's topic: in every community's passages
+        _entity("ed", "Ed", "PERSON"),
+        _entity("cat", "Grumpy Cat", "PERSON"),
+        _entity("memes", "internet memes"),
+        _entity("joe", "Joe", "PERSON"),
+        _entity("ann", "Ann", "PERSON"),
+    )
+}
+
+
+def _mentions(chunks: dict[str, list[str]]) -> list[dict[str, str]]:
+    return [{"chunk": chunk, "entity": entity} for chunk, entities in chunks.items() for entity in entities]
+
+
+CHUNKS = {
+    "a:1": ["su", "amd", "chips", "ai"],
+    "a:2": ["su", "chips", "dc"],
+    "a:3": ["amd", "dc", "ai"],
+    "b:1": ["mae", "nasa", "shuttle", "ai"],
+    "b:2": ["mae", "shuttle", "ai"],
+    "b:3": ["nasa", "ai"],
+    "c:1": ["ed", "cat", "memes"],
+    "d:1": ["joe", "ann"],
+}
+
+
+def test_a_title_is_the_topics_its_passages_mention_more_than_the_rest_and_names_no_person() -> None:
+    tree = [
+        Community("chips", 0, ("su", "amd", "chips", "dc"), ()),
+        Community("space", 0, ("mae", "nasa", "shuttle", "ai"), ()),
+    ]
+    titles = community_titles(tree, ENTITIES, _mentions(CHUNKS))
+    assert titles["chips"].startswith(("graphics chips, data center", "data center, graphics chips")), titles
+    assert titles["space"].startswith("space shuttle"), titles
+    # AI is in the space community and in its every passage, but the chips passages mention it too
+    assert not titles["space"].startswith("AI"), titles
+    assert not any(name in title for title in titles.values() for name in ("Lisa Su", "Mae Jemison")), titles
+
+
+def test_two_names_met_once_are_titled_by_what_their_passage_is_about_not_by_the_names() -> None:
+    tree = [Community("pair", 0, ("ed", "cat"), ()), Community("chips", 0, ("su", "amd"), ())]
+    titles = community_titles(tree, ENTITIES, _mentions(CHUNKS))
+    assert titles["pair"] == "internet memes", titles
+
+
+def test_passages_without_any_topic_leave_only_the_members_to_name() -> None:
+    titles = community_titles([Community("d", 0, ("joe", "ann"), ())], ENTITIES, _mentions(CHUNKS))
+    assert titles["d"] == "Ann & Joe", titles
+
+
+def test_titles_are_unique_within_a_level_and_may_repeat_across_levels() -> None:
+    tree = [
+        Community("a", 0, ("su",), ()),  # the same passages as "b": the same topics
+        Community("b", 0, ("su", "chips"), ()),
+        Community("top", 1, ("su", "chips"), ("a", "b")),
+    ]
+    titles = community_titles(tree, ENTITIES, _mentions(CHUNKS))
+    assert titles["a"] != titles["b"], titles
+    assert "Lisa Su" in titles["a"] + titles["b"]  # the second one is told apart by its main member
+    assert titles["top"] in (titles["a"], titles["b"]), titles
