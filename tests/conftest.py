@@ -111,6 +111,7 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield request.param
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: pytest without xdist does not know it
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
     """`--dist loadscope` shares the suite by our scopes (tests/scheduling.py); other modes as xdist does."""
     if config.getvalue("dist") != "loadscope":
