@@ -18,6 +18,7 @@ from typing import ClassVar
 
 from retrieval.config.embedding_models import LOCAL_MINILM_DIM
 from retrieval.store import GraphStore
+from retrieval.store.neo4j import Neo4jStore
 from tools.neo4j.server import Neo4jServer, Neo4jUnavailable, missing_tools, start
 
 FALKORDB = "falkordb"
@@ -132,9 +133,9 @@ def reset(store: GraphStore, *, fresh_schema: bool = False) -> None:
     """
     if fresh_schema or not _default_schema(store):
         store.clear()
-        return
-    while store.query("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS c")[0]["c"]:
-        pass
+    else:
+        assert isinstance(store, Neo4jStore)
+        store.delete_data()
 
 
 def _default_schema(store: GraphStore) -> bool:

@@ -93,9 +93,13 @@ class Neo4jStore(GraphStore):
     def close(self) -> None:
         self._driver.close()
 
-    def clear(self) -> None:
+    def delete_data(self) -> None:
+        """Every node and relationship, in batches; the indexes and constraints stay (and Neo4j's plan cache)."""
         while self.query("MATCH (n) WITH n LIMIT 10000 DETACH DELETE n RETURN count(*) AS c")[0]["c"]:
             pass
+
+    def clear(self) -> None:
+        self.delete_data()
         for row in self._show("SHOW CONSTRAINTS YIELD name RETURN name"):
             self.query(f"DROP CONSTRAINT {ident(str(row['name']))} IF EXISTS")
         for row in self._show("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
