@@ -2,13 +2,14 @@
 
 Server down at start and mid-session (and `Engine.health()` recovering once it is back on the same port), wrong
 password, unknown database, a missing index, a vector index of another dimension, a runaway read, and writes
-through every read path. They run on the session's Neo4j (one extra server for the restart test).
+through every read path. They run on the session's Neo4j (behind a forwarder for the restart test).
 """
 
 from __future__ import annotations
 
 import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -22,7 +23,7 @@ from retrieval.search.explore import run_cypher
 from retrieval.search.hybrid import search_chunks
 from retrieval.store import GraphStore, open_store
 from tests.conftest import make_settings
-from tools.neo4j.server import start
+from tests.tcp_forward import forwarding
 
 pytestmark = [pytest.mark.neo4j_only, pytest.mark.usefixtures("backend")]
 
@@ -122,25 +123,26 @@ def test_writes_are_refused_through_every_read_path(store: GraphStore, embedder:
     assert not [i for i in store.index_states() if i.label == "Probe"]
 
 
-def test_server_down_mid_session_then_health_recovers_on_the_same_port(tmp_path: Path, embedder: Embedder) -> None:
-    """A second server: stopped under an open store and engine, then started again on its port."""
+def test_server_down_mid_session_then_health_recovers_on_the_same_port(settings: Settings, embedder: Embedder) -> None:
+    """The session's server behind a forwarder that goes away under an open store and engine (every connection
+    cut, the port refusing), then comes back on the same port."""
+    real = urlsplit(str(settings.neo4j_uri))
+    target = (str(real.hostname), int(real.port or 7687))
     port = _closed_port()
-    first = start(port=port, workdir=tmp_path / "first")
-    password = first.password
-    try:
-        settings = make_settings(tmp_path, "neo4j", neo4j_uri=first.uri, neo4j_password=password)
-        with open_store(settings) as store:
-            store.query("CREATE (:Probe {id: 1})")
-            engine = Engine(settings, store=store, embedder=embedder, llm=None)
-            assert engine.health().ok
-            first.stop()
-            with pytest.raises(StoreUnavailable) as caught:
-                store.read("MATCH (n) RETURN count(n) AS n")
-            assert first.uri in str(caught.value) and password not in str(caught.value)
-            with pytest.raises(StoreUnavailable):
-                engine.health()
-            with start(port=port, workdir=tmp_path / "second", password=password):
-                health = engine.health()  # the same engine and store, no restart of the app
-                assert health.ok and health.backend == "neo4j"
-    finally:
-        first.stop()
+    uri = f"{real.scheme}://127.0.0.1:{port}"
+    password = _password(settings)
+    forwarded = settings.model_copy(update={"neo4j_uri": uri})
+    with forwarding(port, target):
+        store = open_store(forwarded)
+        engine = Engine(forwarded, store=store, embedder=embedder, llm=None)
+        healthy = engine.health().ok
+    with store:
+        assert healthy
+        with pytest.raises(StoreUnavailable) as caught:
+            store.read("MATCH (n) RETURN count(n) AS n")
+        assert uri in str(caught.value) and password not in str(caught.value)
+        with pytest.raises(StoreUnavailable):
+            engine.health()
+        with forwarding(port, target):
+            health = engine.health()  # the same engine and store, no restart of the app
+            assert health.ok and health.backend == "neo4j"

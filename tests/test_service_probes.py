@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,7 @@ from tests.backends import SESSION
 from tests.conftest import SEARCH_PROJECT, build_search_graph
 from tests.e2e.conftest import free_port
 from tests.service_server import service, serving
+from tests.tcp_forward import forwarding
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH = {"query": "Who discovered polonium?", "projectId": SEARCH_PROJECT}
@@ -159,41 +159,6 @@ def test_serve_starts_without_neo4j_and_names_the_uri_it_waits_for(tmp_path: Pat
     assert health.json()["graph"]["uri"].startswith(uri) and uri in health.json()["graph"]["message"]
     assert searched.status_code == 503 and searched.json()["error"] == "graph unavailable", searched.text
     assert "starting without the graph" in log.read_text(encoding="utf-8")
-
-
-@contextmanager
-def forwarding(port: int, target: tuple[str, int]) -> Iterator[None]:
-    """Bytes between 127.0.0.1:`port` and `target`, both ways: the Neo4j "coming up" at the address given."""
-    listener = socket.create_server(("127.0.0.1", port))
-    listener.settimeout(0.2)
-    done = threading.Event()
-
-    def pump(source: socket.socket, sink: socket.socket) -> None:
-        with source, sink:
-            try:
-                while data := source.recv(65536):
-                    sink.sendall(data)
-            except OSError:
-                pass
-
-    def accept() -> None:
-        while not done.is_set():
-            try:
-                client, _ = listener.accept()
-            except TimeoutError:
-                continue
-            upstream = socket.create_connection(target)
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=pump, args=(a, b), daemon=True).start()
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        done.set()
-        thread.join(timeout=5)
-        listener.close()
 
 
 @pytest.mark.neo4j_only
