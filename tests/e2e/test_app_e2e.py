@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import Page, expect
 
 from tests.e2e import plotly_graph
 from tests.e2e.conftest import Session, ask
+from tests.e2e.widgets import unfold
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -24,22 +24,6 @@ def _explore(session: Session, query: str = "Scrooge") -> Page:
     page.get_by_text(re.compile(r"^\d+ nodes, \d+ relations")).wait_for(timeout=WAIT_MS)
     plotly_graph.chart(page, "ex_graph")
     return page
-
-
-def _expand_until_visible(page: Page, toggle: Locator, target: Locator, attempts: int = 6) -> None:
-    """Click `toggle` until `target` shows. A click that lands while the page reruns (the answer's last redraw)
-    is undone by the rerun, which draws the expander closed again; a click is only repeated while the target
-    is still hidden, so an expander that opened is never closed by a second click."""
-    for _ in range(attempts):
-        if target.is_visible():
-            return
-        toggle.click()
-        try:
-            target.wait_for(state="visible", timeout=WAIT_MS // attempts)
-            return
-        except PlaywrightTimeoutError:
-            continue
-    expect(target).to_be_visible()
 
 
 def test_home_shows_the_graph_counts(session: Session) -> None:
@@ -59,8 +43,7 @@ def test_ask_shows_answer_and_expanded_citation(backend_session: Session) -> Non
     ask(page, "Who was Marley?")
     expect(page.get_by_text("answered by: extractive").first).to_be_visible(timeout=WAIT_MS)
     # the cited span, highlighted in its chunk once the citation is expanded
-    _expand_until_visible(
-        page,
+    unfold(
         page.get_by_text(re.compile(r"^\[1\] ")).first,
         page.locator("mark").filter(has_text=re.compile(r"\w")).first,
     )

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import Session, ask
-from tests.e2e.widgets import choose
+from tests.e2e.widgets import choose, click_inside, unfold
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -22,18 +22,20 @@ def test_label_previews_heatmap_ticks_and_found_passages(backend_session: Sessio
     session.open("Ask")
     ask(page, "Who was Marley?")
     panel = page.get_by_test_id("stExpander").filter(has_text="Label evidence for tuning")
-    panel.get_by_text("Label evidence for tuning").click()
+    toggle = panel.get_by_text("Label evidence for tuning")
     previews = panel.get_by_test_id("stMarkdownContainer").filter(has_text=" — ")
-    expect(previews.first).to_be_visible(timeout=WAIT_MS)
+    expect(toggle).to_be_visible(timeout=WAIT_MS)
+    unfold(toggle, previews.first)
     # "**document** — …before **the sentence that matched** after…": the cited chunk's sentence names Marley
     expect(previews.first.locator("strong").nth(1)).to_contain_text("Marley")
 
     name = f"e2e-{uuid.uuid4().hex[:8]}"
-    panel.get_by_test_id("stFeedbackButton").first.click()  # thumbs up on the first (cited) chunk
+    click_inside(toggle, panel.get_by_test_id("stFeedbackButton").first)  # thumbs up on the first (cited) chunk
     set_box = panel.get_by_label("Question set")
+    unfold(toggle, set_box)
     set_box.fill(name)
     set_box.press("Enter")
-    panel.get_by_role("button", name="Save labels to the set").click()
+    click_inside(toggle, panel.get_by_role("button", name="Save labels to the set"))
     expect(page.get_by_text(f"Saved 1 labels (1 relevant) to '{name}'.")).to_be_visible(timeout=WAIT_MS)
 
     page.get_by_role("link", name="Tuning", exact=True).click()

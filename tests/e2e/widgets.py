@@ -1,4 +1,5 @@
-"""Choosing from Streamlit's select boxes in a real browser, robust to the page redrawing under the pointer."""
+"""Choosing from Streamlit's select boxes and opening its expanders in a real browser, robust to the page redrawing
+under the pointer."""
 
 from __future__ import annotations
 
@@ -22,3 +23,33 @@ def choose(page: Page, select: Locator, option_name: str) -> None:
         except PlaywrightTimeoutError:
             continue
     option.click()  # the last try: its timeout reports a missing option
+
+
+def unfold(toggle: Locator, content: Locator, attempts: int = 6) -> None:
+    """Click `toggle` (an expander's label) until `content` inside it shows.
+
+    A click that lands while the page reruns (the Ask page's answer still drawing, or setting its thread link) is
+    undone by the rerun, which draws the expander folded again; the click is repeated only while the content is
+    still hidden, so an expander that opened is not folded by a second click."""
+    for _ in range(attempts):
+        if content.is_visible():
+            return
+        toggle.click()
+        try:
+            content.wait_for(state="visible", timeout=10_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    content.wait_for(state="visible", timeout=10_000)  # the last try: its timeout reports what kept it hidden
+
+
+def click_inside(toggle: Locator, target: Locator) -> None:
+    """Click `target` in the expander labelled by `toggle`, unfolding it again when a rerun folded it."""
+    for _ in range(4):
+        unfold(toggle, target)
+        try:
+            target.click(timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    target.click()
