@@ -33,8 +33,7 @@ def test_two_workers_start_and_answer_searches_on_the_same_graph(demo: DemoGraph
                 assert found.status_code == 200, found.text
                 # No projectId: every project is read (issue #28), so meta names none; it named the configured one.
                 assert found.json()["documents"] and found.json()["meta"]["projectId"] is None
-        text = log.read_text(encoding="utf-8")
-        assert len(set(re.findall(r"Started server process \[(\d+)\]", text))) == 2, text[-2000:]
+        text = _wait_for_workers(log, 2)
         assert '"logger": "uvicorn.access"' not in text  # our JSON access lines only, as with one process
         assert '"logger": "driftlens.access"' in text
     finally:
@@ -53,3 +52,16 @@ def _wait_healthy(base: str, process: subprocess.Popen[bytes], log: Path) -> Non
             pass
         time.sleep(0.5)
     raise AssertionError("the service did not answer /health: " + log.read_text(encoding="utf-8")[-2000:])
+
+
+def _wait_for_workers(log: Path, n: int) -> str:
+    """The log once `n` worker processes have said they started: /health answers as soon as the first is up, and
+    under load the second can still be loading its embedder then."""
+    deadline = time.monotonic() + 240
+    while True:
+        text = log.read_text(encoding="utf-8")
+        started = set(re.findall(r"Started server process \[(\d+)\]", text))
+        if len(started) >= n or time.monotonic() > deadline:
+            assert len(started) == n, text[-2000:]
+            return text
+        time.sleep(0.5)
