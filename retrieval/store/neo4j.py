@@ -310,6 +310,7 @@ class Neo4jStore(GraphStore):
         *,
         index: str,
         filters: Filters | None = None,
+        props: Sequence[str] = (),
     ) -> tuple[list[StoreHit], list[StoreHit]] | None:
         """One statement (`neo4j_hybrid`); None when the filter left the vector arm short while the index holds
         more nodes than it was asked for (the caller's `vector_search` then over-fetches round by round), or when
@@ -331,6 +332,7 @@ class Neo4jStore(GraphStore):
             pool=max(BM25_POOL, 4 * int(fetch)),
             cap=stats.cap,
             new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
+            returned=list(dict.fromkeys([*fields, *props])),
         )
         cypher, filter_params = neo4j_hybrid.statement(plan, filters)
         row = self.read(cypher, neo4j_hybrid.parameters(plan, vector, text, filter_params))[0]
