@@ -38,6 +38,7 @@ class HybridPlan:
     cap: int  # matches counted per new word at most
     new_words: Sequence[str]
     returned: Sequence[str]  # the properties each candidate carries: the indexed ones and those the caller names
+    whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
 
 
 @dataclass
@@ -56,10 +57,11 @@ def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str,
         "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
         f"RETURN collect({{id: node.id, score: score, props: {props}}}) AS vector }} "
-        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene) YIELD node, score "
+        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
         f"RETURN collect({{id: node.id, cosine: vector.similarity.cosine(node.{emb}, $q), props: {props}}}) AS pool }} "
-        "CALL { UNWIND $words AS w CALL { WITH w CALL db.index.fulltext.queryNodes($fulltext_index, w.q) YIELD node "
+        "CALL { UNWIND $words AS w CALL { WITH w "
+        "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
         "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect({word: w.word, n: n}) AS counts } "
         "RETURN vector, pool, counts"
     )
@@ -77,6 +79,7 @@ def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_para
         "cap": plan.cap,
         "q": [float(x) for x in vector],
         "lucene": lucene_query(text),
+        "lucene_options": {"limit": plan.pool} if plan.whole else {},
         "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
     }
 
