@@ -85,7 +85,7 @@ def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_para
 
 
 def arms(
-    row: Row,
+    row: Mapping[str, Any],
     plan: HybridPlan,
     text: str,
     fields: Sequence[str],
