@@ -339,10 +339,7 @@ class Neo4jStore(GraphStore):
             whole=whole,
         )
         cypher, filter_params = neo4j_hybrid.statement(plan, filters)
-        params = neo4j_hybrid.parameters(plan, vector, text, filter_params)
-        # Its columns are lists of maps of plain values (no nodes, no temporals): the records are used as they come,
-        # without `rows`'s walk over every value (hundreds of maps per search).
-        row = self._run(cypher, params, RoutingControl.READ, self._classify(cypher, params, None)).records[0]
+        row = self.read(cypher, neo4j_hybrid.parameters(plan, vector, text, filter_params))[0]
         if filters and len(row["vector"]) < fetch and plan.vector_fetch < stats.size:
             return None  # the filter starved the arm and the index holds more: over-fetch round by round
 
