@@ -112,8 +112,11 @@ def test_one_statement_hybrid_search_finds_what_the_steps_find(
     chunks, entities = search_chunks(ctx, query, params(ctx)), search_entities(ctx, query, params(ctx))
     monkeypatch.setattr(ctx.store, "hybrid_arms", lambda *_args, **_kwargs: None)
 
-    def shown(hits: list[Hit]) -> list[tuple[str, str, dict[str, float]]]:
-        return [(h.id, h.text, {k: round(v, 5) for k, v in h.sources.items()}) for h in hits]
+    def shown(hits: list[Hit]) -> list[tuple[object, ...]]:
+        def sources(h: Hit) -> dict[str, float]:
+            return {k: round(v, 5) for k, v in h.sources.items()}
+
+        return [(h.id, h.text, h.document_id, h.document_name, h.lines, h.metadata, sources(h)) for h in hits]
 
     assert chunks and shown(chunks) == shown(search_chunks(ctx, query, params(ctx)))
     assert entities and shown(entities) == shown(search_entities(ctx, query, params(ctx)))
@@ -137,6 +140,26 @@ def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, mon
         assert len(reads) == 1, reads
     else:
         assert ctx.store.hybrid_arms("x", [0.0], "x", 1, index="x") is None and len(reads) > 1
+
+
+def test_default_search_round_trips(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hybrid + graph on Neo4j: chunks and entities one statement each (no read for the kept hits' properties),
+    the bridge's spread and its reached chunks one each, the residual words scored from texts already read, and
+    the walk's seeds with their first hop, then the reached nodes' properties: six statements, never one per hit."""
+    question, p = "Which radioactive element did Marie discover?", params(ctx, top_k=2, max_hops=1)
+    warm = retrieve(ctx, question, p)  # index names, label statistics and word counts are read once
+    reads: list[str] = []
+    read = ctx.store.read
+
+    def counted(cypher: str, *args: object, **kwargs: object) -> object:
+        reads.append(cypher)
+        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ctx.store, "read", counted)
+    found = retrieve(ctx, question, p)
+    assert [h.id for h in found.chunks] == [h.id for h in warm.chunks] and found.expansion.entities
+    if ctx.store.backend == "neo4j":  # this small graph stores no degrees: the walk counts them in one more read
+        assert len([r for r in reads if "size([" not in r]) == 6, "\n".join(r[:90] for r in reads)
 
 
 @pytest.mark.parametrize("query", ['"(*?:~^[', "", "   ", "x" * 20_000])

@@ -29,7 +29,7 @@ from retrieval.search.hybrid import search_chunks
 from retrieval.search.keywords import content_terms
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
-from retrieval.store.records import ident
+from retrieval.store.records import StoreHit, ident
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
 SOURCE_HITS = 2
@@ -140,7 +140,10 @@ def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, f
 def _residual(
     ctx: Context, query: str, params: QueryParams, by_id: Mapping[str, Hit], spread: _Spread
 ) -> dict[str, float]:
-    """Keyword score of each reached chunk on the question words its source hit lacks (best over sources)."""
+    """Keyword score of each reached chunk on the question words its source hit lacks (best over sources).
+
+    Scored from the reached chunks' texts already read (`fulltext_rescore`, BM25 against the index's corpus),
+    not by one fulltext search per source: the same scores, without a round trip per source hit."""
     s = ctx.settings
     if s.chunk_fulltext_index is None:
         return {}
@@ -152,13 +155,9 @@ def _residual(
         missing = _uncovered(wanted, by_id[source].text if source in by_id else "")
         if not ids or not missing:
             continue
-        found = ctx.store.fulltext_search(
-            s.chunk_label,
-            " ".join(missing),
-            len(ids),
-            index=s.chunk_fulltext_index,
-            filters={**where, "id": ids},
-            text_only=True,
+        texts = [StoreHit(c, 0.0, {s.text_property: by_id[c].text}) for c in ids]
+        found = ctx.store.fulltext_rescore(
+            s.chunk_label, " ".join(missing), texts, index=s.chunk_fulltext_index, filters=where
         )
         for hit in found:
             best[hit.id] = max(best.get(hit.id, 0.0), keyword_norm(hit.score, len(missing)))

@@ -83,9 +83,9 @@ def expand(
     """Entities within `params.max_hops` of the seeds (seeds first), evidence chunks and, with `relations`,
     the edge that reached each node (with its description: for callers that show the edges).
 
-    Round trips: seeds, one per hop (UNWIND over the frontier), properties of the reached nodes, the edges
-    when asked, evidence and its texts; each reads a bounded number of rows per node, so a hub costs what a
-    leaf costs.
+    Round trips: seeds with their first hop, one per further hop (UNWIND over the frontier), properties of the
+    reached nodes, the edges when asked, evidence and its texts; each reads a bounded number of rows per node,
+    so a hub costs what a leaf costs.
     """
     seeds = list(dict.fromkeys(seed_entity_ids))
     if not seeds:
@@ -116,6 +116,8 @@ class _Walk:
         self.related = related(ctx.settings)
         self.nodes: dict[str, _Node] = {}
         self.frontier: list[str] = []
+        #: The seeds' neighbours, read with the seeds (the rows `_neighbours` gives for the first hop).
+        self.first_hop: list[dict[str, Any]] | None = None
         #: The frontier node each reached node was reached from (its edge is read once, after the walk).
         self.reached_from: dict[str, str] = {}
         self.truncated = False
@@ -124,17 +126,32 @@ class _Walk:
         self.budget_exhausted = False
 
     def start(self, seeds: Sequence[str], scores: Mapping[str, float]) -> None:
-        """Seeds of the project only (the walk stays in it), with their properties."""
+        """Seeds of the project only (the walk stays in it), with their properties and, when the walk takes a
+        hop, their neighbours as `_neighbours` reads them: the first hop costs no round trip of its own."""
+        hop = self.params.max_hops > 0
+        first_hop = (
+            f"CALL {{ WITH e WITH e AS a MATCH (a)-[r:{self.related}]-(b) WHERE {_FOLLOWS} WITH b, r LIMIT $scan "
+            "WITH b, r ORDER BY r.weight DESC LIMIT $per "
+            "RETURN collect({id: b.id, degree: b.degree, weight: r.weight}) AS next } "
+        )
         rows = self.ctx.store.read(
             f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE {self.ctx.in_scope('e')} "
-            f"RETURN id, e.degree AS degree, {_props(self.ctx.settings)}",
-            {"ids": list(seeds)[: self.params.max_nodes], "project": self.ctx.project},
+            + (first_hop if hop else "")
+            + f"RETURN id, e.degree AS degree, {_props(self.ctx.settings)}"
+            + (", next" if hop else ""),
+            {"ids": list(seeds)[: self.params.max_nodes], "project": self.ctx.project, **self._hop_params()},
         )
         degrees = self._degrees(rows)
         for row in rows:
-            self.nodes[row["id"]] = _Node(row["id"], float(scores.get(row["id"], 1.0)), 0, row, degrees[row["id"]])
+            props = {k: v for k, v in row.items() if k != "next"}
+            self.nodes[row["id"]] = _Node(row["id"], float(scores.get(row["id"], 1.0)), 0, props, degrees[row["id"]])
+        if hop:
+            self.first_hop = [{"source": row["id"], **n} for row in rows for n in row["next"]]
         self.truncated = len(seeds) > self.params.max_nodes
         self.frontier = list(self.nodes)
+
+    def _hop_params(self) -> dict[str, Any]:
+        return {"scan": EDGES_SCANNED, "per": NEIGHBOURS_PER_NODE, "direction": self.params.expansion_direction}
 
     def step(self, hop: int) -> bool:
         """One hop outward in one query; False when nothing new was reached, or the cap or the budget is hit."""
@@ -142,7 +159,10 @@ class _Walk:
         if self.budget_exhausted or not self.frontier or room <= 0:
             self.truncated = self.truncated or bool(self.frontier and room <= 0 and self._has_new_neighbours())
             return False
-        rows = self._neighbours(self.frontier)
+        if hop == 1 and self.first_hop is not None:
+            rows = [row for row in self.first_hop if row["id"] not in self.nodes]  # read with the seeds
+        else:
+            rows = self._neighbours(self.frontier)
         degrees = self._degrees(rows)
         candidates: dict[str, _Node] = {}
         via: dict[str, str] = {}
@@ -203,13 +223,7 @@ class _Walk:
             f"WHERE {_FOLLOWS} WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight "
             "ORDER BY weight DESC LIMIT $per } "
             "WITH fid, id, degree, weight WHERE NOT id IN $seen RETURN fid AS source, id, degree, weight",
-            {
-                "ids": list(ids),
-                "seen": list(self.nodes),
-                "scan": EDGES_SCANNED,
-                "per": NEIGHBOURS_PER_NODE,
-                "direction": self.params.expansion_direction,
-            },
+            {"ids": list(ids), "seen": list(self.nodes), **self._hop_params()},
         )
 
     def _degrees(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -85,10 +85,13 @@ def _search(
     vector = (query_vector if query_vector is not None else ctx.embedder.embed_query(query)) if use_vector else []
     both = use_vector and use_keyword and restrict_ids is None and ctx.vectors.in_graph and fulltext_index is not None
     arms = (
-        ctx.store.hybrid_arms(label, vector, keywords, fetch, index=str(fulltext_index), filters=where)
+        ctx.store.hybrid_arms(
+            label, vector, keywords, fetch, index=str(fulltext_index), filters=where, props=_shown(ctx, kind)
+        )
         if both
         else None
     )
+    shown = arms is not None  # the one statement's hits carry what a hit shows; the steps' keyword hits may not
     if arms is None:  # the store has no one-statement search (or it did not apply): the same hits step by step
         arms = _arms(
             ctx,
@@ -103,7 +106,10 @@ def _search(
         )
     vector_hits, keyword_hits = arms
     fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
-    props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
+    if shown:
+        props = {h.id: h.props for h in [*keyword_hits, *vector_hits]}
+    else:
+        props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
     return [_hit(ctx, kind, f, props[f.id]) for f in fused]
 
 
@@ -249,6 +255,14 @@ def _vector_arm(ctx: Context, label: str, vector: Sequence[float], k: int, where
 def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
     """Exact cosine over a small id set: an approximate index search filtered afterwards could miss them all."""
     return ctx.vectors.exact_search(label, vector, k, filters=where)
+
+
+def _shown(ctx: Context, kind: Kind) -> list[str]:
+    """The properties `_hit` reads: all a search needs of a candidate besides its indexed text."""
+    s = ctx.settings
+    if kind == "entity":
+        return [s.entity_name_property, "description", "type"]
+    return [s.text_property, "document_id", "document_name", "path", "line_start", "line_end"]
 
 
 def _hit(ctx: Context, kind: Kind, fused: fusion.Fused, props: dict[str, Any]) -> Hit:

@@ -238,12 +238,14 @@ class GraphStore(ABC):
         *,
         index: str,
         filters: Filters | None = None,
+        props: Sequence[str] = (),
     ) -> tuple[list[StoreHit], list[StoreHit]] | None:
         """Both arms of a hybrid search, each completed with the other's candidates, in one round trip.
 
         What `vector_search(label, vector, fetch, filters=...)` and `fulltext_search(label, text, fetch, ...)` find,
         the vector arm then extended by the exact cosine of the keyword-only hits that have a vector, and the
-        keyword arm by `fulltext_rescore` of the vector-only hits; each best first, every property but the vector.
+        keyword arm by `fulltext_rescore` of the vector-only hits; each best first, each hit with the indexed
+        properties (BM25's input) and `props` (what the caller shows of a hit) only: never the rest.
         None (this default) when the adapter has no such statement: the caller then runs the steps one by one.
         """
         return None

@@ -61,6 +61,7 @@ class Neo4jStore(GraphStore):
         self._uri = settings.neo4j_uri
         self._index_cache: list[IndexState] | None = None
         self._corpus_cache: dict[str, bm25.LabelStats] = {}
+        self._keeps_all: dict[tuple[str, str], bool] = {}  # (label, filters): every node of the label passes
         self._read_only: set[str] = set()  # query texts whose plan was admitted (search runs the same few)
         self._plugin_functions: frozenset[str] | None = None  # non-built-in functions, read once
         self._deadline = Deadline()
@@ -112,6 +113,7 @@ class Neo4jStore(GraphStore):
 
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         self._corpus_cache.clear()  # a write may change document counts and lengths
+        self._keeps_all.clear()  # ... and which nodes a filter keeps
         return self._execute(cypher, params, RoutingControl.WRITE, None)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
@@ -310,6 +312,7 @@ class Neo4jStore(GraphStore):
         *,
         index: str,
         filters: Filters | None = None,
+        props: Sequence[str] = (),
     ) -> tuple[list[StoreHit], list[StoreHit]] | None:
         """One statement (`neo4j_hybrid`); None when the filter left the vector arm short while the index holds
         more nodes than it was asked for (the caller's `vector_search` then over-fetches round by round), or when
@@ -320,7 +323,8 @@ class Neo4jStore(GraphStore):
         fields = self._fulltext_fields(index)
         words = terms(text)
         stats = self._label_stats(label, index, fields)
-        first = min(max(fetch * 4, fetch, 32), self.max_overfetch) if filters else fetch
+        whole = self._filter_keeps_all(label, filters)
+        first = fetch if whole else min(max(fetch * 4, fetch, 32), self.max_overfetch)
         plan = neo4j_hybrid.HybridPlan(
             label=label,
             prop=prop,
@@ -331,6 +335,8 @@ class Neo4jStore(GraphStore):
             pool=max(BM25_POOL, 4 * int(fetch)),
             cap=stats.cap,
             new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
+            returned=list(dict.fromkeys([*fields, *props])),
+            whole=whole,
         )
         cypher, filter_params = neo4j_hybrid.statement(plan, filters)
         row = self.read(cypher, neo4j_hybrid.parameters(plan, vector, text, filter_params))[0]
@@ -342,6 +348,22 @@ class Neo4jStore(GraphStore):
 
         found = neo4j_hybrid.arms(row, plan, text, fields, corpus)
         return found.vector, found.keyword
+
+    def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
+        """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per
+        filter until the next write: then the indexes need not over-fetch for the filter, and Lucene may stop at
+        the pool it is asked for instead of ranking every match."""
+        if not filters:
+            return True
+        key = (label, repr(sorted(filters.items())))
+        if key not in self._keeps_all:
+            where, params = filter_clause("n", filters)
+            row = self.read(
+                f"MATCH (n:{ident(label)}) RETURN count(n) AS total, count(CASE WHEN {where} THEN 1 END) AS kept",
+                params,
+            )[0]
+            self._keeps_all[key] = int(row["kept"]) == int(row["total"])
+        return self._keeps_all[key]
 
     def exact_vector_search(
         self, label: str, vector: Sequence[float], k: int, *, prop: str | None = None, filters: Filters | None = None
@@ -374,7 +396,8 @@ class Neo4jStore(GraphStore):
         counted: dict[str, int] = {}
         if new:
             found = self.read(
-                "UNWIND $words AS w CALL { WITH w CALL db.index.fulltext.queryNodes($index, w.q) YIELD node "
+                "UNWIND $words AS w CALL { WITH w CALL db.index.fulltext.queryNodes($index, w.q, {limit: $cap}) "
+                "YIELD node "
                 "WITH node LIMIT $cap RETURN count(node) AS n } RETURN w.word AS word, n",
                 {"index": index, "cap": stats.cap, "words": [{"word": w, "q": lucene_query(w)} for w in new]},
             )

@@ -4,9 +4,13 @@ Why: on Neo4j a search's cost was its round trips, not the database's work. Sepa
 keyword arm, the document counts BM25 needs for new words, the keyword scores of vector-only candidates, the
 exact cosine of keyword-only candidates and the properties of the kept keyword hits each cost one. Here one
 statement returns the vector index's candidates, Lucene's candidate pool with each candidate's exact cosine
-(computed by the server: no vector crosses the wire) and every property but the vector, and the match counts of
-the words not counted yet. Python then ranks the pool with BM25 exactly as `fulltext_search` does and completes
-each arm with the other's candidates exactly as `retrieval/search/hybrid.py` does, so results are the same.
+(computed by the server: no vector crosses the wire), and the match counts of the words not counted yet. Python
+then ranks the pool with BM25 exactly as `fulltext_search` does and completes each arm with the other's
+candidates exactly as `retrieval/search/hybrid.py` does, so results are the same.
+Every candidate comes with its id, the indexed text (what BM25 reads) and the few properties the caller names
+(what a hit shows), never every property: the pool holds hundreds of candidates of which a search keeps a few,
+and their other properties (a chunk's claimed relations, an entity's source chunks and aliases) cost the server,
+the wire and the driver more than the rest of the search did.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ class HybridPlan:
     pool: int  # Lucene candidates BM25 ranks
     cap: int  # matches counted per new word at most
     new_words: Sequence[str]
+    returned: Sequence[str]  # the properties each candidate carries: the indexed ones and those the caller names
+    whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
 
 
 @dataclass
@@ -46,15 +52,16 @@ def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str,
     where, params = filter_clause("node", filters)
     where_clause = f"WHERE {where} " if where else ""
     emb = ident(plan.prop)
-    props = f"node {{.*, {emb}: null}}"
+    props = "node {" + ", ".join(f".{ident(f)}" for f in plan.returned) + "}"
     cypher = (
         "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
         f"RETURN collect({{id: node.id, score: score, props: {props}}}) AS vector }} "
-        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene) YIELD node, score "
+        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
         f"RETURN collect({{id: node.id, cosine: vector.similarity.cosine(node.{emb}, $q), props: {props}}}) AS pool }} "
-        "CALL { UNWIND $words AS w CALL { WITH w CALL db.index.fulltext.queryNodes($fulltext_index, w.q) YIELD node "
+        "CALL { UNWIND $words AS w CALL { WITH w "
+        "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
         "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect({word: w.word, n: n}) AS counts } "
         "RETURN vector, pool, counts"
     )
@@ -72,18 +79,19 @@ def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_para
         "cap": plan.cap,
         "q": [float(x) for x in vector],
         "lucene": lucene_query(text),
+        "lucene_options": {"limit": plan.pool} if plan.whole else {},
         "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
     }
 
 
 def arms(
-    row: Row,
+    row: Mapping[str, Any],
     plan: HybridPlan,
     text: str,
     fields: Sequence[str],
     corpus: Callable[[Mapping[str, int]], bm25.Corpus],
 ) -> HybridArms:
-    """Both completed arms from the statement's row."""
+    """Both completed arms from the statement's row; each hit's props are the plan's `returned` properties."""
     vector = [StoreHit(str(h["id"]), _cosine(h["score"]), _clean(h["props"])) for h in row["vector"]]
     counts = {str(c["word"]): int(c["n"]) for c in row["counts"]}
     words = terms(text)

@@ -18,6 +18,8 @@ from retrieval.errors import DriftLensError, QueryError, ReadOnlyViolation, Stor
 from retrieval.store.base import timed_out
 from retrieval.store.read_admission import WRITE_REFUSED
 
+#: Types a reply's values arrive as that need no conversion.
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 #: EXPLAIN's query type of a query that only reads ("rw", "w" and "s" change data or schema).
 READ_ONLY = "r"
 
@@ -27,7 +29,12 @@ def rows(records: list[Record]) -> list[dict[str, Any]]:
 
 
 def plain(value: Any) -> Any:
-    """Nodes and relationships as `{"_labels": [...], **props}` (what the embedded store returns), temporals as ISO."""
+    """Nodes and relationships as `{"_labels": [...], **props}` (what the embedded store returns), temporals as ISO.
+
+    Plain values are returned first: a search's reply holds thousands of them, and the checks below (an abstract
+    base class among them) cost more than the rest of decoding them."""
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, Node):
         return {"_labels": sorted(value.labels), **{k: plain(v) for k, v in value.items()}}
     if isinstance(value, Relationship):
