@@ -283,8 +283,8 @@ def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
                 if k.type == "ORG" and len(k.tokens) > len(tokens) and _within(tokens, k.tokens) and _together(key, k)
             ]
             if len(inside) == 1:
-                longer = inside[0]
-                out.append((longer.id, key.id, f"{longer.surface} is {key.surface} with words added"))
+                added = inside[0]
+                out.append((added.id, key.id, f"{added.surface} is {key.surface} with words added"))
         if len(tokens) > 1 and tokens[-1] in ORG_SUFFIXES | KIND_SUFFIXES and key.type != "PERSON":
             short = by_slug.get("-".join(tokens[:-1]))
             kind_ok = short is not None and (short.type == "ORG" or tokens[-1] in ORG_SUFFIXES)
