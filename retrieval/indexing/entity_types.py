@@ -13,8 +13,8 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   document with evidence outvotes (`majority_type` prefers named types), and which still joins a full name
   ("Tyson" -> "Neil deGrasse Tyson") in resolution;
 - a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
-  words written in quotes or after "the" with no strong person evidence ("Kung Fu Panda", "the Kung Fu Panda":
-  a film, a game, a ship);
+  words written in quotes or after "the" in at least half its mentions, with no strong person evidence ("Kung
+  Fu Panda", "the Kung Fu Panda": a film, a game, a ship; "the Jeff Dean example" once is still a person);
 - a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK").
 """
 
@@ -80,7 +80,8 @@ def checked(surface: str, kinds: Counter[str], person_evidence: int, the_before:
     if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
         return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
     if kind == "PERSON":
-        if _INNER_POSSESSIVE.search(surface) or (" " in word and the_before and not strong):
+        titled = " " in word and 2 * the_before >= sum(kinds.values()) and not strong
+        if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
         if " " not in surface.strip() and not person_evidence:
             others = {k: n for k, n in named.items() if k != "PERSON"}
