@@ -92,6 +92,45 @@ def test_transcript_misspellings_and_qualified_names_resolve_with_evidence() -> 
     assert "named with Xerox" in merged.reasons["p:xerox-parc"]
 
 
+def test_sound_alike_surnames_added_words_and_written_acronyms_resolve() -> None:
+    """A surname spelled as heard ("Theo Vaughn" for Theo Von, and then "Theo" alone joins the one person left),
+    an organisation with a co-founder's name added inside, a kind word at an organisation's end, and an acronym
+    spelled by a hyphenated word and an inner acronym ("HAI")."""
+    rows = [
+        _mention("a", "theo-von", "Theo Von", "PERSON", 5),
+        _mention("a", "theo-vaughn", "Theo Vaughn", "PERSON", 2),
+        _mention("a", "theo", "Theo", "PERSON", 3),
+        _mention("b", "jen-hsun-huang-foundation", "Jen-Hsun Huang Foundation", "ORG", 2),
+        _mention("b", "jen-hsun-lori-huang-foundation", "Jen-Hsun & Lori Huang Foundation", "ORG"),
+        _mention("c", "hai", "HAI", "ORG", 3),
+        _mention("c", "human-centered-ai-institute", "Human-Centered AI Institute", "ORG"),
+        _mention("d", "allen-institute", "Allen Institute", "ORG"),
+        _mention("d", "allen", "Allen", "ORG", 2),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:theo-vaughn") == merged.of("p:theo") == "p:theo-von"
+    assert "sounds the same" in merged.reasons["p:theo-vaughn"]
+    assert merged.of("p:jen-hsun-lori-huang-foundation") == "p:jen-hsun-huang-foundation"
+    assert "with words added" in merged.reasons["p:jen-hsun-lori-huang-foundation"]
+    assert merged.of("p:human-centered-ai-institute") == "p:hai"
+    assert merged.of("p:allen-institute") == "p:allen"
+
+
+def test_a_foundation_is_not_its_founder_and_unheard_names_stay_apart() -> None:
+    """A kind word does not join a person's surname ("Gates Foundation" is not Gates), surnames that sound alike
+    in different documents stay apart, and so do two-letter surnames ("Li", "Lee")."""
+    rows = [
+        _mention("a", "gates-foundation", "Gates Foundation", "ORG"),
+        _mention("a", "gates", "Gates", "CONCEPT", 3),
+        _mention("b", "anna-smith", "Anna Smith", "PERSON", 2),
+        _mention("c", "anna-smyth", "Anna Smyth", "PERSON", 2),
+        _mention("d", "yan-li", "Yan Li", "PERSON", 2),
+        _mention("d", "yan-lee", "Yan Lee", "PERSON", 2),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
+
+
 def test_different_names_that_look_alike_stay_apart() -> None:
     """Surnames one letter apart in different documents, a short surname inside a longer one ("Li" of "Lin"),
     a cut-short name about as frequent as the whole one, and a two-word name whose rest is no organisation's

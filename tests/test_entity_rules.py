@@ -9,6 +9,7 @@ from collections import Counter
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
+from retrieval.indexing.entity_filter import DocumentWords, junk
 from retrieval.indexing.extract_offline import extract_document, nlp
 
 
@@ -46,6 +47,24 @@ def test_a_person_type_needs_person_evidence() -> None:
     assert entity_types.checked("Google", Counter({"ORG": 4}), 4, 0, strong=0) == "ORG"
     assert entity_types.checked("AI", Counter({"GPE": 4}), 0, 0) == "CONCEPT"
     assert entity_types.checked("US", Counter({"GPE": 4}), 0, 2) == "GPE"
+
+
+def test_titles_of_works_offices_and_name_fragments_are_not_people() -> None:
+    """A several-word name mostly written after "the" or in quotes is a work, not a person (once after "the" is
+    still a person: "the Jeff Dean example"); "X, who" is strong person evidence; an office is no entity; a word
+    only ever seen inside a longer name is a fragment of it."""
+    assert entity_types.checked("Kung Fu Panda", Counter({"PERSON": 2}), 0, 2) != "PERSON"
+    assert entity_types.checked("Jeff Dean", Counter({"PERSON": 5}), 2, 1) == "PERSON"
+    doc = nlp()("He found evidence to support Copernicus, who put the sun at the centre.")
+    [span] = [e for e in doc.ents if e.text == "Copernicus"]
+    assert entity_types.evidence(span)[1]
+    text = (
+        "Sam became the Chief Executive Officer of OpenAI. I moved to Silicon Valley in 1999. "
+        "Silicon Valley startups were everywhere. Later the Chief Executive Officer spoke again."
+    )
+    words = DocumentWords.of(text, 1)
+    assert junk("Chief Executive Officer", "ORG", words) and junk("Valley", "LOC", words)
+    assert not junk("OpenAI", "ORG", words) and not junk("Silicon Valley", "LOC", words)
 
 
 def test_person_evidence_reads_speech_address_roles_and_pronouns() -> None:

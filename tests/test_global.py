@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.context import Context
+from retrieval.conversation.question_kind import theme_question
+from retrieval.engine import Engine
 from retrieval.llm.client import ChatModel
 from retrieval.models import QueryParams
-from retrieval.modes import global_mode
+from retrieval.modes import global_mode, global_themes
 from tests.conftest import CAROL_PROJECT, make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply
 from tests.test_drift import Graph, ids_in, schema_name
@@ -81,3 +83,42 @@ def test_scripted_global_drops_zero_points_and_unmapped_citations(
     assert [c.chunk_id for c in fact.citations] == [select.communities[0]]
     assert fact.citations[0].span in summaries(carol_graph)[select.communities[0]]
     assert any("never-mapped" in note for note in answer.notes)
+
+
+def test_a_theme_question_is_answered_by_the_largest_communities_cited(carol_graph: Graph) -> None:
+    """ "What are the main themes?" has no content word to match a report by: the answer lists the communities
+    with the most evidence at the coarsest level that has several, each cited by its own summary, and the
+    judge takes the listing as the answer (not "Not in these documents")."""
+    settings, store, embedder = carol_graph
+    engine = Engine(settings, store=store, embedder=embedder, llm=None)
+
+    answer = engine.ask("What are the main themes?", "global")
+
+    select, *_maps, reduce = answer.trace
+    assert reduce.details["themes"] is True
+    counts = global_themes.level_counts(Context(settings, store, embedder, None, CAROL_PROJECT))
+    assert select.details["level"] == global_themes.theme_level(sorted(counts), counts)
+    ranks = {
+        row["id"]: row["rank"]
+        for row in store.read(
+            "MATCH (k:__Community__ {projectId: $p, level: $l}) RETURN k.id AS id, k.rank AS rank",
+            {"p": CAROL_PROJECT, "l": select.details["level"]},
+        )
+    }
+    assert select.communities[0] in {k for k, r in ranks.items() if r == max(ranks.values())}
+    assert answer.outcome == "answered", answer.final_answer
+    assert answer.final_answer.startswith("The ") and "main theme(s)" in answer.final_answer
+    texts = summaries(carol_graph)
+    titles = {c.document_name for c in answer.citations()}
+    assert len(titles) >= 2 and all(f"**{t}**" in answer.final_answer for t in titles)
+    for citation in answer.citations():
+        assert citation.kind == "community" and citation.span and citation.span in texts[citation.chunk_id]
+    assert re.search(r"from \d+ document\(s\)", answer.final_answer)
+
+
+def test_a_question_about_something_named_is_not_a_theme_question() -> None:
+    assert theme_question("What are the main themes?") and theme_question("What is this collection about?")
+    assert theme_question("Which topics do these episodes cover?")
+    assert not theme_question("What are the main themes of the story: greed, ghosts and redemption?")
+    assert not theme_question("What is the capital of Australia?")
+    assert not theme_question("What themes does Lisa Su discuss?")

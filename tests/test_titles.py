@@ -1,5 +1,5 @@
 """Offline community titles (retrieval/indexing/titles.py): the topics a community's passages mention more than
-the rest of the graph's do, never its people, unique within a level."""
+the rest of the graph's do, led by the one person a community is about (never a host), unique within a level."""
 
 from __future__ import annotations
 
@@ -82,3 +82,27 @@ def test_titles_are_unique_within_a_level_and_may_repeat_across_levels() -> None
     assert titles["a"] != titles["b"], titles
     assert "Lisa Su" in titles["a"] + titles["b"]  # the second one is told apart by its main member
     assert titles["top"] in (titles["a"], titles["b"]), titles
+
+
+def test_a_person_who_holds_a_community_leads_its_title_but_a_host_in_every_document_does_not() -> None:
+    """Lisa Su is in three of her community's four passages and in one document of four: "Lisa Su: ...". The
+    host is in as many of his community's passages but in every document: his community keeps its topics."""
+    people = {
+        **ENTITIES,
+        "host": _entity("host", "Kevin Scott", "PERSON", 8),
+        "radio": _entity("radio", "radio shows"),
+    }
+    chunks = {
+        "a:1": ["su", "amd", "chips", "host"],
+        "a:2": ["su", "chips", "dc"],
+        "a:3": ["su", "dc", "amd"],
+        "a:4": ["amd", "dc"],
+        "b:1": ["mae", "nasa", "shuttle", "host", "radio"],
+        "c:1": ["ed", "cat", "memes", "host", "radio"],
+        "d:1": ["joe", "ann", "host", "radio"],
+    }
+    tree = [Community("chips", 0, ("su", "amd", "chips", "dc"), ()), Community("show", 0, ("host", "radio"), ())]
+    titles = community_titles(tree, people, _mentions(chunks))
+    assert titles["chips"].startswith("Lisa Su: "), titles
+    assert "Lisa Su" not in titles["chips"].removeprefix("Lisa Su: "), titles
+    assert "Kevin Scott" not in titles["show"] and titles["show"].startswith("radio shows"), titles

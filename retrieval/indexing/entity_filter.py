@@ -11,8 +11,9 @@ word is in English comes from wordfreq's word lists.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
 from retrieval.indexing.model import CONCEPT, slug
@@ -39,8 +40,14 @@ DISCOURSE_WORDS = frozenset(
 )  # fmt: skip
 #: Name particles written in lower case inside a person's name.
 _PARTICLES = frozenset({"de", "da", "di", "del", "der", "van", "von", "la", "le", "bin", "al", "du", "dos"})
-#: Entity types the small model over-uses in conversation: one mention in a long document is not enough.
-NOISY_TYPES = frozenset({"LAW", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE"})
+#: Entity types the small model over-uses in conversation: one mention in a long document is not enough. NORP
+#: too: capitalised adjectives and product names pass for groups ("Socratic dialogue", "this Bravo editor").
+NOISY_TYPES = frozenset({"LAW", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE", "NORP"})
+#: Words of an office, not of a name: "Chief Executive Office(r)", "Vice President" are roles.
+_OFFICE_WORDS = frozenset(
+    {"chief", "executive", "officer", "office", "president", "vice", "director", "senior", "general", "manager",
+     "chairman", "chairwoman", "chair", "secretary", "minister", "deputy", "head", "principal", "founder"}
+)  # fmt: skip
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
 #: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
@@ -54,6 +61,9 @@ _CAMEL_CASE = re.compile(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]")
 _PRONOUNS = frozenset({"i", "me", "my", "you", "he", "she", "we", "they", "it", "us", "him", "her", "them"})
 _CAPITALISED_MID_SENTENCE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][\w'’\-]*)")
 _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
+#: A capitalised word just before or just after a name: the name may be part of a longer one.
+_CAPITAL_BEFORE = re.compile(r"([A-Z][\w'’\-]*) $")
+_CAPITAL_AFTER = re.compile(r"^ ([A-Z][\w'’\-]*)")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -72,6 +82,8 @@ class DocumentWords:
     outside_asides: str = ""
     #: (start, end) of the lines that are file names or slugs.
     slugs: tuple[tuple[int, int], ...] = ()
+    #: Memo of `inside_longer_names` per word (junk() is asked once per mention).
+    _fragments: dict[str, bool] = field(default_factory=dict, compare=False, hash=False)
 
     @classmethod
     def of(cls, text: str, chunks: int) -> DocumentWords:
@@ -87,6 +99,19 @@ class DocumentWords:
     def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
         """The slug lines overlapping text[start:end], as offsets into that slice."""
         return [(max(a, start) - start, min(b, end) - start) for a, b in self.slugs if a < end and b > start]
+
+    def inside_longer_names(self, word: str) -> bool:
+        """Whether every occurrence of a one-word name is joined to another capitalised word that is no function
+        word ("Valley" only ever in "Silicon Valley"): a fragment the tagger cut from a longer name."""
+        if word not in self._fragments:
+            hits = list(re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w'’\-])", self.text))
+            self._fragments[word] = bool(hits) and all(self._joined(m.start(), m.end()) for m in hits)
+        return self._fragments[word]
+
+    def _joined(self, start: int, end: int) -> bool:
+        before = _CAPITAL_BEFORE.search(self.text[max(0, start - 30) : start])
+        after = _CAPITAL_AFTER.search(self.text[end : end + 30])
+        return any(m is not None and m.group(1).lower() not in STOP_WORDS for m in (before, after))
 
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
@@ -108,6 +133,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True
     if len(tokens) > 1 and tokens[-1] in _SHOW_WORDS:
         return True  # "Kevin Scott Podcast": the end of a show's heading line, not a thing the show discusses
+    if all(t in _OFFICE_WORDS for t in tokens):
+        return True  # "Chief Executive Office": a role, whoever holds it
     if kind == CONCEPT:
         return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _common(key))
     if not any(c.isupper() for c in surface):
@@ -121,7 +148,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     ):
         return True
     if len(tokens) == 1:
-        return lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
+        in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
+        return in_lower_case or words.inside_longer_names(surface)
     return False
 
 

@@ -6,12 +6,15 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
 - a mention is *person evidence* when the name speaks (a speaker label, "X said", "said X"), is
   addressed ("Thank you, X", "Hi X"), has a role or honorific ("Dr. X", "my colleague X", "X, the CEO",
   "X, who ..."), or is followed by "he"/"she" ("X, he ...");
+- "X, who ..." is strong evidence too: "who" refers to people only ("Copernicus, who ...");
 - a one-word name the model did not call a person is one when at least half its mentions have strong
   person evidence (a title, role or address before it, "he"/"she" after it: "professor Knuth");
 - a one-word PERSON with no person evidence in the document is retyped as a topic (CONCEPT), which any
   document with evidence outvotes (`majority_type` prefers named types), and which still joins a full name
   ("Tyson" -> "Neil deGrasse Tyson") in resolution;
-- a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person;
+- a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
+  words written in quotes or after "the" in at least half its mentions, with no strong person evidence ("Kung
+  Fu Panda", "the Kung Fu Panda": a film, a game, a ship; "the Jeff Dean example" once is still a person);
 - a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK").
 """
 
@@ -45,10 +48,11 @@ ROLES = frozenset(
 )  # fmt: skip
 _PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _INNER_POSSESSIVE = re.compile(r"\w['’]s\s+\w")
+_QUOTES = frozenset({'"', "“", "‘", "'"})
 
 
 def evidence(ent: Any) -> tuple[bool, bool, bool]:
-    """(person evidence, strong person evidence, "the" before) for one spaCy entity span in its document.
+    """(person evidence, strong person evidence, "the" or a quote before) for one spaCy entity span in its document.
 
     Strong evidence (a title, a role noun or an address before the name, "he"/"she" after it) outweighs
     the model's type; a speech verb alone ("Google said") does not."""
@@ -60,10 +64,11 @@ def evidence(ent: Any) -> tuple[bool, bool, bool]:
         (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES))
         or any(word in _ADDRESS for word in before)
         or (following and following[0] in _PRONOUNS)
+        or after[:2] == [",", "who"]
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"}
-    return strong or spoken or apposed, strong, bool(before and before[-1] == "the")
+    return strong or spoken or apposed, strong, bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
 
 
 def checked(surface: str, kinds: Counter[str], person_evidence: int, the_before: int, strong: int = 0) -> str:
@@ -75,7 +80,8 @@ def checked(surface: str, kinds: Counter[str], person_evidence: int, the_before:
     if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
         return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
     if kind == "PERSON":
-        if _INNER_POSSESSIVE.search(surface):
+        titled = " " in word and 2 * the_before >= sum(kinds.values()) and not strong
+        if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
         if " " not in surface.strip() and not person_evidence:
             others = {k: n for k, n in named.items() if k != "PERSON"}

@@ -15,8 +15,12 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - possessive and plural forms ("Lisa Sus" -> "Lisa Su", "neural networks" -> "neural network");
 - acronyms and their expansions ("AMD" <-> "Advanced Micro Devices") co-mentioned in a document;
 - transcript misspellings of one person's surname in a shared document: one letter apart ("Sam Schillaci" ->
-  "Sam Schillace") or cut short ("Charles Simon" -> "Charles Simonyi"), and a name cut short by its last letter
-  ("Googl" -> "Google") that is much rarer than the whole name;
+  "Sam Schillace"), sounding the same (same Metaphone code: "Theo Vaughn" -> "Theo Von") or cut short
+  ("Charles Simon" -> "Charles Simonyi"), and a name cut short by its last letter ("Googl" -> "Google") that is
+  much rarer than the whole name;
+- an organisation's name with words added inside ("Jen-Hsun & Lori Huang Foundation" -> "Jen-Hsun Huang
+  Foundation": same first and last word) or a kind word at its end ("Human-Centered AI Institute"), in one
+  document;
 - an organisation named with its parent's name in front ("Xerox PARC" -> "PARC") when the parent is an entity
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
@@ -27,6 +31,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+
+import jellyfish
 
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.store.records import Row
@@ -42,6 +48,9 @@ ORG_SUFFIXES = frozenset(
     {"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs", "team", "project",
      "university", "college"}
 )  # fmt: skip
+#: Trailing words that say what kind of organisation a name is; they join only a name typed ORG ("Human-Centered
+#: AI Institute" and "Human-Centered AI"), never a person's surname ("Gates Foundation" is not Gates).
+KIND_SUFFIXES = frozenset({"institute", "foundation", "center", "centre"})
 #: Types that can never be the same thing as a person.
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
 #: Types of a parent whose name may stand in front of an organisation's ("Xerox PARC", "Stanford HAI").
@@ -54,6 +63,8 @@ NAME_PART_MARGIN = 2.0
 TRUNCATED_RARER = 3
 #: Shortest surname or name that a misspelling or cut may be found in: shorter ones are other names ("Li", "Ng").
 MIN_SPELLED = 4
+#: Shortest surname compared by sound ("Von"): two-letter ones sound alike too easily ("Li", "Lee").
+MIN_SOUNDED = 3
 
 
 @dataclass
@@ -203,10 +214,24 @@ def _form_pairs(key: Key, by_slug: dict[str, Key]) -> list[tuple[str, str, str]]
     return out
 
 
-def _initials(key: Key) -> str:
-    """The initials of a name of words ("united-states" -> "us"); "" when a part is no word ("Apple II")."""
+def _initials(key: Key) -> set[str]:
+    """The initials of a name of words ("united-states" -> "us"), also read from its written words, where a
+    hyphenated word or an acronym inside is one letter ("Human-Centered AI Institute" -> "hai"); none when a
+    part is no word ("Apple II")."""
+    found = set()
     words = [t for t in key.tokens if t not in _MINOR]
-    return "".join(t[0] for t in words) if all(len(t) >= 3 and t.isalpha() for t in words) else ""
+    if all(len(t) >= 3 and t.isalpha() for t in words):
+        found.add("".join(t[0] for t in words))
+    written = [w for w in key.surface.split() if w.lower() not in _MINOR]
+    if len(written) > 1 and all(_word(w) for w in written):
+        found.add("".join(w[0] for w in written).lower())
+    return found
+
+
+def _word(written: str) -> bool:
+    """A word of letters (hyphens allowed), or an acronym; a Roman numeral ("Apple II") is a number."""
+    letters = written.replace("-", "")
+    return letters.isalpha() and (len(letters) >= 3 or letters.isupper()) and not set(letters) <= set("IVXLC")
 
 
 def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
@@ -214,7 +239,8 @@ def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     expansions: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
         if len(key.tokens) > 1:
-            expansions[_initials(key)].append(key)
+            for initials in _initials(key):
+                expansions[initials].append(key)
     out = []
     for key in sorted(keys.values(), key=lambda k: k.id):
         surface = key.surface
@@ -235,25 +261,47 @@ def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
 
 
 def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
-    """A person's name without a middle name ("Neil Tyson" of "Neil deGrasse Tyson"), and an organisation
-    without a suffix ("Google Brain" of "Google Brain Team"), when both are in one document."""
-    by_ends: dict[tuple[str, str], list[Key]] = defaultdict(list)
+    """A person's name without a middle name ("Neil Tyson" of "Neil deGrasse Tyson"), an organisation's name
+    with words added inside ("Jen-Hsun & Lori Huang Foundation" of "Jen-Hsun Huang Foundation"), and an
+    organisation without a suffix ("Google Brain" of "Google Brain Team"), when both are in one document."""
+    by_ends: dict[tuple[bool, str, str], list[Key]] = defaultdict(list)
     by_slug = {key.slug: key for key in keys.values()}
     out = []
     for key in keys.values():
-        if key.type == "PERSON" and len(key.tokens) > 2:
-            by_ends[(key.tokens[0], key.tokens[-1])].append(key)
+        if len(key.tokens) > 2:
+            by_ends[(key.type == "PERSON", key.tokens[0], key.tokens[-1])].append(key)
     for key in sorted(keys.values(), key=lambda k: k.id):
         tokens = key.tokens
         if key.type == "PERSON" and len(tokens) == 2:
-            longer = [k for k in by_ends.get((tokens[0], tokens[-1]), []) if _together(key, k)]
+            longer = [k for k in by_ends.get((True, tokens[0], tokens[-1]), []) if _together(key, k)]
             if len(longer) == 1:
                 out.append((key.id, longer[0].id, f"{key.surface} is {longer[0].surface} without a middle name"))
-        if len(tokens) > 1 and tokens[-1] in ORG_SUFFIXES and key.type != "PERSON":
+        if key.type == "ORG" and len(tokens) > 2:
+            inside = [
+                k
+                for k in by_ends.get((False, tokens[0], tokens[-1]), [])
+                if k.type == "ORG" and len(k.tokens) > len(tokens) and _within(tokens, k.tokens) and _together(key, k)
+            ]
+            if len(inside) == 1:
+                added = inside[0]
+                out.append((added.id, key.id, f"{added.surface} is {key.surface} with words added"))
+        if len(tokens) > 1 and tokens[-1] in ORG_SUFFIXES | KIND_SUFFIXES and key.type != "PERSON":
             short = by_slug.get("-".join(tokens[:-1]))
-            if short is not None and short.type not in _PLACES | {"PERSON"} and _together(key, short):
+            kind_ok = short is not None and (short.type == "ORG" or tokens[-1] in ORG_SUFFIXES)
+            if short is not None and kind_ok and short.type not in _PLACES | {"PERSON"} and _together(key, short):
                 out.append((key.id, short.id, f"{key.surface} is {short.surface} with a suffix"))
     return out
+
+
+def _within(short: list[str], long: list[str]) -> bool:
+    """Whether the words of `short` are those of `long` in order, with some left out."""
+    rest = iter(long)
+    return all(word in rest for word in short)
+
+
+def _sounds_alike(a: str, b: str) -> bool:
+    """Same Metaphone code ("von" and "vaughn"): how a transcriber who heard a name spells it."""
+    return min(len(a), len(b)) >= MIN_SOUNDED and jellyfish.metaphone(a) == jellyfish.metaphone(b)
 
 
 def _one_letter_apart(a: str, b: str) -> bool:
@@ -281,10 +329,9 @@ def _misspelled_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
             for target in group[:i]:
                 other = target.tokens[-1]
                 cut = other.startswith(last) and len(last) >= MIN_SPELLED
-                if (cut or (min(len(last), len(other)) > MIN_SPELLED and _one_letter_apart(last, other))) and _together(
-                    variant, target
-                ):
-                    how = "cut short" if cut else "one letter apart"
+                near = min(len(last), len(other)) > MIN_SPELLED and _one_letter_apart(last, other)
+                if (cut or near or _sounds_alike(last, other)) and _together(variant, target):
+                    how = "cut short" if cut else "one letter apart" if near else "sounds the same"
                     out.append((variant.id, target.id, f"{variant.surface} is {target.surface} misspelled ({how})"))
                     break
     by_slug = {key.slug: key for key in keys.values() if len(key.tokens) == 1}

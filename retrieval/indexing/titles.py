@@ -5,12 +5,17 @@ is about, and a member's three description sentences are too little text to find
 mention a community's members are what the community is about. Each community of a level is one class; its
 text is every chunk that mentions one of its members, and the phrases counted are the topics those chunks
 mention (the graph's own non-person entities: "machine learning", "Hurricane Irma", "Xerox PARC"; people are
-the members the report lists beside the title, never the title). A topic scores by how many of the class's
-chunks mention it against how often every class of the level does (c-TF-IDF: tf * log(1 + A / f), A the mean
-topic count per class, f the topic's count over all classes), so the host's everyday words lose to what only
-this community discusses. A topic must be mentioned in at least two of the community's chunks; a community
-with no such topic (two names met once) is titled by its best topic mentioned once, and by its members only
-when its passages mention no topic at all.
+the members the report lists beside the title, never a topic: at most its lead, below). A topic scores by how
+many of the class's chunks mention it against how often every class of the level does (c-TF-IDF:
+tf * log(1 + A / f), A the mean topic count per class, f the topic's count over all classes), so the host's
+everyday words lose to what only this community discusses. A topic must be mentioned in at least two of the
+community's chunks; a community with no such topic (two names met once) is titled by its best topic mentioned
+once, and by its members only when its passages mention no topic at all.
+A community held together by one person who is not everywhere (a guest, a character, not a show's host) is
+led by that person: "Lisa Su: AMD, hardware & compute" is how an analyst knows that conversation, where
+"AMD, hardware & compute" alone could be anyone's. The lead is the person member mentioned in the most of the
+community's chunks, when those are at least LEAD_SHARE of them and the person is mentioned in at most
+LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads nothing).
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
@@ -26,8 +31,17 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
 from retrieval.indexing.entity_filter import DISCOURSE_WORDS, GENERIC_NOUNS
+from retrieval.indexing.entity_types import ROLES
 
 PHRASES = 3
+#: Topics after a lead person's name ("Lisa Su: AMD, hardware & compute").
+LED_PHRASES = 3
+#: A person leads a community whose chunks mention them in at least this share...
+LEAD_SHARE = 0.3
+#: ...when they are mentioned in at most this share of the graph's documents (more: a host, a narrator)...
+LEAD_DOCUMENTS = 0.34
+#: ...and in at least this many chunks (a name met once, "Castle Wolfenstein" typed PERSON, leads nothing).
+LEAD_MIN_CHUNKS = 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
 #: A topic of several words is worth more than one word: "machine learning" over "learning".
@@ -47,7 +61,7 @@ _FILLERS = frozenset(
         "thank", "thanks", "wanted", "trying", "try", "lots", "bunch", "doing", "make", "makes", "making",
     }
 )  # fmt: skip
-_STOP = STOP_WORDS | _FILLERS | GENERIC_NOUNS | DISCOURSE_WORDS
+_STOP = STOP_WORDS | _FILLERS | GENERIC_NOUNS | DISCOURSE_WORDS | ROLES | {"phd"}
 
 
 def _topics(entities: Mapping[str, Entity]) -> dict[str, tuple[str, float]]:
@@ -75,6 +89,13 @@ def community_titles(
         chunks_of[entity].add(chunk)
         if entity in topics:
             topics_in[chunk].add(entity)
+    documents = {_document(c) for chunks in chunks_of.values() for c in chunks}
+    local = {
+        key
+        for key, entity in entities.items()
+        if entity.type == "PERSON"
+        and len({_document(c) for c in chunks_of.get(key, ())}) <= max(1.0, LEAD_DOCUMENTS * len(documents))
+    }
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
@@ -88,7 +109,8 @@ def community_titles(
         taken: set[str] = set()
         for community in sorted(level_communities, key=lambda c: (-len(c.members), c.id)):
             ranked = _ranked(counts[community.id], totals, average, topics)
-            titles[community.id] = _unique(ranked, _main_members(community, entities), taken)
+            lead = _lead(community, local, chunks_of, entities)
+            titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
 
@@ -125,15 +147,43 @@ def _ranked(
     return chosen
 
 
+def _document(chunk: str) -> str:
+    return chunk.rsplit(":", 1)[0]
+
+
+def _lead(
+    community: Community, local: set[str], chunks_of: Mapping[str, set[str]], entities: Mapping[str, Entity]
+) -> str:
+    """The person the community is about (see the module docstring), or "" when there is none."""
+    chunks: set[str] = set()
+    for member in community.members:
+        chunks |= chunks_of.get(member, set())
+    people = sorted(
+        (m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), entities[m].title)
+    )
+    found = len(chunks_of.get(people[0], ())) if people else 0
+    if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks):
+        return entities[people[0]].title
+    return ""
+
+
 def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[str]:
     present = [entities[m] for m in community.members if m in entities]
     return [e.title for e in sorted(present, key=lambda e: (-e.mentions, e.title))]
 
 
-def _unique(ranked: list[str], members: list[str], taken: set[str]) -> str:
-    """'topic, topic & topic', made unique within the level by more topics, then by the main member."""
-    candidates = [_format(ranked[: PHRASES + extra]) for extra in range(max(1, len(ranked) - PHRASES + 1))]
-    if not ranked:  # passages that mention no topic: the members are all there is to say
+def _unique(ranked: list[str], members: list[str], taken: set[str], lead: str = "") -> str:
+    """'topic, topic & topic' (after 'Lead: ' when a person leads), made unique within the level by more
+    topics, then by the main member."""
+    ranked = [t for t in ranked if t != lead]
+    if lead and ranked:
+        more = range(max(1, len(ranked) - LED_PHRASES + 1))
+        candidates = [f"{lead}: {_format(ranked[: LED_PHRASES + extra])}" for extra in more]
+    elif lead:
+        candidates = [lead, *(f"{lead} & {_format(members[1:n])}" for n in range(2, len(members) + 1))]
+    else:
+        candidates = [_format(ranked[: PHRASES + extra]) for extra in range(max(1, len(ranked) - PHRASES + 1))]
+    if not ranked and not lead:  # passages that mention no topic: the members are all there is to say
         candidates = [_format(members[:n]) for n in range(2, len(members) + 1)] or [_format(members[:1])]
     candidates += [f"{candidates[0]} ({m})" for m in members[:1] if ranked]
     for title in candidates:

@@ -92,10 +92,19 @@ def signals(answer: Answer) -> dict[str, float]:
         "similarity": _similarity(answer),
         "arms": _arms(answer),
     }
+    if _lists_themes(answer):
+        out.update(coverage=1.0, names=1.0, exists=1.0, complete=1.0)
     reported = _model_report(answer)
     if reported is not None:
         out["model"] = reported
     return out
+
+
+def _lists_themes(answer: Answer) -> bool:
+    """A global answer listing the collection's themes for a question that asks for nothing else ("What are the
+    main themes?"): its asked-about words name what the listing is, not words its facts could state, and the
+    themes are the graph's own communities, so the word signals are met by construction."""
+    return answer.mode == "global" and any(s.kind == "aggregate" and s.details.get("themes") for s in answer.trace)
 
 
 def probability(values: dict[str, float], model: dict[str, Any] | None = None) -> float:

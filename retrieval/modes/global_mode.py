@@ -7,6 +7,8 @@ ceil(selected / global_map_batch) calls however large the graph grows. Offline, 
 summary sentence against the question and the reduce answers with themes: the best communities,
 each with its title, size, key entities and its two most relevant summary sentences as key facts;
 citations point at communities (`Citation.kind == "community"`) with a span verbatim from the summary.
+A question that asks for the collection's themes and nothing more selects the communities with the most
+evidence instead (`global_themes.py`), and offline each theme's facts are its summary's leading sentences.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from retrieval.context import Context
+from retrieval.conversation.question_kind import theme_question
 from retrieval.llm.json_schema import NUMBER, STRING, array, final_answer, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
+from retrieval.modes import global_themes
 from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
 from retrieval.modes.steps import ask_json, emit, timed
@@ -91,6 +95,9 @@ class GlobalRun:
         self.notes: list[str] = []
         self.question_vector = np.zeros(ctx.embedder.dim, dtype=np.float32)
         self.reports: dict[str, CommunityReport] = {}
+        #: The question asks for the collection's themes: the largest communities answer it, not the nearest.
+        self.themes_asked = theme_question(question)
+        self.theme_scores: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def run(self, level: int | None) -> Answer:
@@ -117,7 +124,7 @@ class GlobalRun:
             answer=final,
             communities=list(dict.fromkeys(c.chunk_id for c in citations)),
             duration_ms=(time.perf_counter() - started) * 1000,
-            details={"points": len(points), "answered_by": _by(by_llm)},
+            details={"points": len(points), "answered_by": _by(by_llm), "themes": self.themes_asked},
         )
         emit(
             self.progress,
@@ -146,12 +153,19 @@ class GlobalRun:
         started = time.perf_counter()
         with timed(self.usage, "select"):
             self.question_vector = self.ctx.embedder.embed([self.question])[0]
-            if level is None:
-                levels = community_levels(self.ctx)
-                level = min(levels) if levels else None
-            selected = select_communities(self.ctx, self.question_vector, level)
+            if self.themes_asked:
+                if level is None:
+                    counts = global_themes.level_counts(self.ctx)
+                    level = global_themes.theme_level(sorted(counts), counts)
+                selected = global_themes.theme_hits(self.ctx, level, self.ctx.settings.global_max_communities)
+            else:
+                if level is None:
+                    levels = community_levels(self.ctx)
+                    level = min(levels) if levels else None
+                selected = select_communities(self.ctx, self.question_vector, level)
             self.reports = community_reports(self.ctx, [h.id for h in selected])
             reports = [self.reports[h.id] for h in selected if h.id in self.reports]
+            self.theme_scores = {h.id: h.score for h in selected}
             at_level = count_communities(self.ctx, level)
         size = self.ctx.settings.global_map_batch
         batches = [reports[i : i + size] for i in range(0, len(reports), size)]
@@ -245,7 +259,14 @@ class GlobalRun:
         return found, notes
 
     def extractive_points(self, batch: list[CommunityReport]) -> list[Point]:
-        """Each report's summary sentences closest to the question, scored 0-100 by cosine similarity."""
+        """Each report's summary sentences closest to the question, scored 0-100 by cosine similarity; for the
+        collection's themes, each report's leading summary sentences, scored by its evidence against the best."""
+        if self.themes_asked:
+            return [
+                Point(sentence, _score(self.theme_scores.get(r.id, 0.0) * 100), (r.id,))
+                for r in batch
+                for sentence in _distinct_sentences(r.summary)[:THEME_SENTENCES]
+            ]
         pool = [(r.id, s) for r in batch for s in _distinct_sentences(r.summary)]
         if not pool:
             return []
@@ -294,8 +315,13 @@ class GlobalRun:
         ids = list(by_theme)[:THEMES]
         sizes = community_sizes(self.ctx, ids)
         entities = top_entities(self.ctx, ids, THEME_ENTITIES)
+        documents = global_themes.documents_under(self.ctx, ids) if self.themes_asked else {}
         facts: list[KeyFact] = []
-        lines = [f"{len(ids)} theme(s) in the communities closest to the question:"]
+        lines = [
+            f"The {len(ids)} main theme(s), the communities with the most evidence:"
+            if self.themes_asked
+            else f"{len(ids)} theme(s) in the communities closest to the question:"
+        ]
         for n, community in enumerate(ids, start=1):
             first = len(facts) + 1
             for p in by_theme[community]:
@@ -311,12 +337,17 @@ class GlobalRun:
             lines.append(
                 f"{n}. **{self.reports[community].title}** ({size} entities)"
                 + (f"; key entities: {names}" if names else "")
+                + (f"; from {documents[community]} document(s)" if community in documents else "")
                 + f" [facts {refs}]"
             )
+        how = (
+            "the communities with the most source passages at the coarsest level that has several"
+            if self.themes_asked
+            else "the communities whose summary sentences are closest to the question"
+        )
         uncertainty = (
-            "Answered extractively (no language model): the themes are the communities whose summary sentences are "
-            f"closest to the question; {mapped} point(s) from {len({c for p in top for c in p.communities})} "
-            "communities were weighed."
+            f"Answered extractively (no language model): the themes are {how}; {mapped} point(s) from "
+            f"{len({c for p in top for c in p.communities})} communities were weighed."
         )
         return facts, "\n".join(lines), uncertainty, False
 

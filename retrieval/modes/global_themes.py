@@ -1,0 +1,67 @@
+"""The collection's themes, for a question that asks for them ("What are the main themes?").
+
+Why not the reports nearest the question: a question about the whole collection has no content words to
+match, so the embedding similarity of "main themes" to each report favours small trivia communities ("Hurricane
+Irma & Category 3"), and their sentences do not say "theme" either. The themes of a collection are its
+communities with the most evidence behind them (`rank`: the log of their source chunks offline, the model's
+rating with one), at the coarsest level that still has several: their titles name the themes, their summaries
+are the facts that support them, and each theme says how many documents it rests on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from retrieval.context import Context
+from retrieval.models import Hit
+from retrieval.search.community_context import community_chunk_ids
+from retrieval.store.records import ident
+
+#: A level is coarse enough for themes when it still has this many communities.
+MIN_THEMES = 4
+
+
+def theme_level(levels: Sequence[int], counts: dict[int, int]) -> int | None:
+    """The coarsest level with at least MIN_THEMES communities, else the finest (a small graph)."""
+    several = [level for level in levels if counts.get(level, 0) >= MIN_THEMES]
+    return max(several) if several else min(levels, default=None)
+
+
+def level_counts(ctx: Context) -> dict[int, int]:
+    rows = ctx.store.read(
+        f"MATCH (k:{ident(ctx.settings.community_label)}) WHERE {ctx.in_scope('k')} AND k.level IS NOT NULL "
+        "RETURN k.level AS level, count(k) AS n",
+        {"project": ctx.project},
+    )
+    return {int(r["level"]): int(r["n"]) for r in rows}
+
+
+def theme_hits(ctx: Context, level: int | None, k: int) -> list[Hit]:
+    """The `k` communities of `level` with the most evidence, best first, scored 0-1 against the best."""
+    where = " AND k.level = $level" if level is not None else ""
+    rows = ctx.store.read(
+        f"MATCH (k:{ident(ctx.settings.community_label)}) WHERE {ctx.in_scope('k')}{where} "
+        "RETURN k.id AS id, k.level AS level, k.title AS title, k.summary AS summary, k.rank AS rank "
+        "ORDER BY coalesce(k.rank, 0) DESC, k.id LIMIT $k",
+        {"project": ctx.project, "level": level, "k": k},
+    )
+    best = max((float(r["rank"] or 0) for r in rows), default=0.0) or 1.0
+    return [
+        Hit(
+            id=str(r["id"]),
+            kind="community",
+            text=str(r["summary"] or ""),
+            score=float(r["rank"] or 0) / best,
+            metadata={"level": r["level"], "title": r["title"] or r["id"], "rank": r["rank"]},
+            sources={"rank": float(r["rank"] or 0)},
+        )
+        for r in rows
+    ]
+
+
+def documents_under(ctx: Context, community_ids: Sequence[str]) -> dict[str, int]:
+    """How many documents each community's chunks come from (chunk ids are `document:index`)."""
+    return {
+        community: len({chunk.rsplit(":", 1)[0] for chunk in chunks})
+        for community, chunks in community_chunk_ids(ctx, community_ids).items()
+    }
