@@ -37,6 +37,7 @@ from retrieval.search.evidence import (
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
+from retrieval.search.turns import with_opening_speakers
 from retrieval.telemetry.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_details, followup_pct
 
 MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
@@ -290,7 +291,7 @@ class DriftRun(DriftState):
                 }
             )
             chunks = expand(self.ctx, [s.id for s in seeds], light, chunk_limit=EXPANSION_CHUNKS).chunks
-        evidence = _unique([*hits, *chunks])
+        evidence = with_opening_speakers(self.ctx, _unique([*hits, *chunks]))
         self.remember(evidence)
         return Gathered(started, len(scope), [s.id for s in seeds], evidence)
 
@@ -301,7 +302,7 @@ class DriftRun(DriftState):
         """
         self.embedder.embed(
             [
-                c.span
+                c.said
                 for followup, found in zip(followups, gathered, strict=True)
                 for c in shortlist(
                     followup.query, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED, project_boilerplate(self.ctx)
