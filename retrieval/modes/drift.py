@@ -35,6 +35,7 @@ from retrieval.search.evidence import (
     shortlist,
 )
 from retrieval.search.expand import expand
+from retrieval.search.fact_pool import cited_extra, fact_pool
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
 from retrieval.search.turns import with_opening_speakers
@@ -405,7 +406,10 @@ class DriftRun(DriftState):
                 final = str(parsed["final_answer"])
                 uncertainty = " ".join(p for p in (str(parsed["residual_uncertainty"]), open_note) if p)
             else:
-                facts = self.facts(self.question, self.question_vector, self.offline_pool(), KEY_FACTS)
+                vector = self.question_vector.tolist()
+                pool = fact_pool(self.ctx, self.question, self.params, self.offline_pool(), vector)
+                facts = self.facts(self.question, self.question_vector, pool, KEY_FACTS)
+                self.remember(cited_extra(facts, list(self.retrieved.values()), pool))  # every cited chunk is evidence
                 final = answer_lead(facts)
                 uncertainty = " ".join(
                     p
