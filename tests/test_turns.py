@@ -96,6 +96,7 @@ def test_the_fact_pool_adds_chunks_below_the_retrieved_ones(search_store: GraphS
     assert len(pool) > len(retrieved) and len({h.id for h in pool}) == len(pool)
     weakest = min(h.score for h in retrieved)
     assert all(h.score <= weakest for h in pool[len(retrieved) :])
+    assert {h.document_id for h in pool} == {h.document_id for h in retrieved}  # further in the same documents
 
 
 def test_an_unlabelled_text_has_no_prompt() -> None:

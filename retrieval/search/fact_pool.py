@@ -4,9 +4,10 @@ Why wider than the retrieved chunks: chunk search ranks a whole passage, and in 
 name the guest most (the introduction, the sign-off) outrank the one where the guest answers the question:
 "What did Mira Murati study in college?" retrieved ten chunks of her episode, none holding "I studied mechanical
 engineering.", which sat 35th. Sentences are cheap to rank by their words, so the pool takes the hybrid search's
-next chunks too, each scored below every retrieved one (the retrieved ranking still counts), and the sentence
-ranking decides. Tuned on the demo questions' dev split: with 40 more chunks the gold sentence was in the pool
-for all but one of its 36 answerable questions (with the 10 retrieved alone, six missed).
+next chunks of the documents it retrieved (read further in what the search found; other documents' chunks cost
+HotpotQA 2 points of contains-gold), each scored below every retrieved one, and the sentence ranking decides.
+Tuned on the demo questions' dev split: with 40 more chunks the gold sentence was in the pool for all but one of
+its 36 answerable questions (with the 10 retrieved alone, six missed).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ POOL_CHUNKS = 40
 def fact_pool(
     ctx: Context, question: str, params: QueryParams, hits: Sequence[Hit], query_vector: list[float] | None
 ) -> list[Hit]:
-    """`hits`, then the hybrid search's best POOL_CHUNKS that `hits` lack, with the speaker at each one's start.
+    """`hits`, then those of the hybrid search's best POOL_CHUNKS that `hits` lack but whose documents `hits`
+    have, with the speaker at each one's start.
 
     A further chunk's score is its search score scaled below the weakest retrieved hit's, so no further chunk
     outranks a retrieved one.
@@ -38,7 +40,12 @@ def fact_pool(
         seen = {h.id for h in pool}
         weakest = min(h.score for h in pool)
         best = max((h.score for h in wider), default=0.0) or 1.0
-        pool += [h.model_copy(update={"score": weakest * h.score / best}) for h in wider if h.id not in seen]
+        documents = {h.document_id for h in pool}
+        pool += [
+            h.model_copy(update={"score": weakest * h.score / best})
+            for h in wider
+            if h.id not in seen and h.document_id in documents
+        ]
     return with_opening_speakers(ctx, pool)
 
 
