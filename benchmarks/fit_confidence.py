@@ -35,7 +35,7 @@ from retrieval.models import Answer, Mode
 RIDGE = 1.0
 #: Share of right answers the threshold may flag as "not in these documents".
 MAX_FLAGGED = 0.10
-SIGNALS = ("support", "coverage", "names", "exists", "complete", "similarity", "arms")
+SIGNALS = ("support", "coverage", "names", "exists", "complete", "similarity", "arms", "gap")
 
 
 def collect(split: str, modes: list[Mode], saved: Path | None) -> tuple[np.ndarray, np.ndarray, list[bool]]:

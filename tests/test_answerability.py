@@ -82,3 +82,11 @@ def test_signals_read_coverage_names_and_arms_from_the_answer() -> None:
     assert values["coverage"] == pytest.approx(3 / 4)  # discover, marie, curie, but not radium
     assert values["names"] == 1.0 and values["similarity"] == 0.6 and values["arms"] == 0.0
     assert answerability.question_names("What did Lisa Su's team build?") == ["lisa", "su"]
+
+
+def test_the_gap_signal_is_how_far_the_best_hit_stands_above_the_next() -> None:
+    answer = Answer(question="Who discovered polonium?", mode="local", answered_by="extractive")
+    answer.evidence = [Hit(id=f"c{i}", text="x", score=score) for i, score in enumerate([1.0, 0.5, 0.5, 0.5, 0.5, 0.1])]
+    assert answerability.signals(answer)["gap"] == pytest.approx(0.5)  # the next four only
+    answer.evidence = [Hit(id=f"c{i}", text="x", score=0.7) for i in range(5)]
+    assert answerability.signals(answer)["gap"] == 0.0  # many passages equally near: nothing stands out

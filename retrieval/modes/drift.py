@@ -35,8 +35,10 @@ from retrieval.search.evidence import (
     shortlist,
 )
 from retrieval.search.expand import expand
+from retrieval.search.fact_pool import cited_extra, fact_pool
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
+from retrieval.search.turns import with_opening_speakers
 from retrieval.telemetry.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_details, followup_pct
 
 MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
@@ -290,7 +292,7 @@ class DriftRun(DriftState):
                 }
             )
             chunks = expand(self.ctx, [s.id for s in seeds], light, chunk_limit=EXPANSION_CHUNKS).chunks
-        evidence = _unique([*hits, *chunks])
+        evidence = with_opening_speakers(self.ctx, _unique([*hits, *chunks]))
         self.remember(evidence)
         return Gathered(started, len(scope), [s.id for s in seeds], evidence)
 
@@ -301,7 +303,7 @@ class DriftRun(DriftState):
         """
         self.embedder.embed(
             [
-                c.span
+                c.said
                 for followup, found in zip(followups, gathered, strict=True)
                 for c in shortlist(
                     followup.query, found.evidence[:FACT_POOL], FOLLOWUP_EMBEDDED, project_boilerplate(self.ctx)
@@ -404,7 +406,10 @@ class DriftRun(DriftState):
                 final = str(parsed["final_answer"])
                 uncertainty = " ".join(p for p in (str(parsed["residual_uncertainty"]), open_note) if p)
             else:
-                facts = self.facts(self.question, self.question_vector, self.offline_pool(), KEY_FACTS)
+                vector = self.question_vector.tolist()
+                pool = fact_pool(self.ctx, self.question, self.params, self.offline_pool(), vector)
+                facts = self.facts(self.question, self.question_vector, pool, KEY_FACTS)
+                self.remember(cited_extra(facts, list(self.retrieved.values()), pool))  # every cited chunk is evidence
                 final = answer_lead(facts)
                 uncertainty = " ".join(
                     p

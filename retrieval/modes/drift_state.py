@@ -24,6 +24,7 @@ from retrieval.search.evidence import (
     extractive_facts,
     validate_citations,
 )
+from retrieval.search.turns import with_opening_speakers
 from retrieval.telemetry.events import RetrievalProgress
 
 MIN_PRIMER_FOLLOWUPS, MAX_PRIMER_FOLLOWUPS = 2, 6
@@ -111,7 +112,7 @@ class DriftState:
         return extractive_facts(
             question,
             [float(x) for x in query_vector],
-            list(hits),
+            with_opening_speakers(self.ctx, hits),
             self.embedder,
             limit,
             embedded=embedded,

@@ -19,6 +19,7 @@ from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryPa
 from retrieval.modes.steps import clamp01, fallback_note
 from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
+from retrieval.search.fact_pool import cited_extra, fact_pool
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
 from retrieval.telemetry.events import RetrievalProgress, aggregation_details
 from retrieval.text.readable import nothing_to_search
@@ -77,9 +78,9 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
         return result
     _emit(progress, "aggregating_results", 90, f"answering from {len(hits)} chunks")
     result = (
-        _llm_answer(ctx, question, found, notes)
+        _llm_answer(ctx, question, params, found, notes)
         if ctx.llm is not None
-        else _extractive_answer(ctx, question, found, notes)
+        else _extractive_answer(ctx, question, params, found, notes)
     )
     result.usage.add_time("search", search_ms)
     result.trace.insert(0, _search_step(question, found, search_ms))
@@ -97,11 +98,10 @@ def _relevant(hits: list[Hit]) -> bool:
     return any(h.sources.get("fulltext", 0) > 0 or h.sources.get("vector", 0) >= MIN_SIMILARITY for h in hits)
 
 
-def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: list[str]) -> Answer:
+def _extractive_answer(ctx: Context, question: str, params: QueryParams, found: Retrieval, notes: list[str]) -> Answer:
     started = time.perf_counter()
-    facts = extractive_facts(
-        question, found.query_vector, found.chunks, ctx.embedder, MAX_FACTS, skip=project_boilerplate(ctx)
-    )
+    pool = fact_pool(ctx, question, params, found.chunks, found.query_vector)
+    facts = extractive_facts(question, found.query_vector, pool, ctx.embedder, MAX_FACTS, skip=project_boilerplate(ctx))
     result = Answer(
         question=question,
         mode="local",
@@ -110,7 +110,7 @@ def _extractive_answer(ctx: Context, question: str, found: Retrieval, notes: lis
         key_facts=facts,
         residual_uncertainty="Extractive answer: the best evidence sentences, not a written synthesis.",
         notes=notes,
-        evidence=found.chunks,
+        evidence=[*found.chunks, *cited_extra(facts, found.chunks, pool)],
     )
     result.usage.add_time("answer", (time.perf_counter() - started) * 1000)
     return result
@@ -124,7 +124,7 @@ def _context_block(hits: list[Hit]) -> str:
     )
 
 
-def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str]) -> Answer:
+def _llm_answer(ctx: Context, question: str, params: QueryParams, found: Retrieval, notes: list[str]) -> Answer:
     assert ctx.llm is not None
     hits = found.chunks[:CONTEXT_CHUNKS]
     result = Answer(question=question, mode="local", answered_by="llm", notes=notes, evidence=found.chunks)
@@ -142,7 +142,7 @@ def _llm_answer(ctx: Context, question: str, found: Retrieval, notes: list[str])
         failure = [fallback_note("answer", exc)]
     result.usage.add_time("answer", (time.perf_counter() - started) * 1000)
     if failure:
-        fallback = _extractive_answer(ctx, question, found, [*notes, *failure])
+        fallback = _extractive_answer(ctx, question, params, found, [*notes, *failure])
         fallback.usage = result.usage
         return fallback
     assert reply.parsed is not None

@@ -27,9 +27,10 @@ from retrieval.models import Citation, Hit, KeyFact
 from retrieval.search.fact_selection import choose
 from retrieval.search.filler import never_a_fact
 from retrieval.search.keywords import content_terms
+from retrieval.search.turns import prompt, speaker_of
 from retrieval.store import bm25
 from retrieval.text.readable import clean_spoken, sentence_key
-from retrieval.text.speakers import LABEL, speaker_at, strip_label
+from retrieval.text.speakers import LABEL, strip_label
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ _SENTENCE = re.compile(r"(?:[^.!?\n]|\n(?!\s*\n))+(?:[.!?]+[\"')\]]*(?=\s|$)|(?=
 MIN_WORDS = 4
 MAX_SPAN_CHARS = 400
 #: Sentences read per question (cheap: they are ranked by words first).
-MAX_CANDIDATES = 120
+MAX_CANDIDATES = 300
 #: Sentences embedded per question after the lexical shortlist: embedding dominates an extractive answer's cost.
 MAX_EMBEDDED = 16
 #: Share of a sentence's score that comes from its chunk's retrieval score (the rest is its own similarity).
@@ -55,6 +56,10 @@ SPEAKER_MIN_SHARE = 0.7
 #: asked: "What did Lisa Su say about chiplets?" prefers her sentence about chiplets over her other ones. When the
 #: question names a speaker, only that speaker's sentences get it (her words first, then the one on the topic).
 ASKED_WEIGHT = 0.15
+#: Bonus (times `Candidate.prompt`) for a sentence answering a turn that asked what the question asks.
+PROMPT_WEIGHT = 0.15
+#: A question asks rather than states: "And what did Loopt do?" is the prompt, the next turn the answer.
+QUESTION_PENALTY = 0.1
 #: Question words that ask how, not what: they name no asked-about thing.
 _ASKING_TEXT = "say said says think thinks thought talk talked talks mention mentioned describe described explain"
 _ASKING = frozenset(f"{_ASKING_TEXT} explained know known see sees view views feel feels".split())
@@ -145,13 +150,23 @@ def _complete(span: str) -> bool:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An evidence sentence before embedding: `rank` is its chunk's score relative to the best, `lexical` 0-1."""
+    """An evidence sentence before embedding: `rank` is its chunk's score relative to the best, `lexical` 0-1,
+    `prompt` 0-1 how well the turn it answers matches the question (`turns.prompt`)."""
 
     hit: Hit
     span: str
     rank: float
     lexical: float
     speaker: str | None = None
+    prompt: float = 0.0
+
+    @property
+    def said(self) -> str:
+        """The text embedded for it: who says it, then what is said ("Daphne Koller: And the reason I got into
+        biology ..."). Why: a question naming a person is close to every sentence naming them (the host's
+        "Our guest today is Daphne Koller."), and her own sentences never say her name; with the speaker's name
+        in front, her words compete with the host's on what they say."""
+        return f"{self.speaker}: {strip_label(self.span)}" if self.speaker else self.span
 
 
 def shortlist(
@@ -175,15 +190,21 @@ def shortlist(
         if sentence_key(strip_label(p[1])) not in skip and sentence_key(p[1]) not in repeated and not never_a_fact(p[1])
     ]
     pool = [pool[i] for i in distinct([span for _h, span, _r in pool])]
-    lexical = _bm25(question, [strip_label(span) for _h, span, _r in pool])  # what is said, not who says it
+    asked = [prompt(h.text, _offset(h, span)) for h, span, _r in pool]
+    said = [strip_label(span) for _h, span, _r in pool]  # what is said, not who says it
+    extra = list(dict.fromkeys(s for sentences_, _w in asked for s in sentences_))
+    scored = _bm25(question, [*said, *extra])
+    lexical, by_sentence = scored[: len(said)], dict(zip(extra, scored[len(said) :], strict=True))
     best = max(lexical, default=0.0) or 1.0
     candidates = [
-        Candidate(h, span, rank, lex / best, _speaker(h, span))
-        for (h, span, rank), lex in zip(pool, lexical, strict=True)
+        Candidate(h, span, rank, lex / best, speaker_of(h, _offset(h, span)), _prompt_score(ask, by_sentence, best))
+        for (h, span, rank), lex, ask in zip(pool, lexical, asked, strict=True)
     ]
     order = sorted(
         range(len(candidates)),
-        key=lambda i: -((1 - HIT_WEIGHT) * candidates[i].lexical + HIT_WEIGHT * candidates[i].rank),
+        key=lambda i: (
+            -((1 - HIT_WEIGHT) * max(candidates[i].lexical, candidates[i].prompt) + HIT_WEIGHT * candidates[i].rank)
+        ),
     )
     return [candidates[i] for i in sorted(order[:limit])]
 
@@ -197,10 +218,16 @@ def _shared_across_documents(pool: Sequence[tuple[Hit, str, float]]) -> set[str]
     return {key for key, found in documents.items() if len(found) > 1}
 
 
-def _speaker(hit: Hit, span: str) -> str | None:
-    """Who says `span` in a transcript chunk (the last speaker label before it), None when unlabelled."""
+def _offset(hit: Hit, span: str) -> int:
+    """Where the words of `span` start in its chunk (after the speaker label it may start with)."""
     label = LABEL.match(span)
-    return speaker_at(hit.text, max(hit.text.find(span), 0) + (label.end() if label else 0))
+    return max(hit.text.find(span), 0) + (label.end() if label else 0)
+
+
+def _prompt_score(asked: tuple[list[str], float], scores: dict[str, float], best: float) -> float:
+    """How well the turn a sentence answers matches the question (its best sentence, relative, decayed)."""
+    sentences_, weight = asked
+    return weight * min(max((scores.get(s, 0.0) for s in sentences_), default=0.0) / best, 1.0)
 
 
 def _named_speakers(question: str, candidates: Sequence[Candidate]) -> set[str]:
@@ -216,6 +243,10 @@ def _named_speakers(question: str, candidates: Sequence[Candidate]) -> set[str]:
         for c in candidates
         if c.speaker and any(len(w) > 2 and w in words for w in _WORD.findall(c.speaker.lower()))
     }
+
+
+def _asks(span: str) -> bool:
+    return strip_label(span).rstrip("\"')]’” ").endswith("?")
 
 
 def asked_terms(question: str) -> list[str]:
@@ -273,7 +304,7 @@ def extractive_facts(
     if not candidates or max_facts < 1:
         return []
     qvec = np.asarray(question_vector if question_vector is not None else embedder.embed_query(question))
-    vectors = embedder.embed([c.span for c in candidates])
+    vectors = embedder.embed([c.said for c in candidates])
     similarity = vectors @ qvec
     named = _named_speakers(question, candidates)
     base = [
@@ -286,6 +317,8 @@ def extractive_facts(
         score
         + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
         + (ASKED_WEIGHT * states(c, asked) if not named or c.speaker in named else 0.0)
+        + PROMPT_WEIGHT * c.prompt
+        - (QUESTION_PENALTY if _asks(c.span) else 0.0)
         for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
     documents = [c.hit.document_id or c.hit.id for c in candidates]
