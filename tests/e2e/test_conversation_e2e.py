@@ -35,9 +35,12 @@ def test_a_follow_up_uses_the_first_turn_and_the_thread_survives_a_reload(
 
     # the turn is stored and the page redrawn from the thread once the conversation can be exported
     expect(page.get_by_text("Export conversation (Markdown)")).to_be_visible(timeout=WAIT_MS)
-    page.wait_for_timeout(500)
     heading = page.get_by_role("heading", name="Ask").first
-    heading.scroll_into_view_if_needed()  # the reader scrolls back up to the top
+    for _ in range(10):  # the reader scrolls back up to the top, again if a late redraw scrolled the page down
+        heading.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        if heading.evaluate("h => h.getBoundingClientRect().bottom > 0"):
+            break
     expect(heading).to_be_in_viewport()
     _ask(page, SECOND)
     expect(page.get_by_text(SECOND, exact=True).first).to_be_in_viewport(timeout=WAIT_MS)  # brought into view
