@@ -122,10 +122,8 @@ def test_one_statement_hybrid_search_finds_what_the_steps_find(
     assert entities and shown(entities) == shown(search_entities(ctx, query, params(ctx)))
 
 
-def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On Neo4j both arms, the counts BM25 needs for new words and the completion of each arm are one statement
-    (a search's cost there was its round trips); the embedded store runs the steps against its local server."""
-    search_chunks(ctx, "Who discovered polonium?", params(ctx))  # index names and label statistics, read once
+def _count_reads(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements the store reads from now on, in order (the store still runs each)."""
     reads: list[str] = []
     read = ctx.store.read
 
@@ -134,6 +132,14 @@ def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, mon
         return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ctx.store, "read", counted)
+    return reads
+
+
+def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Neo4j both arms, the counts BM25 needs for new words and the completion of each arm are one statement
+    (a search's cost there was its round trips); the embedded store runs the steps against its local server."""
+    search_chunks(ctx, "Who discovered polonium?", params(ctx))  # index names and label statistics, read once
+    reads = _count_reads(ctx, monkeypatch)
     hits = search_chunks(ctx, "Which element did Pierre Curie find in pitchblende?", params(ctx))
     assert hits
     if ctx.store.backend == "neo4j":
@@ -148,14 +154,7 @@ def test_default_search_round_trips(ctx: Context, monkeypatch: pytest.MonkeyPatc
     the walk's seeds with their first hop, then the reached nodes' properties: six statements, never one per hit."""
     question, p = "Which radioactive element did Marie discover?", params(ctx, top_k=2, max_hops=1)
     warm = retrieve(ctx, question, p)  # index names, label statistics and word counts are read once
-    reads: list[str] = []
-    read = ctx.store.read
-
-    def counted(cypher: str, *args: object, **kwargs: object) -> object:
-        reads.append(cypher)
-        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ctx.store, "read", counted)
+    reads = _count_reads(ctx, monkeypatch)
     found = retrieve(ctx, question, p)
     assert [h.id for h in found.chunks] == [h.id for h in warm.chunks] and found.expansion.entities
     if ctx.store.backend == "neo4j":  # this small graph stores no degrees: the walk counts them in one more read
