@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.context import Context
-from retrieval.conversation.question_kind import theme_question
 from retrieval.engine import Engine
 from retrieval.llm.client import ChatModel
 from retrieval.models import QueryParams
 from retrieval.modes import global_mode, global_themes
+from retrieval.modes.global_themes import theme_question
 from tests.conftest import CAROL_PROJECT, make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply
 from tests.test_drift import Graph, ids_in, schema_name

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from retrieval.context import Context
-from retrieval.conversation.question_kind import theme_question
 from retrieval.llm.json_schema import NUMBER, STRING, array, final_answer, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes import global_themes
@@ -96,7 +95,7 @@ class GlobalRun:
         self.question_vector = np.zeros(ctx.embedder.dim, dtype=np.float32)
         self.reports: dict[str, CommunityReport] = {}
         #: The question asks for the collection's themes: the largest communities answer it, not the nearest.
-        self.themes_asked = theme_question(question)
+        self.themes_asked = global_themes.theme_question(question)
         self.theme_scores: dict[str, float] = {}
         self._lock = threading.Lock()
 

@@ -10,15 +10,43 @@ are the facts that support them, and each theme says how many documents it rests
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from retrieval.context import Context
 from retrieval.models import Hit
 from retrieval.search.community_context import community_chunk_ids
+from retrieval.search.keywords import STOPWORDS
 from retrieval.store.records import ident
 
 #: A level is coarse enough for themes when it still has this many communities.
 MIN_THEMES = 4
+#: Words a question about the collection's themes is made of: what it asks for ("themes", "topics"), how it
+#: weighs them ("main", "recurring") and what it calls the collection ("episodes", "corpus").
+_THEME_ASKED = frozenset({"theme", "themes", "topic", "topics", "subject", "subjects"})
+_THEME_WORDS = _THEME_ASKED | frozenset(
+    {
+        "main", "key", "major", "central", "biggest", "big", "most", "important", "recurring", "common", "overall",
+        "general", "broad", "top", "primary", "ideas", "idea", "discussed", "covered", "cover", "covers", "talked",
+        "talk", "discuss", "addressed", "explored", "run", "runs", "running", "through", "across", "corpus",
+        "collection", "documents", "document", "episodes", "episode", "podcast", "podcasts", "texts", "text",
+        "files", "book", "books", "dataset", "data", "set", "graph", "these", "this", "all", "whole", "entire",
+        "list", "give", "summarise", "summarize", "summary", "overview", "mostly", "kinds", "kind", "sort",
+        "sorts", "come", "comes", "coming", "emerge", "emerges", "appear", "appears"
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[a-z]+")
+#: "What is this collection about?": the collection's themes asked without the word.
+_ABOUT = re.compile(r"^\s*what\b.*\babout\W*$", re.IGNORECASE)
+
+
+def theme_question(question: str) -> bool:
+    """Whether a question asks for the collection's themes and nothing more ("What are the main themes?",
+    "Which topics do these episodes cover?", "What is this corpus about?"); "What are the themes of Scrooge's
+    story?" names what it asks about, so it is not one."""
+    words = [w for w in _WORD.findall(question.lower()) if w not in STOPWORDS]
+    asks = any(w in _THEME_ASKED for w in words) or bool(words and _ABOUT.match(question))
+    return asks and all(w in _THEME_WORDS for w in words)
 
 
 def theme_level(levels: Sequence[int], counts: dict[int, int]) -> int | None:
