@@ -22,7 +22,7 @@ from tests import model_memo
 from tests.backends import BACKENDS, FALKORDB, NEO4J, SESSION, Occupant
 from tools.neo4j.server import Neo4jUnavailable
 
-#: Each distinct text is embedded, and each document extracted, once per test process (tests/model_memo.py).
+#: Each distinct text is embedded once per test process (tests/model_memo.py).
 model_memo.install()
 
 #: The data-folder, default-folder and process guards (tests/hermetic.py), and pytester to prove they fail.

@@ -1,28 +1,24 @@
-"""The suite keeps the real models' outputs per input within a test process, so the same work is not done twice.
+"""The suite embeds each distinct text once per test process, with the real model.
 
 Why: nearly every graph a test reads is built twice per process, once on each backend (a module runs whole on
 one worker, both its halves), from the same documents; the session graphs (Carol, the demo) are built once per
-backend too. Embedding those texts with the real ONNX model and extracting them with spaCy are most of a build's
-CPU, and both are pure functions of their input. The first build computes with the real model; later builds of
-the same texts read what it computed. Nothing else is cached: each store still writes and searches for real.
+backend too. Embedding is the largest part of a build's CPU and a pure function of the text: the first build
+computes each vector with the real ONNX model, later builds read it. Nothing else is cached: extraction, writes
+and searches run for real every time (extraction is not memoised: the extraction-process tests kill and break
+it on purpose).
 
-Only the process's shared local embedder (`make_embedder`) and in-process extraction are memoised. Tests of the
-embedder itself build their own `LocalMiniLMEmbedder`, and a test that replaces extraction (to make it fail) sees
-its own replacement. Outputs are copied on the way out: callers may change what they receive.
+Only the process's shared local embedder (`make_embedder`) is memoised. Tests of the embedder itself, and tests
+that time the embed stage, build their own `LocalMiniLMEmbedder`.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from retrieval import embed
-from retrieval.indexing import extract_process
-from retrieval.indexing.chunking import Chunk
-from retrieval.indexing.model import ChunkExtraction
 
 
 class MemoEmbedder(embed.LocalMiniLMEmbedder):
@@ -43,22 +39,6 @@ class MemoEmbedder(embed.LocalMiniLMEmbedder):
         return out
 
 
-def _memo_extract(
-    extract: Callable[[str, list[Chunk]], list[ChunkExtraction]],
-) -> Callable[[str, list[Chunk]], list[ChunkExtraction]]:
-    done: dict[tuple[str, tuple[Chunk, ...]], list[ChunkExtraction]] = {}
-
-    @functools.wraps(extract)
-    def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
-        key = (text, tuple(chunks))
-        if key not in done:
-            done[key] = extract(text, chunks)
-        return copy.deepcopy(done[key])
-
-    return extract_document
-
-
 def install() -> None:
-    """Memoise the shared embedder and in-process extraction for the rest of this process."""
+    """Memoise the process's shared local embedder for the rest of this process."""
     embed._local_embedder = functools.lru_cache(maxsize=4)(MemoEmbedder)  # type: ignore[assignment]
-    extract_process.extract_document = _memo_extract(extract_process.extract_document)  # type: ignore[assignment]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from retrieval.config import Settings
-from retrieval.embed import Embedder, make_embedder
+from retrieval.embed import Embedder, LocalMiniLMEmbedder, make_embedder
 from retrieval.errors import EmbeddingMismatch
 from retrieval.indexing import StageProgress, graph_stats, pipeline, remove_document, run_index
 from retrieval.llm.client import make_chat_model
@@ -272,9 +272,10 @@ def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(gr
     assert embedded == new  # only the new communities were summarised and embedded
 
 
-def test_embedding_overlaps_extraction_but_reports_on_the_callers_thread(graph, corpus, embedder) -> None:
+def test_embedding_overlaps_extraction_but_reports_on_the_callers_thread(graph, corpus) -> None:
     """Chunks are embedded on a worker thread; progress still arrives on the thread that started the run."""
     settings, store = graph
+    embedder = LocalMiniLMEmbedder()  # not the suite's memoised one (tests/model_memo.py): the stage is timed
     events: list[tuple[StageProgress, int]] = []
     report = run_index(
         settings,

@@ -22,9 +22,11 @@ def test_label_previews_heatmap_ticks_and_found_passages(backend_session: Sessio
     session.open("Ask")
     ask(page, "Who was Marley?")
     panel = page.get_by_test_id("stExpander").filter(has_text="Label evidence for tuning")
-    toggle = panel.get_by_text("Label evidence for tuning")
+    # `.last`: while a rerun draws the answer again, the stale panel of the run before can still be attached
+    toggle = panel.get_by_text("Label evidence for tuning").last
     previews = panel.get_by_test_id("stMarkdownContainer").filter(has_text=" — ")
     expect(toggle).to_be_visible(timeout=WAIT_MS)
+    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=WAIT_MS)
     unfold(toggle, previews.first)
     # "**document** — …before **the sentence that matched** after…": the cited chunk's sentence names Marley
     expect(previews.first.locator("strong").nth(1)).to_contain_text("Marley")
