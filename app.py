@@ -71,7 +71,7 @@ def main() -> None:
     except DriftLensError as exc:
         session.show_error(exc)
         st.stop()
-    session.keep_page_state()
+    session.keep_state()
     sidebar.render(engine, health)
     st.session_state["health"] = health
     navigation.run()

@@ -10,7 +10,7 @@ import atexit
 import json
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -175,7 +175,8 @@ PAGE_STATE = (
 )
 
 
-def keep_page_state() -> None:
-    for key in PAGE_STATE:
+def keep_state(keys: Iterable[str] = PAGE_STATE) -> None:
+    """Mark the values of these widget keys as the session's own, so they outlive a run that does not draw them."""
+    for key in keys:
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]

@@ -1,7 +1,8 @@
 """The shared sidebar: where the graph lives and whether it is healthy, project, mode, tuning knobs.
 
 Drawn by app.py on every run, before the page, so its widgets exist on every page and their values
-persist for the whole session (Streamlit forgets the state of widgets that are not drawn).
+persist for the whole session (Streamlit forgets the state of widgets that are not drawn). The tuning knobs are
+the exception: drawn only while their panel is open (TUNING_PANEL), their values are kept by hand meanwhile.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ SLIDERS: dict[str, tuple[str, Any, Any, Any, str]] = {
     "tune_drift_budget": ("Drift budget", 0.0, 5.0, 0.05, "Expansion stops here; 0: off."),
 }
 
+#: The Tuning panel's session key. Its knobs are drawn only while it is open (Streamlit reruns the app when it opens
+#: or closes): mounting its fourteen widgets in the browser took about 0.3 s of every page switch, which rebuilds
+#: the sidebar from scratch, on every page and also where no knob applies (Index, Documents).
+TUNING_PANEL = "sidebar_tuning"
+
 #: What agent mode does when no model is configured, said where the mode is chosen.
 AGENT_OFFLINE = "agent mode only lists the search results, with no answer"
 
@@ -66,11 +72,15 @@ def render(engine: Engine, health: Health) -> None:
         st.session_state["project"] = st.session_state.pop("project_next")
     if st.session_state.get("project") not in projects:
         st.session_state["project"] = engine.settings.project if engine.settings.project in projects else projects[0]
-    sb.selectbox("Project", projects, key="project")
+    # Each box is given its session value as its default too (as the knobs are, `knob_scope.knob`): opening the
+    # Tuning panel reruns the app, and a rerun that interrupted a new session's first run left the box showing its
+    # first option (the URL's mode=drift read back, "Local" shown).
+    sb.selectbox("Project", projects, index=projects.index(st.session_state["project"]), key="project")
     st.session_state.setdefault("mode", "local")
     sb.selectbox(
         "Answer mode",
         session.MODES,
+        index=session.MODES.index(session.mode()),
         key="mode",
         format_func=lambda m: mode_label(m, has_model=engine.llm is not None),
         help="\n\n".join(f"**{m}**: {text}" for m, text in MODE_HELP.items())
@@ -79,36 +89,45 @@ def render(engine: Engine, health: Health) -> None:
     knob_scope.needs_model(engine)
     sb.toggle("Show confidence breakdown", key="show_confidence", help="The parts each answer's confidence is made of")
     session.ensure_defaults()
-    with sb.expander("Tuning", expanded=False):
-        fusions = ["linear", "rrf"]
-        st.selectbox(
-            "Fusion",
-            fusions,
-            index=fusions.index(st.session_state["tune_fusion"]),
-            **knob_scope.scope("tune_fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
-        )
-        for key, (label, low, high, step, what) in SLIDERS.items():
-            st.slider(label, low, high, step=step, **knob_scope.knob(key, what))
-        directions = ["both", "out", "in"]
-        st.selectbox(
-            "Edge direction",
-            directions,
-            index=directions.index(st.session_state["tune_direction"]),
-            **knob_scope.scope("tune_direction", "Directed RELATED to follow."),
-        )
-        levels: list[str | int] = [
-            session.AUTO,
-            *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1)),
-        ]
-        st.selectbox(
-            "Global level",
-            levels,
-            index=levels.index(st.session_state["tune_global_level"])
-            if st.session_state["tune_global_level"] in levels
-            else 0,
-            format_func=lambda v: str(v) if v == session.AUTO else f"level {v}",
-            **knob_scope.scope("tune_global_level"),
-        )
-        st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")
-        url_state.save_buttons()
+    panel = sb.expander("Tuning", key=TUNING_PANEL, on_change="rerun")
+    if panel.open:
+        with panel:
+            _tuning(engine)
+    else:
+        session.keep_state(session.TUNING)  # the knobs keep their values while their widgets are not drawn
     url_state.sync()
+
+
+def _tuning(engine: Engine) -> None:
+    """The tuning knobs, drawn only while their panel is open (see TUNING_PANEL)."""
+    fusions = ["linear", "rrf"]
+    st.selectbox(
+        "Fusion",
+        fusions,
+        index=fusions.index(st.session_state["tune_fusion"]),
+        **knob_scope.scope("tune_fusion", "Linear: weighted, per-arm normalised; RRF: ranks."),
+    )
+    for key, (label, low, high, step, what) in SLIDERS.items():
+        st.slider(label, low, high, step=step, **knob_scope.knob(key, what))
+    directions = ["both", "out", "in"]
+    st.selectbox(
+        "Edge direction",
+        directions,
+        index=directions.index(st.session_state["tune_direction"]),
+        **knob_scope.scope("tune_direction", "Directed RELATED to follow."),
+    )
+    levels: list[str | int] = [
+        session.AUTO,
+        *range(max(engine.settings.community_levels, (engine.settings.global_level or 0) + 1)),
+    ]
+    st.selectbox(
+        "Global level",
+        levels,
+        index=levels.index(st.session_state["tune_global_level"])
+        if st.session_state["tune_global_level"] in levels
+        else 0,
+        format_func=lambda v: str(v) if v == session.AUTO else f"level {v}",
+        **knob_scope.scope("tune_global_level"),
+    )
+    st.button("Reset to defaults", on_click=session.reset_tuning, width="stretch")
+    url_state.save_buttons()

@@ -19,6 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.network import SELECTED_RING
+from components.sidebar import TUNING_PANEL
 from retrieval.config import Settings
 from retrieval.conversation.thread import REWRITE_PROMPT
 from tests.conftest import DemoGraph, backend_env, close_app
@@ -34,6 +35,7 @@ def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
         monkeypatch.setenv(key, value)
     close_app()
     app = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    app.session_state[TUNING_PANEL] = True  # the sidebar's knobs are drawn only while their panel is open
     app.run()
     return app
 
@@ -166,6 +168,20 @@ def test_sliders_persist_across_pages_and_reset_to_defaults(app: AppTest) -> Non
     app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
     assert app.slider(key="tune_top_k").value == default_top_k
     assert app.selectbox(key="tune_fusion").value == "linear"
+
+
+def test_closed_tuning_panel_draws_no_knobs_and_keeps_their_values(app: AppTest) -> None:
+    default_top_k = app.slider(key="tune_top_k").value
+    app.slider(key="tune_top_k").set_value(default_top_k + 3).run()
+    app.session_state[TUNING_PANEL] = False
+    app.run()
+    assert not app.sidebar.slider
+    _go(app, "documents")
+    _go(app, "ask")
+    assert app.session_state["tune_top_k"] == default_top_k + 3
+    app.session_state[TUNING_PANEL] = True
+    app.run()
+    assert app.slider(key="tune_top_k").value == default_top_k + 3
 
 
 def test_drift_knobs_in_the_sidebar_reach_the_answer(app: AppTest) -> None:
