@@ -21,24 +21,32 @@ import numpy as np
 from retrieval import embed
 
 
-class MemoEmbedder(embed.LocalMiniLMEmbedder):
-    """The local MiniLM embedder that embeds each distinct text once per process."""
+def _memoise(embedder: embed.LocalMiniLMEmbedder) -> None:
+    """Make `embedder.embed` compute each distinct text once (the first time it is asked for)."""
+    compute = embedder.embed
+    vectors: dict[str, np.ndarray] = {}
 
-    def __init__(self, batch_size: int = 16, threads: int = 0) -> None:
-        super().__init__(batch_size=batch_size, threads=threads)
-        self._vectors: dict[str, np.ndarray] = {}
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+    def embed_once(texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in vectors]
         if missing:
-            for text, vector in zip(missing, super().embed(missing), strict=True):
-                self._vectors[text] = vector
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row] = self._vectors[text]
-        return out
+            vectors.update(zip(missing, compute(missing), strict=True))
+        return np.array([vectors[t] for t in texts], dtype=np.float32).reshape(len(texts), embedder.dim)
+
+    embedder.embed = embed_once  # type: ignore[method-assign]
 
 
 def install() -> None:
-    """Memoise the process's shared local embedder for the rest of this process."""
-    embed._local_embedder = functools.lru_cache(maxsize=4)(MemoEmbedder)  # type: ignore[assignment]
+    """Memoise the process's shared local embedder for the rest of this process.
+
+    The product's own factory still makes and shares the embedder (its one-model-per-process cache stays under
+    test); each embedder it hands out is memoised once, the first time."""
+    shared = embed._local_embedder
+
+    @functools.wraps(shared)
+    def memoised(batch_size: int, threads: int) -> embed.LocalMiniLMEmbedder:
+        embedder = shared(batch_size, threads)
+        if "embed" not in vars(embedder):  # not memoised yet
+            _memoise(embedder)
+        return embedder
+
+    embed._local_embedder = memoised  # type: ignore[assignment]
