@@ -23,6 +23,7 @@ from retrieval.conversation.memory import MemoryMessage, MemoryRecord, MemorySto
 from retrieval.conversation.thread import Conversation, Turn
 from retrieval.embed import Embedder
 from retrieval.engine import Engine
+from retrieval.errors import StoreUnavailable
 from retrieval.store import GraphStore, open_store
 from retrieval.text.readable import NO_WORDS, NOTHING_TO_SEARCH
 from tests import tiny_graph
@@ -200,3 +201,35 @@ def test_half_a_turn_reads_back_as_damaged_and_the_rest_of_the_thread_as_stored(
     assert read[2].question == QUESTIONS[2] and len(read[2].answers) == 1
     follow_up = chat.ask("What did they build for it?", ["local"], project=tiny_graph.PROJECT)
     assert follow_up.meta.context_terms == []  # damaged turns no longer feed later answers
+
+
+def test_each_answer_is_in_the_thread_before_it_is_returned(engine: Engine) -> None:
+    """A face may never get past drawing an answer (a new question stops a Streamlit run): the answer is kept when
+    it is made, the first with its question, a later mode's in the same turn."""
+    chat = Conversation(engine, user=f"kept-{uuid.uuid4().hex[:8]}")
+    turn = chat.begin(QUESTIONS[0], ["local", "global"])
+    reader = Conversation(engine, user=chat.user, thread_id=chat.thread_id)
+    assert reader.turns() == []
+    chat.answer(turn, "local", project=tiny_graph.PROJECT)
+    [kept] = reader.turns()
+    assert (kept.id, kept.question, kept.damaged) == (turn.id, QUESTIONS[0], "")
+    assert [a.mode for a in kept.answers] == ["local"]
+    chat.answer(turn, "global", project=tiny_graph.PROJECT)
+    [kept] = reader.turns()
+    assert [a.mode for a in kept.answers] == ["local", "global"] and not kept.damaged
+    assert turn.kept and turn.unkept is None
+
+
+def test_an_answer_the_store_refuses_is_returned_with_why_and_the_next_one_brings_its_question(engine: Engine) -> None:
+    chat = Conversation(engine, user=f"refused-{uuid.uuid4().hex[:8]}")
+    kept_by = chat.memory
+    closed = open_store(engine.settings)
+    closed.close()
+    turn = chat.begin(QUESTIONS[1], ["local", "global"])
+    chat.memory = MemoryStore(closed, engine.settings, engine.embedder)  # gone between asking and answering
+    answer = chat.answer(turn, "local", project=tiny_graph.PROJECT)
+    assert answer.key_facts and isinstance(turn.unkept, StoreUnavailable) and not turn.kept
+    chat.memory = kept_by  # the store is back: the next answer keeps the question with it, so the turn is whole
+    chat.answer(turn, "global", project=tiny_graph.PROJECT)
+    [kept] = Conversation(engine, user=chat.user, thread_id=chat.thread_id).turns()
+    assert (kept.question, [a.mode for a in kept.answers], kept.damaged) == (QUESTIONS[1], ["global"], "")

@@ -121,11 +121,9 @@ if question:
                     previous=previous.get(mode),
                     beside=len(modes) > 1,
                 )
-    try:
-        chat.finish(turn)
-    except DriftLensError as exc:
-        session.show_error(exc)
-    else:
+    if turn.unkept is not None:  # the answers stay on screen with why the thread does not hold them
+        session.show_error(turn.unkept)
+    elif turn.kept:
         st.query_params["thread"] = chat.thread_id
         if not failed:  # a failed mode's message stays on screen until the next question
             st.rerun()  # redraw the thread from the store: shared citations marked, the new turn in the list

@@ -46,13 +46,14 @@ if submitted and question.strip():
             "DRIFT search",
             on_event=grow,
         )
-        chat.finish(turn)
     except DriftLensError as exc:
         session.show_error(exc)
     else:
         session.drift_runs().append({"answer": result, "events": events, "run_id": turn.id})
         st.query_params["run"] = turn.id
-        st.rerun()
+        if turn.unkept is None:
+            st.rerun()
+        session.show_error(turn.unkept)  # the run is shown below, but the thread does not hold it
 
 runs = session.drift_runs()
 wanted = st.query_params.get("run")

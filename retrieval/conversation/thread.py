@@ -30,7 +30,7 @@ from pydantic import BaseModel, ValidationError
 from retrieval.conversation.followups import is_follow_up, rewrite
 from retrieval.conversation.memory import MemoryMessage, MemoryRecord, MemoryStore, Scope
 from retrieval.engine import Engine, ProgressCallback
-from retrieval.errors import LLMError
+from retrieval.errors import DriftLensError, LLMError
 from retrieval.llm.client import Message
 from retrieval.models import Answer, Mode, PhaseUsage, QueryParams, Usage
 from retrieval.search.keywords import content_terms
@@ -92,6 +92,10 @@ class Turn:
     #: While answering: the earlier turns as chat history, and the rewrite call's usage not yet counted.
     history: list[Message] = field(default_factory=list)
     rewrite_usage: Usage = field(default_factory=Usage)
+    #: While answering: whether the question is in the store yet, and why an answer could not be kept (the
+    #: answer is still returned: the face shows it with this error rather than losing it).
+    kept: bool = False
+    unkept: DriftLensError | None = None
 
 
 class ThreadSummary(BaseModel):
@@ -155,17 +159,16 @@ class Conversation:
         project: str | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> Turn:
-        """Answer `question` in each mode as the thread's next turn, and store the turn."""
+        """Answer `question` in each mode as the thread's next turn (each answer kept as it is made)."""
         turn = self.begin(question, modes)
         for mode in modes:
             self.answer(turn, mode, params, project=project, on_progress=on_progress)
-        self.finish(turn)
         return turn
 
     def begin(self, question: str, modes: Sequence[Mode]) -> Turn:
         """A new turn: the question resolved against the earlier turns, and the memories recalled for it.
 
-        `begin`, `answer` per mode and `finish` are `ask` in steps, for faces that show each mode's progress.
+        `begin` and `answer` per mode are `ask` in steps, for faces that show each mode's progress.
         """
         earlier = [t for t in self.turns() if t.valid and not t.damaged][-RECENT_TURNS:]
         usage = Usage()
@@ -192,7 +195,13 @@ class Conversation:
         project: str | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> Answer:
-        """One mode's answer to the turn (agent mode gets the earlier turns as history instead of a rewrite)."""
+        """One mode's answer to the turn (agent mode gets the earlier turns as history instead of a rewrite), kept in
+        the thread before it is returned.
+
+        Why keep it here, not once the face has drawn it: a face's run can be cut short after the answer is made
+        (in Streamlit a question sent while the last answer is still being drawn stops that script run), and an
+        answer the analyst saw must not vanish from the thread because of it.
+        """
         agent = mode == "agent"
         answer = self.engine.ask(
             turn.question if agent else turn.meta.searched_as,
@@ -208,12 +217,11 @@ class Conversation:
             _merge_usage(answer.usage, turn.rewrite_usage)
             turn.rewrite_usage = Usage()  # counted once, in the first answer that used the rewrite
         turn.answers.append(answer)
+        try:
+            self._keep(turn, answer)
+        except DriftLensError as exc:
+            turn.unkept = exc
         return answer
-
-    def finish(self, turn: Turn) -> None:
-        """Store the turn (its question and every answer) in the thread; a blank question is answered, not kept."""
-        if turn.answers and turn.question.strip():
-            self.store(turn)
 
     def resolve(self, question: str, earlier: Sequence[Turn], usage: Usage | None = None) -> Resolved:
         """The question as it should be searched, given the earlier turns (unchanged when it stands alone)."""
@@ -296,25 +304,29 @@ class Conversation:
         ]
 
     # --- storing --------------------------------------------------------------------------------
-    def store(self, turn: Turn) -> None:
-        if self.memory is None:
-            self._local.append(turn)
+    def _keep(self, turn: Turn, answer: Answer) -> None:
+        """Add one answer to the stored thread: the first one kept brings the turn's question with it, later modes'
+        answers join the same turn (one message id). A blank question is answered, not kept."""
+        if not turn.question.strip():
             return
-        messages = [
-            MemoryMessage(text=turn.question, role="user", message_id=turn.id, payload=turn.meta.model_dump_json()),
-            *(
-                MemoryMessage(
-                    text=_memory_text(answer),
-                    role="assistant",
-                    message_id=turn.id,
-                    author_name=answer.mode,
-                    payload=_slim(answer).model_dump_json(),
-                )
-                for answer in turn.answers
-            ),
-        ]
-        stored = self.memory.add(self.scope, messages)
-        turn.timestamp = stored[0].timestamp if stored else ""
+        if self.memory is None:
+            if not turn.kept:
+                self._local.append(turn)  # later answers land in the same Turn object
+            turn.kept = True
+            return
+        reply = MemoryMessage(
+            text=_memory_text(answer),
+            role="assistant",
+            message_id=turn.id,
+            author_name=answer.mode,
+            payload=_slim(answer).model_dump_json(),
+        )
+        meta = turn.meta.model_dump_json()
+        asked = [] if turn.kept else [MemoryMessage(text=turn.question, role="user", message_id=turn.id, payload=meta)]
+        stored = self.memory.add(self.scope, [*asked, reply])
+        if asked and stored:
+            turn.timestamp = stored[0].timestamp
+        turn.kept = True
 
 
 # --- threads and runs ---------------------------------------------------------------------------

@@ -36,9 +36,10 @@ def test_key_facts_are_never_filler_and_a_knob_change_names_what_moved(session: 
     page = session.page
     ask(page, "Who was Marley?")
     expect(page.get_by_text("Key facts", exact=True).first).to_be_visible(timeout=WAIT_MS)
+    # the facts are drawn one by one after their heading: read them once the turn is drawn from the thread
+    expect(page.get_by_text("Export conversation (Markdown)")).to_be_visible(timeout=WAIT_MS)
     facts = _facts(page)
     assert facts and not [f for f in facts if never_a_fact(f)], facts
-    expect(page.get_by_text("Export conversation (Markdown)")).to_be_visible(timeout=WAIT_MS)
 
     page.get_by_test_id("stSidebar").get_by_test_id("stExpander").get_by_text("Tuning", exact=True).click()
     alpha = page.get_by_test_id("stSlider").filter(has_text="Alpha")
