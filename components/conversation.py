@@ -13,6 +13,7 @@ import streamlit as st
 from components import answer as answer_view
 from components import export, session
 from components.untrusted import inert, plain
+from retrieval.context import Context
 from retrieval.conversation.thread import Conversation, Turn, dumps_turns, threads
 from retrieval.models import Answer, Mode
 
@@ -106,25 +107,43 @@ def answers(turn: Turn, answers_: Sequence[Answer], *, latest: bool, previous: M
     ctx = session.context()
     shared = shared_citations(answers_)
     columns = st.columns(len(answers_)) if len(answers_) > 1 else [st.container()]
+    beside = len(answers_) > 1
     for column, result in zip(columns, answers_, strict=True):
         with column:
-            answer_view.render(
-                result,
-                ctx,
-                key=f"t{turn.id}-{result.mode}",
-                show_graph=latest,
-                shared=shared.get(result.mode, {}),
-                previous=previous.get(result.mode),
-                beside=len(answers_) > 1,
-            )
-            if result.mode == "drift" and turn.timestamp:  # stored: the trace page can reopen it by URL
-                st.page_link(
-                    "views/drift_trace.py", label="Open this run in DRIFT trace", query_params={"run": turn.id}
-                )
+            answer(turn, result, ctx, graph=latest, shared=shared.get(result.mode), previous=previous, beside=beside)
 
 
-def show(turns: Sequence[Turn]) -> dict[Mode, Answer]:
-    """Every stored turn; returns each mode's latest answer (what the next answer's knobs are compared with)."""
+def answer(
+    turn: Turn,
+    result: Answer,
+    ctx: Context,
+    *,
+    graph: bool,
+    previous: Mapping[Mode, Answer],
+    beside: bool,
+    shared: Mapping[str, str] | None = None,
+) -> None:
+    """One mode's answer in its turn, as it is made or read back: keys come from the turn, never from its content."""
+    answer_view.render(
+        result,
+        ctx,
+        key=f"t{turn.id}-{result.mode}",
+        show_graph=graph,
+        shared=shared,
+        previous=previous.get(result.mode),
+        beside=beside,
+    )
+    if result.mode == "drift" and turn.timestamp:  # stored: the trace page can reopen it by URL
+        st.page_link("views/drift_trace.py", label="Open this run in DRIFT trace", query_params={"run": turn.id})
+
+
+def latest_answers(turns: Sequence[Turn]) -> dict[Mode, Answer]:
+    """Each mode's latest answer in the thread: what the next answer's knobs are compared with."""
+    return {a.mode: a for turn in turns for a in turn.answers}
+
+
+def show(turns: Sequence[Turn], *, graph_for_last: bool = True) -> None:
+    """Every stored turn, the last one with its evidence graph unless a newer answer below it has one."""
     previous: dict[Mode, Answer] = {}
     for i, turn in enumerate(turns):
         question(turn)
@@ -132,9 +151,8 @@ def show(turns: Sequence[Turn]) -> dict[Mode, Answer]:
             if turn.damaged:  # the reason is the app's own text, not untrusted
                 st.warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
             if turn.answers:
-                answers(turn, turn.answers, latest=i == len(turns) - 1, previous=previous)
+                answers(turn, turn.answers, latest=graph_for_last and i == len(turns) - 1, previous=previous)
         previous.update({a.mode: a for a in turn.answers})
-    return previous
 
 
 def downloads(turns: Sequence[Turn], thread_id: str) -> None:

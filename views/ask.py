@@ -7,7 +7,6 @@ from pathlib import Path
 
 import streamlit as st
 
-from components import answer as answer_view
 from components import conversation, live, session, status
 from components.export import mode_name
 from components.untrusted import plain
@@ -55,8 +54,8 @@ if engine.llm is None:
     st.caption("No LLM configured: answers are extractive (ranked evidence sentences with citations).")
 compare_modes = (*COMPARE, "agent") if engine.llm is not None else COMPARE
 compare = st.toggle(f"Compare modes ({', '.join(mode_name(m) for m in compare_modes)} side by side)", key="ask_compare")
-# The thread is drawn into this slot later: a submitted question's status boxes go on screen before the graph
-# is read (the thread, its history, saving the question), so its progress shows at once.
+# The earlier turns are drawn into this slot after a submitted question is answered: its status boxes go on screen
+# before the graph is read, and the time to its answer does not grow with the conversation above it.
 thread = st.container()
 typed = st.chat_input("Ask the graph…")
 pending, pending_mode = st.session_state.pop("ask_pending", None), st.session_state.pop("ask_pending_mode", None)
@@ -75,18 +74,46 @@ if question:
             with column:
                 boxes.append((live.show(f"{mode_name(mode)} search"), st.container()))
 
-with thread:
-    chat = conversation.current()
-    try:
-        conversation.sidebar(chat)
-        turns = chat.turns()
-    except DriftLensError as exc:  # the thread cannot be read: say so, and still let a question be asked
+chat = conversation.current()
+try:
+    turns = chat.turns()
+except DriftLensError as exc:  # the thread cannot be read: say so, and still let a question be asked
+    with thread:
         session.show_error(exc)
-        turns = []
-    if turns:
+    turns = []
+
+turn: Turn | None = None
+if question:
+    try:
+        turn = chat.begin(question, modes)
+    except DriftLensError as exc:  # nothing asked: the message, and the thread as it was
+        asked.empty()
+        for shown, _ in boxes:
+            shown.box.update(label=f"{shown.label}: not started", state="error", expanded=False)
+        session.show_error(exc)
+answered: list[Turn] = []
+if turn is not None:
+    with asked.container():
+        conversation.question(turn, scroll=True)
+    previous = conversation.latest_answers(turns)
+    failed = False
+    for mode, (shown, below) in zip(modes, boxes, strict=True):
+        with below:
+            result = ask(chat, turn, mode, shown)
+            failed = failed or result is None
+            if result is not None:
+                beside = len(modes) > 1
+                conversation.answer(turn, result, session.context(), graph=True, previous=previous, beside=beside)
+    if turn.unkept is not None:  # the answers stay on screen with why the thread does not hold them
+        session.show_error(turn.unkept)
+    elif turn.kept:
+        answered = [turn]
         st.query_params["thread"] = chat.thread_id
-    previous = conversation.show(turns)
-    conversation.downloads(turns, chat.thread_id)
+        if len(modes) > 1 and not failed:  # which passages the modes share is known once all have answered
+            st.rerun()
+
+with thread:
+    conversation.show(turns, graph_for_last=turn is None or not turn.answers)
     if not turns and not question:
         st.markdown("**Try one of these**")
         for i, text in enumerate(suggestions()):
@@ -95,35 +122,10 @@ with thread:
                 st.session_state["ask_pending"] = text
                 st.session_state["ask_pending_mode"] = fits
                 st.rerun()
-
-if question:
-    try:
-        turn = chat.begin(question, modes)
-    except DriftLensError as exc:
-        asked.empty()
-        for shown, _ in boxes:
-            shown.box.update(label=f"{shown.label}: not started", state="error", expanded=False)
-        session.show_error(exc)
-        st.stop()
-    with asked.container():
-        conversation.question(turn, scroll=True)
-    failed = False
-    for mode, (shown, below) in zip(modes, boxes, strict=True):
-        with below:
-            result = ask(chat, turn, mode, shown)
-            failed = failed or result is None
-            if result is not None:
-                answer_view.render(
-                    result,
-                    session.context(),
-                    key=f"t{turn.id}-{mode}",
-                    show_graph=True,
-                    previous=previous.get(mode),
-                    beside=len(modes) > 1,
-                )
-    if turn.unkept is not None:  # the answers stay on screen with why the thread does not hold them
-        session.show_error(turn.unkept)
-    elif turn.kept:
-        st.query_params["thread"] = chat.thread_id
-        if not failed:  # a failed mode's message stays on screen until the next question
-            st.rerun()  # redraw the thread from the store: shared citations marked, the new turn in the list
+try:
+    conversation.sidebar(chat)  # after the answer: a new thread is in the list
+except DriftLensError as exc:
+    session.show_error(exc)
+if turns:
+    st.query_params["thread"] = chat.thread_id
+conversation.downloads([*turns, *answered], chat.thread_id)
