@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page
 
 from components.network import SELECTED_RING
@@ -78,12 +79,28 @@ def chart(page: Page, key: str) -> Locator:
     return graph
 
 
-def nodes(page: Page, key: str) -> list[DrawnNode]:
-    """Every node of that chart where it is on screen now (the chart is scrolled into view first)."""
-    graph = chart(page, key)
-    graph.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
-    return [DrawnNode(**n) for n in graph.evaluate(_NODES)]
+def nodes(page: Page, key: str, reads: int = 8) -> list[DrawnNode]:
+    """Every node of that chart where it is on screen now (the chart is scrolled into view first), once two reads
+    in a row agree.
+
+    Why twice: just after its script run the chart's element can still be replaced by a new one (a read then fails
+    with "not attached to the DOM", or reads a drawing about to change), and a click aimed by a stale read misses.
+    """
+    last: list[DrawnNode] | None = None
+    for _ in range(reads):
+        try:
+            graph = chart(page, key)
+            graph.scroll_into_view_if_needed(timeout=10_000)
+            page.wait_for_timeout(300)
+            now = [DrawnNode(**n) for n in graph.evaluate(_NODES)]
+        except PlaywrightError as exc:
+            if "not attached" not in str(exc):
+                raise
+            continue
+        if now == last:
+            return now
+        last = now
+    raise AssertionError(f"the chart {key} did not stay the same for two reads in a row in {reads} reads")
 
 
 def edge_middles(page: Page, key: str) -> list[tuple[float, float]]:
