@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components import answer as answer_view
 from components import export, session
@@ -75,12 +76,6 @@ def shared_citations(answers: Sequence[Answer]) -> dict[str, dict[str, str]]:
 def question(turn: Turn, *, scroll: bool = False) -> None:
     """The question as typed (never Markdown), how it was searched, and what was recalled from earlier."""
     with st.chat_message("user"):
-        if scroll:  # the new turn comes into view even when the reader had scrolled up
-            st.html(
-                f'<div id="turn-{turn.id}"></div><script>'
-                f"document.getElementById('turn-{turn.id}').scrollIntoView({{block: 'start'}});</script>",
-                unsafe_allow_javascript=True,
-            )
         st.markdown(plain(turn.question) if turn.question else "*(question deleted)*")
         if not turn.valid:
             st.caption("Invalidated on the Memory page: later answers no longer use this turn.")
@@ -100,17 +95,23 @@ def question(turn: Turn, *, scroll: bool = False) -> None:
                     score = f" · similarity {memory.score:.2f}" if memory.score is not None else ""
                     st.markdown(f"**[E{i}]** {memory.role} · {memory.timestamp[:16]}{score}")
                     st.markdown(inert(memory.text))
+        if scroll:  # the new turn comes into view even when the reader had scrolled up (last: see `answer_slots`)
+            st.html(
+                f'<div id="turn-{turn.id}"></div><script>'
+                f"document.getElementById('turn-{turn.id}').scrollIntoView({{block: 'start'}});</script>",
+                unsafe_allow_javascript=True,
+            )
 
 
-def answers(turn: Turn, answers_: Sequence[Answer], *, latest: bool, previous: Mapping[Mode, Answer]) -> None:
-    """A turn's answers side by side (compare) or alone; keys come from the turn, never from its content."""
+def answers(turn: Turn, answers_: Sequence[Answer], *, previous: Mapping[Mode, Answer]) -> None:
+    """An earlier turn's answers side by side (compare) or alone, without their evidence graphs."""
     ctx = session.context()
     shared = shared_citations(answers_)
     columns = st.columns(len(answers_)) if len(answers_) > 1 else [st.container()]
     beside = len(answers_) > 1
     for column, result in zip(columns, answers_, strict=True):
         with column:
-            answer(turn, result, ctx, graph=latest, shared=shared.get(result.mode), previous=previous, beside=beside)
+            answer(turn, result, ctx, graph=False, shared=shared.get(result.mode), previous=previous, beside=beside)
 
 
 def answer(
@@ -142,17 +143,48 @@ def latest_answers(turns: Sequence[Turn]) -> dict[Mode, Answer]:
     return {a.mode: a for turn in turns for a in turn.answers}
 
 
-def show(turns: Sequence[Turn], *, graph_for_last: bool = True) -> None:
-    """Every stored turn, the last one with its evidence graph unless a newer answer below it has one."""
+def show(turns: Sequence[Turn]) -> None:
+    """The stored turns before the newest (which `newest` draws, with its evidence graph)."""
     previous: dict[Mode, Answer] = {}
-    for i, turn in enumerate(turns):
+    for turn in turns:
         question(turn)
         with st.chat_message("assistant"):
             if turn.damaged:  # the reason is the app's own text, not untrusted
                 st.warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
             if turn.answers:
-                answers(turn, turn.answers, latest=graph_for_last and i == len(turns) - 1, previous=previous)
+                answers(turn, turn.answers, previous=previous)
         previous.update({a.mode: a for a in turn.answers})
+
+
+def question_slot() -> DeltaGenerator:
+    """Where the newest turn's question goes (see `answer_slots`)."""
+    return st.empty()
+
+
+def answer_slots(n: int) -> list[tuple[DeltaGenerator, DeltaGenerator]]:
+    """The newest turn's assistant message: per answer, a slot for its search's status box and one for the answer.
+
+    Why slots: the Ask page draws the newest turn in these while it is answered and again, read back, on every
+    later run, with the same elements at the same places; so the rerun that the analyst's first click on the
+    answer makes finds its widgets where they were, and an opened panel stays open.
+    """
+    with st.chat_message("assistant"):
+        columns = st.columns(n) if n > 1 else [st.container()]
+        return [(column.empty(), column.container()) for column in columns]
+
+
+def newest(turn: Turn, previous: Mapping[Mode, Answer]) -> None:
+    """The newest stored turn, laid out as it was while it was being answered (`question_slot`, `answer_slots`)."""
+    with question_slot().container():
+        question(turn)
+    ctx, shared = session.context(), shared_citations(turn.answers)
+    slots = answer_slots(max(len(turn.answers), 1))
+    if turn.damaged:  # the reason is the app's own text, not untrusted
+        slots[0][0].warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
+    beside = len(turn.answers) > 1
+    for (_, below), result in zip(slots, turn.answers, strict=False):
+        with below:
+            answer(turn, result, ctx, graph=True, shared=shared.get(result.mode), previous=previous, beside=beside)
 
 
 def downloads(turns: Sequence[Turn], thread_id: str) -> None:

@@ -54,9 +54,10 @@ if engine.llm is None:
     st.caption("No LLM configured: answers are extractive (ranked evidence sentences with citations).")
 compare_modes = (*COMPARE, "agent") if engine.llm is not None else COMPARE
 compare = st.toggle(f"Compare modes ({', '.join(mode_name(m) for m in compare_modes)} side by side)", key="ask_compare")
-# The earlier turns are drawn into this slot after a submitted question is answered: its status boxes go on screen
-# before the graph is read, and the time to its answer does not grow with the conversation above it.
-thread = st.container()
+# The earlier turns are drawn into `thread` after a submitted question is answered: its status boxes go on screen
+# before the graph is read, and the time to its answer does not grow with the conversation above it. The newest
+# turn is always in `latest`, laid out the same while it is answered and after, so its widgets keep their state.
+thread, latest = st.container(), st.container()
 typed = st.chat_input("Ask the graph…")
 pending, pending_mode = st.session_state.pop("ask_pending", None), st.session_state.pop("ask_pending_mode", None)
 question = typed or pending
@@ -64,15 +65,14 @@ question = typed or pending
 suggested: tuple[Mode, ...] = (pending_mode,) if pending_mode and not typed else ()
 modes = compare_modes if compare else suggested or (session.mode(),)
 if question:
-    asked = st.empty()
-    with asked.container(), st.chat_message("user"):
-        st.markdown(plain(question))
-    with st.chat_message("assistant"):
-        columns = st.columns(len(modes)) if len(modes) > 1 else [st.container()]
+    with latest:
+        asked = conversation.question_slot()
+        with asked.container(), st.chat_message("user"):
+            st.markdown(plain(question))
         boxes = []
-        for column, mode in zip(columns, modes, strict=True):
-            with column:
-                boxes.append((live.show(f"{mode_name(mode)} search"), st.container()))
+        for mode, (status, below) in zip(modes, conversation.answer_slots(len(modes)), strict=True):
+            with status.container():
+                boxes.append((live.show(f"{mode_name(mode)} search"), below))
 
 chat = conversation.current()
 try:
@@ -113,7 +113,7 @@ if turn is not None:
             st.rerun()
 
 with thread:
-    conversation.show(turns, graph_for_last=turn is None or not turn.answers)
+    conversation.show(turns if question else turns[:-1])
     if not turns and not question:
         st.markdown("**Try one of these**")
         for i, text in enumerate(suggestions()):
@@ -122,6 +122,9 @@ with thread:
                 st.session_state["ask_pending"] = text
                 st.session_state["ask_pending_mode"] = fits
                 st.rerun()
+if turns and not question:
+    with latest:
+        conversation.newest(turns[-1], conversation.latest_answers(turns[:-1]))
 try:
     conversation.sidebar(chat)  # after the answer: a new thread is in the list
 except DriftLensError as exc:

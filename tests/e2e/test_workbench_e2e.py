@@ -14,7 +14,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from tests.e2e.conftest import Session, browse
 from tests.e2e.graph import MEMORY_SCOPE
 from tests.e2e.grid import pick_row, wait_rows
-from tests.e2e.widgets import choose
+from tests.e2e.widgets import choose, unfold
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -41,9 +41,8 @@ def _tuning(page: Page) -> Locator:
     """The Top-k slider, with the sidebar's Tuning panel opened."""
     sidebar = page.get_by_test_id("stSidebar")
     slider = sidebar.get_by_test_id("stSlider").filter(has_text="Top-k").get_by_role("slider")
-    if not slider.is_visible():
-        sidebar.get_by_test_id("stExpander").get_by_text("Tuning", exact=True).click()
-    expect(slider).to_be_visible()
+    # a click while the page's first run is still drawing is undone by it: `unfold` clicks again while it is shut
+    unfold(sidebar.get_by_test_id("stExpander").get_by_text("Tuning", exact=True), slider)
     return slider
 
 
