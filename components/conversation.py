@@ -98,7 +98,9 @@ def question(turn: Turn, *, scroll: bool = False) -> None:
         if scroll:  # the new turn comes into view even when the reader had scrolled up (last: see `answer_slots`)
             st.html(
                 f'<div id="turn-{turn.id}"></div><script>'
-                f"document.getElementById('turn-{turn.id}').scrollIntoView({{block: 'start'}});</script>",
+                f"(() => {{ const at = document.getElementById('turn-{turn.id}');"
+                "(at.closest('[data-testid=\"stChatMessage\"]') || at).scrollIntoView({block: 'start'}); })();"
+                "</script>",
                 unsafe_allow_javascript=True,
             )
 
