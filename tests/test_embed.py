@@ -78,7 +78,7 @@ def test_text_embeds_the_same_alone_and_inside_a_mixed_batch(
 def test_rows_follow_input_order_not_length_order(
     embedder: LocalMiniLMEmbedder,
 ) -> None:
-    # Longest first, so the internal length sort reverses them; five texts span two batches of three.
+    # Longest first, so the internal length sort reverses them.
     texts = [
         words(FINANCE, 150),
         words(COOKING, 60),
@@ -90,6 +90,13 @@ def test_rows_follow_input_order_not_length_order(
     singles = np.vstack([embedder.embed([text]) for text in texts])
     np.testing.assert_allclose(together, singles, atol=1e-4)
     assert list(np.argmax(together @ singles.T, axis=1)) == [0, 1, 2, 3, 4]
+
+
+def test_texts_of_like_length_share_a_batch_a_much_longer_one_starts_the_next() -> None:
+    # Token counts, ascending: a batch of three is full; 40 tokens beside 12 would pad it by more than a quarter.
+    assert embed._batches([10, 11, 12, 12, 40, 41], 3) == [range(0, 3), range(3, 4), range(4, 6)]
+    assert embed._batches([256] * 5, 16) == [range(0, 5)]
+    assert embed._batches([], 16) == []
 
 
 def test_long_text_is_truncated_at_256_tokens(embedder: LocalMiniLMEmbedder) -> None:
