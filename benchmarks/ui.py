@@ -218,10 +218,10 @@ DOCUMENTS_JS = """(n) => {
 }"""
 
 
-def documents_times(browser: Browser, n: int, rounds: int = 5) -> list[float]:
+def documents_times(browser: Browser, n: int, rounds: int = 20) -> list[float]:
     """Seconds from a click on the Documents link to the rows of its table, by the browser's clock, each in a
     fresh session whose first page (Home) has finished drawing: a click while Home still runs waits for that
-    run to stop, which is Home's time, not the Documents page's."""
+    run to stop, which is Home's time, not the Documents page's. Twenty rounds: a p95 of five is their maximum."""
     graph = documents_graph(n)
     port = free_port()
     process = start_app(graph, port, Path(tempfile.mkdtemp()) / "docs-app.log")
@@ -233,6 +233,11 @@ def documents_times(browser: Browser, n: int, rounds: int = 5) -> list[float]:
             page.goto(url)
             page.get_by_text("Backend").first.wait_for(timeout=120_000)
             page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=60_000)
+            # Home's indexes table drawn too: the browser loads the table code for it after the run ends, and a
+            # click before that made the Documents page wait for it (4 rounds in 20, +0.3-0.5 s).
+            page.get_by_test_id("stDataFrame").first.locator("tbody [role=row]").first.wait_for(
+                state="attached", timeout=60_000
+            )
             page.evaluate(DOCUMENTS_JS, n)
             page.get_by_role("link", name="Documents", exact=True).click()
             page.wait_for_function("() => window.__driftlensDocs.rows !== undefined", timeout=60_000)
