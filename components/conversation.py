@@ -109,7 +109,7 @@ def answers(turn: Turn, answers_: Sequence[Answer], *, previous: Mapping[Mode, A
     """An earlier turn's answers side by side (compare) or alone, without their evidence graphs."""
     ctx = session.context()
     shared = shared_citations(answers_)
-    columns = st.columns(len(answers_)) if len(answers_) > 1 else [st.container()]
+    columns = _side_by_side(len(answers_))
     beside = len(answers_) > 1
     for column, result in zip(columns, answers_, strict=True):
         with column:
@@ -171,7 +171,7 @@ def answer_slots(n: int) -> list[tuple[DeltaGenerator, DeltaGenerator]]:
     answer makes finds its widgets where they were, and an opened panel stays open.
     """
     with st.chat_message("assistant"):
-        columns = st.columns(n) if n > 1 else [st.container()]
+        columns = _side_by_side(n)
         return [(column.empty(), column.container()) for column in columns]
 
 
@@ -209,3 +209,8 @@ def downloads(turns: Sequence[Turn], thread_id: str) -> None:
         mime="application/json",
         key=f"conv-{thread_id}-json",
     )
+
+
+def _side_by_side(n: int) -> list[DeltaGenerator]:
+    """A column per answer when a turn compares modes; the whole width for one."""
+    return list(st.columns(n)) if n > 1 else [st.container()]
