@@ -5,8 +5,9 @@ in one piece (its vectors are reallocated together). With a fixed cap, the first
 index passes about 0.8x the cap fails, whatever its size: with the 1 GB default, a 384-d chunk index stopped
 growing at ~590,000 chunks (a one-node write failed), and a 16 MB cap stops one at 8,000. The cap is there
 to stop a runaway read (`UNWIND range(1, 2000000000)` asked for 32 GB), not to bound the graph's size: that
-is `graph_max_memory_mb`'s job. So when a write hits the cap, the cap is raised to twice the largest vector
-index (room to double before it is raised again), never above the server's own memory limit.
+is `graph_max_memory_mb`'s job. So when a write hits the cap while the largest vector index holds more than half
+of it, the cap is raised to twice that index (room to double before it is raised again) and at least doubled,
+never above the server's own memory limit; a write that fails again raises it again.
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ def make_room(client: Any, indexes: Sequence[IndexState], count: Callable[[str],
         return False
     label, biggest = max(sizes.items(), key=lambda item: item[1])
     current = int(client.execute_command("GRAPH.CONFIG", "GET", "QUERY_MEM_CAPACITY")[1])
-    wanted = min(GROWTH * biggest, ceiling_mb * MB)
+    if GROWTH * biggest <= current:  # the indexes already have room: the write itself is too large
+        return False
+    # At least double: the index's next block can need more than twice its vectors (an 8 MB cap raised to twice
+    # a 4.4 MB index failed the same write again), and a write that still fails asks again (`_write`).
+    wanted = min(max(GROWTH * biggest, 2 * current), ceiling_mb * MB)
     if wanted <= current:
         return False
     client.execute_command("GRAPH.CONFIG", "SET", "QUERY_MEM_CAPACITY", wanted)

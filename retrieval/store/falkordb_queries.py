@@ -167,12 +167,12 @@ class FalkorDBQueries(GraphStore):
         """Run a query whose parameters are already in its text (`falkordb_params.header`)."""
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
-        try:
-            return self._run(lambda: self._graph.query(text), None, write=True)
-        except QueryMemoryExceeded:
-            if not self._make_room():
-                raise
-            return self._run(lambda: self._graph.query(text), None, write=True)  # the stopped write kept nothing
+        while True:  # each pass raises the cap (at least doubling it, up to its ceiling) or gives up
+            try:
+                return self._run(lambda: self._graph.query(text), None, write=True)
+            except QueryMemoryExceeded:  # the stopped write kept nothing: it is sent again whole
+                if not self._make_room():
+                    raise
 
     def _make_room(self) -> bool:
         """Raise the per-query memory cap for the vector indexes' growth (see `falkordb_memory`)."""
