@@ -41,8 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 MISSING_TOOL = "missing system tool:"
 #: Helpers that multiprocessing starts once per interpreter and that exit with it: not left behind by a test.
 ENDS_WITH_PYTEST = ("from multiprocessing.resource_tracker import main", "from multiprocessing.forkserver import main")
-#: How long processes stopped at the very end (an app told to stop, a closing browser) may take to go.
-EXIT_GRACE_S = 5.0
+#: How long processes stopped at the very end (an app told to stop, a closing browser) may take to go. The guard's
+#: own tests shorten it for the sessions they run: a process left on purpose is waited for that long.
+EXIT_GRACE_S = float(os.environ.get("HERMETIC_EXIT_GRACE_S", "5"))
 #: Folder states are (relative path, size, mtime) of every entry; None when the folder does not exist.
 FolderState = tuple[tuple[str, int, int], ...] | None
 

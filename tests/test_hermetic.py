@@ -77,6 +77,7 @@ IN_WORKERS = ("-n", "2")
 def session_of(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Session:
     """Run `source` as a test session of its own (in pytester's folder) with the guard plugin."""
     monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.setenv("HERMETIC_EXIT_GRACE_S", "1")  # the processes these sessions leave stay: no need to wait 5 s
 
     def run(source: str, *args: str) -> pytest.RunResult:
         pytester.makepyfile(test_inner=source)
