@@ -78,6 +78,7 @@ class Neo4jStore(GraphStore):
         except ValueError as exc:
             raise StoreUnavailable(self.uri, "NEO4J_URI is not a Neo4j address (bolt://, neo4j://).", exc) from exc
         try:
+            self._driver.verify_connectivity()  # one attempt: a server that is down fails the open at once
             self._driver.execute_query("RETURN 1", routing_=RoutingControl.READ, database_=self._database)
         except (AuthError, ClientError, *_UNREACHABLE) as exc:
             self._driver.close()
