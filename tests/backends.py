@@ -19,7 +19,7 @@ from typing import ClassVar
 from retrieval.config.embedding_models import LOCAL_MINILM_DIM
 from retrieval.store import GraphStore
 from retrieval.store.neo4j import Neo4jStore
-from tools.neo4j.server import Neo4jServer, Neo4jUnavailable, missing_tools, start
+from tools.neo4j.server import SHORT_LIVED, Neo4jServer, Neo4jUnavailable, missing_tools, start
 
 FALKORDB = "falkordb"
 NEO4J = "neo4j"
@@ -64,7 +64,7 @@ class Session:
         if missing := missing_tools():
             self.unavailable = f"{', '.join(missing)} not found on PATH (Neo4j needs Java 17 and Maven)"
             raise Neo4jUnavailable(self.unavailable)
-        self.server = start()
+        self.server = start(jvm_options=SHORT_LIVED)
         atexit.register(self.stop)  # a process that never reaches pytest's session end stops it too
         self.target = Neo4jTarget(self.server.uri, self.server.user, self.server.password, external=False)
         return self.target
