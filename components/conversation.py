@@ -105,15 +105,13 @@ def question(turn: Turn, *, scroll: bool = False) -> None:
             )
 
 
-def answers(turn: Turn, answers_: Sequence[Answer], *, previous: Mapping[Mode, Answer]) -> None:
-    """An earlier turn's answers side by side (compare) or alone, without their evidence graphs."""
-    ctx = session.context()
-    shared = shared_citations(answers_)
-    columns = _side_by_side(len(answers_))
-    beside = len(answers_) > 1
-    for column, result in zip(columns, answers_, strict=True):
-        with column:
-            answer(turn, result, ctx, graph=False, shared=shared.get(result.mode), previous=previous, beside=beside)
+def answers(turn: Turn, places: Sequence[DeltaGenerator], *, previous: Mapping[Mode, Answer], graph: bool) -> None:
+    """A turn's answers, each in its place (compare: columns side by side); evidence graphs only with `graph`."""
+    ctx, shared = session.context(), shared_citations(turn.answers)
+    beside = len(turn.answers) > 1
+    for place, result in zip(places, turn.answers, strict=False):
+        with place:
+            answer(turn, result, ctx, graph=graph, shared=shared.get(result.mode), previous=previous, beside=beside)
 
 
 def answer(
@@ -154,7 +152,7 @@ def show(turns: Sequence[Turn]) -> None:
             if turn.damaged:  # the reason is the app's own text, not untrusted
                 st.warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
             if turn.answers:
-                answers(turn, turn.answers, previous=previous)
+                answers(turn, _side_by_side(len(turn.answers)), previous=previous, graph=False)
         previous.update({a.mode: a for a in turn.answers})
 
 
@@ -179,14 +177,10 @@ def newest(turn: Turn, previous: Mapping[Mode, Answer]) -> None:
     """The newest stored turn, laid out as it was while it was being answered (`question_slot`, `answer_slots`)."""
     with question_slot().container():
         question(turn)
-    ctx, shared = session.context(), shared_citations(turn.answers)
     slots = answer_slots(max(len(turn.answers), 1))
     if turn.damaged:  # the reason is the app's own text, not untrusted
         slots[0][0].warning(f"This turn is damaged: {turn.damaged}. Later answers no longer use it.")
-    beside = len(turn.answers) > 1
-    for (_, below), result in zip(slots, turn.answers, strict=False):
-        with below:
-            answer(turn, result, ctx, graph=True, shared=shared.get(result.mode), previous=previous, beside=beside)
+    answers(turn, [below for _status, below in slots], previous=previous, graph=True)
 
 
 def downloads(turns: Sequence[Turn], thread_id: str) -> None:
