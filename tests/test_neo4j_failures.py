@@ -60,6 +60,7 @@ def test_unknown_database_names_it_and_the_setting(settings: Settings) -> None:
         open_store(make_settings(settings.data_dir, "neo4j", neo4j_database="research"))
 
 
+@pytest.mark.fresh_schema  # about indexes: none may be left from another module's graph
 def test_missing_index_says_which_and_how_to_create_it(store: GraphStore, embedder: Embedder) -> None:
     s = store.settings
     store.query(f"CREATE (:`{s.chunk_label}` {{id: 'x', text: 'hello world', projectId: 'demo'}})")
@@ -71,6 +72,7 @@ def test_missing_index_says_which_and_how_to_create_it(store: GraphStore, embedd
     assert "python -m retrieval index" in message
 
 
+@pytest.mark.fresh_schema  # about indexes: none may be left from another module's graph
 def test_vector_index_of_another_dimension_is_refused_at_start(store: GraphStore, embedder: Embedder) -> None:
     s = store.settings
     store.ensure_vector_index(s.chunk_vector_index, s.chunk_label, s.embedding_property, 1536)
