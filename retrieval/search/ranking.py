@@ -8,7 +8,9 @@ show. With `max_hops` 0 it is plain hybrid search.
 
 from __future__ import annotations
 
+import contextvars
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from retrieval.context import Context
@@ -46,12 +48,11 @@ def retrieve(
     if query_vector is None and params.search_type != "fulltext":
         query_vector = ctx.embedder.embed_query(query)
         clock.lap("embed")
-    hits = search_chunks(ctx, query, params, query_vector=query_vector)
-    clock.lap("chunks")
     if params.max_hops < 1:
+        hits = search_chunks(ctx, query, params, query_vector=query_vector)
+        clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
-    entity_hits = search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
-    clock.lap("entities")
+    hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
     bridged = bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, entity_hits=entity_hits)
     clock.lap("bridge")
     seeds = {**bridged.hit_entities}
@@ -61,6 +62,31 @@ def retrieve(
     expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
     clock.lap("expand")
     return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, bridged.hit_entities, clock.laps)
+
+
+def _chunks_and_seeds(
+    ctx: Context, query: str, params: QueryParams, query_vector: list[float] | None, clock: _Clock
+) -> tuple[list[Hit], list[Hit]]:
+    """The chunk hits and the question's seed entities: two independent searches, sent at once where the store
+    runs reads in parallel (Neo4j: each is mostly the server's vector index call, so together they cost about
+    one). The "entities" lap is then the wait for the entities after the chunks came."""
+
+    def entities() -> list[Hit]:
+        return search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
+
+    if not ctx.store.parallel_reads:
+        hits = search_chunks(ctx, query, params, query_vector=query_vector)
+        clock.lap("chunks")
+        entity_hits = entities()
+        clock.lap("entities")
+        return hits, entity_hits
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="seeds") as pool:
+        seeds = pool.submit(contextvars.copy_context().run, entities)  # its log lines keep the request id
+        hits = search_chunks(ctx, query, params, query_vector=query_vector)
+        clock.lap("chunks")
+        entity_hits = seeds.result()
+    clock.lap("entities")
+    return hits, entity_hits
 
 
 class _Clock:
