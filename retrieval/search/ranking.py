@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -23,6 +24,8 @@ from retrieval.store.records import ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
 QUESTION_SEEDS = 5
+#: A search step and the name of its lap in `Retrieval.timings_ms`.
+type _Step[T] = tuple[Callable[[], T], str]
 
 
 @dataclass
@@ -53,40 +56,54 @@ def retrieve(
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
-    bridged = bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, entity_hits=entity_hits)
-    clock.lap("bridge")
-    seeds = {**bridged.hit_entities}
+    spread = bridge.spread(ctx, hits, entity_hits)
+    seeds = {**spread.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
-    walked = walk and seeds
-    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
-    clock.lap("expand")
-    return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, bridged.hit_entities, clock.laps)
+
+    def walk_around() -> Expansion:
+        return expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walk and seeds else Expansion()
+
+    def bridged() -> bridge.Bridged:
+        return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)
+
+    ranked, expansion = _together(ctx, (bridged, "bridge"), (walk_around, "expand"), clock)
+    return Retrieval(ranked.chunks, entity_hits, expansion, query_vector, ranked.hit_entities, clock.laps)
 
 
 def _chunks_and_seeds(
     ctx: Context, query: str, params: QueryParams, query_vector: list[float] | None, clock: _Clock
 ) -> tuple[list[Hit], list[Hit]]:
-    """The chunk hits and the question's seed entities: two independent searches, sent at once where the store
-    runs reads in parallel (Neo4j: each is mostly the server's vector index call, so together they cost about
-    one). The "entities" lap is then the wait for the entities after the chunks came."""
+    """The chunk hits and the question's seed entities: two independent searches (on Neo4j, each mostly the
+    server's vector index call)."""
+
+    def chunks() -> list[Hit]:
+        return search_chunks(ctx, query, params, query_vector=query_vector)
 
     def entities() -> list[Hit]:
         return search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
 
+    return _together(ctx, (chunks, "chunks"), (entities, "entities"), clock)
+
+
+def _together[A, B](ctx: Context, first: _Step[A], second: _Step[B], clock: _Clock) -> tuple[A, B]:
+    """Two independent steps, the second on a worker thread while the caller runs the first, where the store runs
+    reads in parallel (`GraphStore.parallel_reads`); one after the other elsewhere. Each step's lap is the time
+    until its result was taken: with a thread, the second's lap is the wait for it after the first was done."""
+    (run_first, first_lap), (run_second, second_lap) = first, second
     if not ctx.store.parallel_reads:
-        hits = search_chunks(ctx, query, params, query_vector=query_vector)
-        clock.lap("chunks")
-        entity_hits = entities()
-        clock.lap("entities")
-        return hits, entity_hits
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="seeds") as pool:
-        seeds = pool.submit(contextvars.copy_context().run, entities)  # its log lines keep the request id
-        hits = search_chunks(ctx, query, params, query_vector=query_vector)
-        clock.lap("chunks")
-        entity_hits = seeds.result()
-    clock.lap("entities")
-    return hits, entity_hits
+        a = run_first()
+        clock.lap(first_lap)
+        b = run_second()
+        clock.lap(second_lap)
+        return a, b
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="search") as pool:
+        pending = pool.submit(contextvars.copy_context().run, run_second)  # its log lines keep the request id
+        a = run_first()
+        clock.lap(first_lap)
+        b = pending.result()
+    clock.lap(second_lap)
+    return a, b
 
 
 class _Clock:
