@@ -1,6 +1,6 @@
 """Neo4j search next to its peers: DriftLens's modes and the Neo4j retrievers users already have, side by side.
 
-Usage: make bench-peers   (or: .venv-bench/bin/python benchmarks/peers.py [DATASET ...] [--limit N])
+Usage: make bench-peers   (or: .venv-bench/bin/python benchmarks/peers.py [DATASET ...] [--limit N] [--before DIR])
 Runs in its own environment (.venv-bench: the project's requirements plus requirements-bench.txt), since the
 peers are benchmark dependencies, never product ones. Per dev set it starts a Neo4j 5 (tools/neo4j; or uses the
 server NEO4J_URI names, whose database then holds one set at a time), indexes the set's pooled passages with
@@ -11,14 +11,18 @@ Peers: neo4j-graphrag's VectorRetriever and HybridRetriever, and agent-framework
 vector, fulltext and hybrid modes (it wraps neo4j-graphrag's retrievers). Scored as benchmarks/eval_retrieval.py
 scores: evidence Recall@2/5/10 and all-gold@10 over distinct passages; latency is the client's wall time per call.
 Ratios are to neo4j-graphrag's HybridRetriever, the peer the targets name (docs/benchmarks.md).
+`--before DIR` adds the DriftLens systems of another checkout (e.g. `git worktree add DIR main`), run by
+benchmarks/peers_before.py in a child process and asked in the same rotation: before and after in one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -185,7 +189,7 @@ def peer_systems(
     return systems, trips, close
 
 
-def run_set(data: EvalSet, neo4j: dict[str, object], limit: int | None) -> None:
+def run_set(data: EvalSet, path: Path, neo4j: dict[str, object], limit: int | None, before: Path | None) -> None:
     questions = [q for q in data.questions if q.gold][:limit]
     store, settings, doc_to_key = build_graph(data, **neo4j)
     embedder = make_embedder(settings)
@@ -193,35 +197,77 @@ def run_set(data: EvalSet, neo4j: dict[str, object], limit: int | None) -> None:
     vectors = {q.text: v.tolist() for q, v in zip(questions, embedder.embed([q.text for q in questions]), strict=True)}
     peers, peer_trips, close = peer_systems(settings, vectors)
     systems = {**driftlens_systems(ctx), **peers}
-    tallies = {name: Tally() for name in systems}
+    earlier = Before(before, path, settings) if before else None
+    names = [*(earlier.names if earlier else []), *systems]
+    tallies = {name: Tally() for name in names}
     own_trips = RoundTrips(store)
 
     def sent() -> int:
         return own_trips.count + peer_trips.count
 
-    names = list(systems)
-    for i, question in enumerate([*questions[:WARMUP], *questions]):
-        timed = i >= WARMUP
+    warmup = min(WARMUP, len(questions))
+    for i, index in enumerate([*range(warmup), *range(len(questions))]):
+        timed, question = i >= warmup, questions[index]
         for j in range(len(names)):
             name = names[(i + j) % len(names)]  # rotate who goes first
-            before, started = sent(), time.perf_counter()
-            try:
-                docs = systems[name](question, vectors[question.text])
-            except Exception as exc:  # a peer refusing a question (Lucene syntax) is a result, not a crash
-                docs = []
-                tallies[name].errors += timed
-                if timed and tallies[name].errors == 1:
-                    print(f"  {name}: {type(exc).__name__}: {str(exc)[:160]}")
-            elapsed = (time.perf_counter() - started) * 1000
+            if earlier and name in earlier.names:
+                docs, elapsed, trips = earlier.search(name, index)
+            else:
+                before_trips, started = sent(), time.perf_counter()
+                try:
+                    docs = systems[name](question, vectors[question.text])
+                except Exception as exc:  # a peer refusing a question (Lucene syntax) is a result, not a crash
+                    docs = []
+                    tallies[name].errors += timed
+                    if timed and tallies[name].errors == 1:
+                        print(f"  {name}: {type(exc).__name__}: {str(exc)[:160]}")
+                elapsed, trips = (time.perf_counter() - started) * 1000, sent() - before_trips
             if timed:
                 tally = tallies[name]
                 tally.ms.append(elapsed)
-                tally.round_trips += sent() - before
+                tally.round_trips += trips
                 for metric, value in score(passages_of(docs, doc_to_key), question.gold).items():
                     tally.metrics[metric] = tally.metrics.get(metric, 0.0) + value
+    if earlier:
+        earlier.close()
     close()
     store.close()
     report(data, len(questions), tallies)
+
+
+class Before:
+    """Another checkout's DriftLens systems in a child process (`peers_before.py`), asked in the same rotation:
+    a change measured before and after in one run, on one database, under the same load."""
+
+    def __init__(self, checkout: Path, dataset: Path, settings: Settings) -> None:
+        password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
+        env = {**os.environ, "NEO4J_URI": settings.neo4j_uri or "", "NEO4J_USERNAME": settings.neo4j_username}
+        self._child = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("peers_before.py")), str(checkout), str(dataset),
+             str(settings.data_dir)],
+            env={**env, "NEO4J_PASSWORD": password}, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        self.names: list[str] = json.loads(self._line())
+
+    def _line(self) -> str:
+        assert self._child.stdout is not None
+        line = self._child.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the --before child stopped (exit {self._child.wait()})")
+        return line
+
+    def search(self, name: str, index: int) -> tuple[list[str], float, int]:
+        """The document ids, the search's own wall time (ms) and its statements."""
+        assert self._child.stdin is not None
+        self._child.stdin.write(f"{name}\t{index}\n")
+        self._child.stdin.flush()
+        found = json.loads(self._line())
+        return [str(d) for d in found["docs"]], float(found["ms"]), int(found["trips"])
+
+    def close(self) -> None:
+        assert self._child.stdin is not None
+        self._child.stdin.close()
+        self._child.wait()
 
 
 def passages_of(docs: list[str], doc_to_key: dict[str, str]) -> list[str]:
@@ -269,10 +315,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", type=Path, default=list(DEFAULT_SETS))
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions of each set")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="a checkout of an earlier DriftLens: its systems too, as 'before: ...'",
+    )
     args = parser.parse_args()
     for path in args.datasets:
         with neo4j_server() as neo4j:
-            run_set(read_set(path), neo4j, args.limit)
+            run_set(read_set(path), path, neo4j, args.limit, args.before)
 
 
 if __name__ == "__main__":

@@ -161,6 +161,47 @@ def test_default_search_round_trips(ctx: Context, monkeypatch: pytest.MonkeyPatc
         assert len([r for r in reads if "size([" not in r]) == 6, "\n".join(r[:90] for r in reads)
 
 
+def test_parallel_reads_change_nothing_but_the_wait(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the store runs reads in parallel (Neo4j), the entities are searched beside the chunks and the walk
+    runs beside the bridge's scoring; both orders give the same chunks, seeds and expansion, and the same laps."""
+    question, p = "Which radioactive element did Marie discover?", params(ctx, top_k=3, max_hops=2)
+
+    def run(parallel: bool) -> tuple[object, ...]:
+        monkeypatch.setattr(ctx.store, "parallel_reads", parallel, raising=False)
+        found = retrieve(ctx, question, p)
+        chunks = [(h.id, round(h.score, 9), h.sources) for h in found.chunks]
+        entities = [(e.id, round(e.score, 9), e.metadata) for e in found.expansion.entities]
+        return chunks, [h.id for h in found.seeds], found.hit_entities, entities, sorted(found.timings_ms)
+
+    together, one_by_one = run(True), run(False)
+    assert together == one_by_one and together[3]
+    assert together[4] == sorted(["embed", "chunks", "entities", "bridge", "expand"])
+
+
+def test_walk_and_spread_replies_are_one_row(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hop, the walk's properties and the bridge's spread come as one row of lists (the Neo4j driver pays
+    per record received, ~50 us each), whatever the number of neighbours, properties and links."""
+    replies: list[tuple[str, int]] = []
+    read = ctx.store.read
+
+    def counted(cypher: str, *args: object, **kwargs: object) -> object:
+        rows = read(cypher, *args, **kwargs)  # type: ignore[arg-type]
+        replies.append((cypher, len(rows)))
+        return rows
+
+    monkeypatch.setattr(ctx.store, "read", counted)
+    p = params(ctx, top_k=2, max_hops=2, max_nodes=100)
+    found = retrieve(ctx, "Which radioactive element did Marie discover?", p)
+    assert len(found.expansion.entities) > 3  # several neighbours, several properties read
+    packed = [(cypher, n) for cypher, n in replies if "collect([" in cypher]
+    hops = [n for cypher, n in packed if "LIMIT $per" in cypher]
+    assert hops and all(n == 1 for n in hops)  # one row however many neighbours
+    properties = [n for cypher, n in packed if "ingested_at" in cypher]
+    assert properties == [1]
+    spread = [n for cypher, n in packed if "UNION ALL" in cypher]
+    assert spread == [2]  # one row per side of the union: the hits' links and the question entities'
+
+
 @pytest.mark.parametrize("query", ['"(*?:~^[', "", "   ", "x" * 20_000])
 def test_awkward_queries_answer_without_error(ctx: Context, query: str) -> None:
     assert search_chunks(ctx, query, params(ctx, search_type="fulltext")) == [] or len(query) > 100

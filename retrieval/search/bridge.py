@@ -29,7 +29,7 @@ from retrieval.search.hybrid import search_chunks
 from retrieval.search.keywords import content_terms
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
-from retrieval.store.records import StoreHit, ident
+from retrieval.store.records import StoreHit, ident, packed, unpacked
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
 SOURCE_HITS = 2
@@ -45,11 +45,14 @@ SPREAD_WEIGHT = 0.8
 RESIDUAL_WEIGHT = 0.2
 #: Reached chunks scored exactly, best spread first (the rest could not overtake the hits).
 CANDIDATES = 30
+#: The spread read's columns: who lends ('hit' or 'question'), its id, the entity, a chunk mentioning it, how often.
+_LINKS = ("kind", "source", "entity", "chunk", "count")
 
 
 @dataclass
-class _Spread:
-    """Spread score per reached chunk, which source hit reached which chunks, and the hits' entities."""
+class Spread:
+    """Spread score per reached chunk, which source hit reached which chunks, and the entities the best hits
+    mention (id -> the hit's score: where the neighbourhood walk starts)."""
 
     score: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     reached_from: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -63,6 +66,22 @@ class Bridged:
     hit_entities: dict[str, float]
 
 
+def spread(ctx: Context, hits: Sequence[Hit], entity_hits: Sequence[Hit]) -> Spread:
+    """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities.
+
+    Apart from `rerank` so that a caller may start the walk from `hit_entities` while the reached chunks are
+    scored (`retrieval/search/ranking.py`)."""
+    if not hits:
+        return Spread()
+    unit = hits[0].score or 1.0
+    lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
+    best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
+    question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
+    found = _spread(ctx, lenders, question)
+    found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
+    return found
+
+
 def rerank(
     ctx: Context,
     query: str,
@@ -70,16 +89,12 @@ def rerank(
     *,
     query_vector: list[float] | None,
     hits: list[Hit],
-    entity_hits: Sequence[Hit],
+    spread: Spread,
 ) -> Bridged:
-    """`hits` plus the chunks their entities reach, re-ranked; best `params.top_k`."""
+    """`hits` plus the chunks their entities reach (`spread`, of these hits), re-ranked; best `params.top_k`."""
     if not hits:
         return Bridged(hits, {})
     unit = hits[0].score or 1.0
-    lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
-    best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
-    question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    spread = _spread(ctx, lenders, question)
     by_id = {h.id: h for h in hits}
     reached = sorted((c for c in spread.score if c not in by_id), key=lambda c: -spread.score[c])[:CANDIDATES]
     if reached:
@@ -98,30 +113,30 @@ def rerank(
         ranked.append(hit.model_copy(update={"score": hit.score + bonus, "sources": sources}))
     # The best direct match stays first: bridges complete it, and ranking one above it cost MRR 0.85 -> 0.74.
     anchor = ranked[0]
-    entities = {e: unit * w for e, w in spread.hit_entities.items()}
-    return Bridged([anchor, *sorted(ranked[1:], key=lambda h: -h.score)][: params.top_k], entities)
+    return Bridged([anchor, *sorted(ranked[1:], key=lambda h: -h.score)][: params.top_k], spread.hit_entities)
 
 
-def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, float]) -> _Spread:
+def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, float]) -> Spread:
     """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities."""
     s = ctx.settings
     # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap.
     mentions = (
         f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)', 'r')} RETURN c.id AS chunk, r.count AS count LIMIT $limit }} "
-        "RETURN kind, source, e.id AS entity, chunk, count"
+        f"WITH kind, source, e.id AS entity, chunk, count {packed(_LINKS)}"
     )
-    rows = ctx.store.read(
+    found = ctx.store.read(
         f"UNWIND $hits AS source MATCH {mention(s, f'(:{ident(s.chunk_label)} {{id: source}})', '(e)')} "
         f"WITH 'hit' AS kind, source, e {mentions} UNION ALL "
         f"UNWIND $entities AS source MATCH (e:{ident(s.entity_label)} {{id: source}}) WHERE {ctx.in_scope('e')} "
         f"WITH 'question' AS kind, source, e {mentions}",
         {"limit": MAX_MENTIONS + 1, "project": ctx.project, "hits": list(sources), "entities": list(question)},
     )
+    rows = unpacked(found, _LINKS)
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
     for row in rows:
         link = (str(row["kind"]), str(row["source"]), str(row["entity"]))
         by_link[link].append((str(row["chunk"]), float(row["count"] or 1)))
-    spread = _Spread()
+    spread = Spread()
     for (kind, source, entity), chunks in by_link.items():
         from_hit = kind == "hit"
         if from_hit:
@@ -138,7 +153,7 @@ def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, f
 
 
 def _residual(
-    ctx: Context, query: str, params: QueryParams, by_id: Mapping[str, Hit], spread: _Spread
+    ctx: Context, query: str, params: QueryParams, by_id: Mapping[str, Hit], spread: Spread
 ) -> dict[str, float]:
     """Keyword score of each reached chunk on the question words its source hit lacks (best over sources).
 

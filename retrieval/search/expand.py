@@ -29,7 +29,7 @@ from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search.patterns import entity_props, mention, related
-from retrieval.store.records import ident
+from retrieval.store.records import ident, packed, unpacked
 
 #: Relevance kept per hop before edge strength and degree penalty.
 HOP_DECAY = 0.5
@@ -51,6 +51,12 @@ _FOLLOWS = (
 def _props(s: Settings) -> str:
     """Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs)."""
     return f"{entity_props(s)}, e.updated_at AS updated_at, e.ingested_at AS ingested_at"
+
+
+#: The columns `_props` names.
+_PROPS = ("title", "type", "description", "updated_at", "ingested_at")
+#: The columns of a hop's rows: the frontier node, the node it reaches, that node's degree and the edge's weight.
+_HOP = ("source", "id", "degree", "weight")
 
 
 @dataclass
@@ -218,13 +224,14 @@ class _Walk:
         the walk. The far node carries no label: anchored on the id index, the walk then follows the node's
         own adjacency (a label there makes the planner scan the label instead).
         """
-        return self.ctx.store.read(
+        rows = self.ctx.store.read(
             f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (a:{self.label} {{id: fid}})-[r:{self.related}]-(b) "
             f"WHERE {_FOLLOWS} WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight "
             "ORDER BY weight DESC LIMIT $per } "
-            "WITH fid, id, degree, weight WHERE NOT id IN $seen RETURN fid AS source, id, degree, weight",
+            f"WITH fid AS source, id, degree, weight WHERE NOT id IN $seen {packed(_HOP)}",
             {"ids": list(ids), "seen": list(self.nodes), **self._hop_params()},
         )
+        return unpacked(rows, _HOP)
 
     def _degrees(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         """Stored degrees by id; a graph written before the indexer stored them is counted instead."""
@@ -244,10 +251,13 @@ class _Walk:
         ids = [n.id for n in self.nodes.values() if not n.props]
         if not ids:
             return
+        columns = ("id", *_PROPS)
         rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) RETURN id, {_props(self.ctx.settings)}", {"ids": ids}
+            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WITH id, {_props(self.ctx.settings)} "
+            + packed(columns),
+            {"ids": ids},
         )
-        for row in rows:
+        for row in unpacked(rows, columns):
             self.nodes[row["id"]].props = row
 
     def ranked(self) -> list[_Node]:

@@ -8,7 +8,10 @@ show. With `max_hops` 0 it is plain hybrid search.
 
 from __future__ import annotations
 
+import contextvars
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from retrieval.context import Context
@@ -21,6 +24,8 @@ from retrieval.store.records import ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
 QUESTION_SEEDS = 5
+#: A search step and the name of its lap in `Retrieval.timings_ms`.
+type _Step[T] = tuple[Callable[[], T], str]
 
 
 @dataclass
@@ -46,21 +51,59 @@ def retrieve(
     if query_vector is None and params.search_type != "fulltext":
         query_vector = ctx.embedder.embed_query(query)
         clock.lap("embed")
-    hits = search_chunks(ctx, query, params, query_vector=query_vector)
-    clock.lap("chunks")
     if params.max_hops < 1:
+        hits = search_chunks(ctx, query, params, query_vector=query_vector)
+        clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
-    entity_hits = search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
-    clock.lap("entities")
-    bridged = bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, entity_hits=entity_hits)
-    clock.lap("bridge")
-    seeds = {**bridged.hit_entities}
+    hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
+    spread = bridge.spread(ctx, hits, entity_hits)
+    seeds = {**spread.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
-    walked = walk and seeds
-    expansion = expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walked else Expansion()
-    clock.lap("expand")
-    return Retrieval(bridged.chunks, entity_hits, expansion, query_vector, bridged.hit_entities, clock.laps)
+
+    def walk_around() -> Expansion:
+        return expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walk and seeds else Expansion()
+
+    def bridged() -> bridge.Bridged:
+        return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)
+
+    ranked, expansion = _together(ctx, (bridged, "bridge"), (walk_around, "expand"), clock)
+    return Retrieval(ranked.chunks, entity_hits, expansion, query_vector, ranked.hit_entities, clock.laps)
+
+
+def _chunks_and_seeds(
+    ctx: Context, query: str, params: QueryParams, query_vector: list[float] | None, clock: _Clock
+) -> tuple[list[Hit], list[Hit]]:
+    """The chunk hits and the question's seed entities: two independent searches (on Neo4j, each mostly the
+    server's vector index call)."""
+
+    def chunks() -> list[Hit]:
+        return search_chunks(ctx, query, params, query_vector=query_vector)
+
+    def entities() -> list[Hit]:
+        return search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
+
+    return _together(ctx, (chunks, "chunks"), (entities, "entities"), clock)
+
+
+def _together[A, B](ctx: Context, first: _Step[A], second: _Step[B], clock: _Clock) -> tuple[A, B]:
+    """Two independent steps, the second on a worker thread while the caller runs the first, where the store runs
+    reads in parallel (`GraphStore.parallel_reads`); one after the other elsewhere. Each step's lap is the time
+    until its result was taken: with a thread, the second's lap is the wait for it after the first was done."""
+    (run_first, first_lap), (run_second, second_lap) = first, second
+    if not ctx.store.parallel_reads:
+        a = run_first()
+        clock.lap(first_lap)
+        b = run_second()
+        clock.lap(second_lap)
+        return a, b
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="search") as pool:
+        pending = pool.submit(contextvars.copy_context().run, run_second)  # its log lines keep the request id
+        a = run_first()
+        clock.lap(first_lap)
+        b = pending.result()
+    clock.lap(second_lap)
+    return a, b
 
 
 class _Clock:

@@ -60,6 +60,10 @@ class GraphStore(ABC):
     backend: ClassVar[str]
     #: Largest k an over-fetching filtered vector search will request before giving up.
     max_overfetch: ClassVar[int] = 4096
+    #: Whether a search gains by sending its independent reads from two threads at once: on Neo4j a search's time
+    #: is the server's (its vector index calls), and each connection has a server thread; the embedded store's
+    #: searches spend theirs in client-side Python, under one GIL.
+    parallel_reads: ClassVar[bool] = False
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

@@ -53,6 +53,7 @@ _UNREACHABLE = (ServiceUnavailable, SessionExpired, DriverError, OSError)
 
 class Neo4jStore(GraphStore):
     backend = "neo4j"
+    parallel_reads = True  # each pooled connection has its own server thread
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)

@@ -48,21 +48,25 @@ class HybridArms:
 
 
 def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
-    """The one read: vector candidates, the fulltext pool with cosines, and match counts for the new words."""
+    """The one read: vector candidates, the fulltext pool with cosines, and match counts for the new words.
+
+    Each candidate is a list, not a map: `[id, score, *returned]` (the vector index's score; the pool's exact
+    cosine). Why: the reply holds hundreds of candidates, and a map repeats every key in each, which the driver
+    decodes one by one; positions halve the values a search decodes."""
     where, params = filter_clause("node", filters)
     where_clause = f"WHERE {where} " if where else ""
     emb = ident(plan.prop)
-    props = "node {" + ", ".join(f".{ident(f)}" for f in plan.returned) + "}"
+    values = "".join(f", node.{ident(f)}" for f in plan.returned)
     cypher = (
         "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
-        f"RETURN collect({{id: node.id, score: score, props: {props}}}) AS vector }} "
+        f"RETURN collect([node.id, score{values}]) AS vector }} "
         "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
-        f"RETURN collect({{id: node.id, cosine: vector.similarity.cosine(node.{emb}, $q), props: {props}}}) AS pool }} "
+        f"RETURN collect([node.id, vector.similarity.cosine(node.{emb}, $q){values}]) AS pool }} "
         "CALL { UNWIND $words AS w CALL { WITH w "
         "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
-        "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect({word: w.word, n: n}) AS counts } "
+        "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect([w.word, n]) AS counts } "
         "RETURN vector, pool, counts"
     )
     return cypher, params
@@ -92,11 +96,12 @@ def arms(
     corpus: Callable[[Mapping[str, int]], bm25.Corpus],
 ) -> HybridArms:
     """Both completed arms from the statement's row; each hit's props are the plan's `returned` properties."""
-    vector = [StoreHit(str(h["id"]), _cosine(h["score"]), _clean(h["props"])) for h in row["vector"]]
-    counts = {str(c["word"]): int(c["n"]) for c in row["counts"]}
+    returned = plan.returned
+    vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h)) for h in row["vector"]]
+    counts = {str(word): int(n) for word, n in row["counts"]}
     words = terms(text)
     stats = corpus(counts)
-    pool = [{"id": h["id"], "props": _clean(h["props"]), "cosine": h["cosine"]} for h in row["pool"]]
+    pool = [{"id": h[0], "props": _props(returned, h), "cosine": h[1]} for h in row["pool"]]
     keyword = bm25.ranked(pool, fields, words, stats, plan.fetch)
     vector_ids = {h.id for h in vector}
     keyword_ids = {h.id for h in keyword}
@@ -118,5 +123,6 @@ def _cosine(score: object) -> float:
     return 2.0 * float(score) - 1.0  # type: ignore[arg-type]
 
 
-def _clean(props: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in props.items() if v is not None}
+def _props(names: Sequence[str], candidate: Sequence[Any]) -> dict[str, Any]:
+    """A candidate's `[id, score, *values]` as the properties it has (a missing one is null, left out)."""
+    return {name: value for name, value in zip(names, candidate[2:], strict=True) if value is not None}

@@ -7,7 +7,7 @@ defined here, below all of them, each side imports them without importing the ot
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,19 @@ def ident(name: str) -> str:
     if not _IDENT.match(name):
         raise ValueError(f"not a valid identifier: {name!r}")
     return f"`{name}`"
+
+
+def packed(columns: Sequence[str]) -> str:
+    """`RETURN collect([a, b, ...]) AS rows`: a statement's many rows of these columns as one row of lists.
+
+    Why: the Neo4j driver spends ~50 us on each record it receives, whatever it holds; 306 rows of four values
+    took 18-20 ms as records and 4 ms as one row of lists. `unpacked` turns them back into rows."""
+    return "RETURN collect([" + ", ".join(columns) + "]) AS rows"
+
+
+def unpacked(rows: Sequence[Row], columns: Sequence[str]) -> list[Row]:
+    """The rows `packed` folded, one dict each, in their order (a UNION's packed rows one after the other)."""
+    return [dict(zip(columns, values, strict=True)) for row in rows for values in row["rows"]]
 
 
 @dataclass(frozen=True)
