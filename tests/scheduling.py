@@ -1,12 +1,12 @@
-"""How `pytest -n 3 --dist loadscope` (pytest-xdist) shares the suite between its workers.
+"""How `pytest -n 2 --dist loadscope` (pytest-xdist) shares the suite between two workers.
 
 Each worker is its own process with its own Neo4j server (started when it first meets a Neo4j test), so a module
 runs whole on one worker, both its halves, as in one process. Scopes, each run whole by one worker:
 - the browser tests' Neo4j half and their embedded half (`tests/e2e`), one scope each: each has an app process
-  (and the Neo4j one the demo graph in that worker's Neo4j), started once; they go first, one to each of two workers,
+  (and the Neo4j one the demo graph in that worker's Neo4j), started once; they go first, one to each worker,
   being the longest;
 - every other module: its module-scoped graphs are built once.
-With NEO4J_URI set, the workers would share that one database (Neo4j Community has one), so then the whole
+With NEO4J_URI set, both workers would share that one database (Neo4j Community has one), so then the whole
 Neo4j half is one scope, on one worker.
 
 Why a scheduler of our own: xdist's `loadgroup` (the `xdist_group` mark) marks a group by rewriting the test's
@@ -52,7 +52,7 @@ class BackendScopes(LoadScopeScheduling):
 
     def _assign_work_unit(self, node: WorkerController) -> None:
         """Before the first unit goes out: the browser scopes (or the shared Neo4j half) to the front of the queue,
-        so that two workers each start on one of them rather than one worker getting both."""
+        so that each worker starts on one of them rather than one worker getting both."""
         if not any(self.assigned_work.values()):
             for scope in (E2E, E2E_NEO4J, NEO4J):
                 if scope in self.workqueue:

@@ -1,4 +1,4 @@
-"""The scopes `pytest -n 3 --dist loadscope` shares the suite by (tests/scheduling.py)."""
+"""The scopes `pytest -n 2 --dist loadscope` shares the suite by (tests/scheduling.py)."""
 
 from __future__ import annotations
 
