@@ -17,12 +17,13 @@ from retrieval.modes.agent_session import AgentConversation
 from retrieval.modes.agent_tools import TOOL_SPECS
 from retrieval.store import GraphStore
 from tests import tiny_graph
+from tests.backends import empty
 from tests.scripted_openai import ScriptedOpenAI, Step, tool_calls
 
 
 @pytest.fixture
 def graph(module_store: GraphStore, scripted_openai: ScriptedOpenAI, embedder: Embedder) -> tuple[Context, GraphStore]:
-    module_store.clear()
+    empty(module_store)
     tiny_graph.build(module_store, embedder)
     settings = module_store.settings.model_copy(
         update={"openai_base_url": scripted_openai.base_url, "retry_max_attempts": 1}

@@ -14,6 +14,7 @@ from retrieval.conversation.memory import MemoryMessage, MemoryStore, Scope, by_
 from retrieval.embed import Embedder, make_embedder
 from retrieval.errors import ConfigError
 from retrieval.store import GraphStore
+from tests.backends import empty
 from tests.conftest import make_settings
 
 
@@ -24,7 +25,7 @@ def embedder() -> Embedder:
 
 @pytest.fixture
 def memory(module_store: GraphStore, embedder: Embedder) -> MemoryStore:
-    module_store.clear()
+    empty(module_store)
     return MemoryStore(module_store, module_store.settings, embedder)
 
 
@@ -57,7 +58,7 @@ def _belongs(record_values: dict[str, str], scope: Scope) -> bool:
 def test_search_never_returns_another_scopes_memory(
     module_store: GraphStore, embedder: Embedder, writes: list[tuple[Scope, list[str]]], reader: Scope, query: str
 ) -> None:
-    module_store.clear()
+    empty(module_store)
     memory = MemoryStore(module_store, module_store.settings, embedder)
     stored = [record for scope, texts in writes for record in memory.add(scope, _say(*texts))]
     owned = {r.id for r in stored if _belongs(r.model_dump(), reader)}
@@ -104,7 +105,7 @@ def test_only_configured_roles_and_non_empty_texts_are_stored(memory: MemoryStor
 
 
 def test_without_an_embedder_search_returns_the_most_recent(module_store: GraphStore) -> None:
-    module_store.clear()
+    empty(module_store)
     memory = MemoryStore(module_store, module_store.settings, embedder=None)
     scope = Scope(thread_id="t")
     memory.add(scope, _say("first", "second", "third"))

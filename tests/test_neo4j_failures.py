@@ -8,6 +8,7 @@ through every read path. They run on the session's Neo4j (behind a forwarder for
 from __future__ import annotations
 
 import socket
+import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +23,7 @@ from retrieval.models import QueryParams
 from retrieval.search.explore import run_cypher
 from retrieval.search.hybrid import search_chunks
 from retrieval.store import GraphStore, open_store
+from tests.backends import SESSION
 from tests.conftest import make_settings
 from tests.tcp_forward import forwarding
 
@@ -155,3 +157,12 @@ def test_server_down_mid_session_then_health_recovers_on_the_same_port(
         with forwarding(port, target):
             health = engine.health()  # the same engine and store, no restart of the app
             assert health.ok and health.backend == "neo4j"
+
+
+def test_the_session_server_leaves_no_file_in_the_system_temporary_folder(store: GraphStore) -> None:
+    """Each start wrote a log4j configuration naming its folder to /tmp and left it there (~100 after a day)."""
+    if SESSION.server is None:
+        pytest.skip("an external Neo4j (NEO4J_URI) is not started by the tests")
+    folder = str(SESSION.server.workdir)
+    left = [p for p in Path(tempfile.gettempdir()).glob("log4j-*.xml") if folder in p.read_text(errors="replace")]
+    assert not left, f"left in the system temporary folder: {left}"

@@ -17,6 +17,7 @@ from retrieval.errors import ConfigError
 from retrieval.integrations.agent_framework import GraphContextProvider, format_line
 from retrieval.store import GraphStore
 from tests import tiny_graph
+from tests.backends import empty
 from tests.conftest import make_settings
 from tests.scripted_openai import ScriptedOpenAI
 
@@ -26,7 +27,7 @@ LINE = re.compile(r"^\[Score: \d\.\d{3}\] (\[[a-z_]+: [^\]]+\] )*\S")
 
 @pytest.fixture
 def demo_store(module_store: GraphStore, embedder: Embedder) -> GraphStore:
-    module_store.clear()
+    empty(module_store)
     tiny_graph.build(module_store, embedder)
     return module_store
 

@@ -120,8 +120,11 @@ def start(
     password_file.write_text(password, encoding="utf-8")
     password_file.chmod(0o600)
     log = (workdir / "launcher.log").open("w", encoding="utf-8")
+    scratch = workdir / "tmp"  # Neo4j writes a log4j file per start to the JVM's temporary folder: keep it ours
+    scratch.mkdir(exist_ok=True)
     process = subprocess.Popen(
-        ["java", f"-Xmx{heap}", *jvm_options, "-cp", classpath, "driftlens.Neo4jLauncher", "--port", str(port),
+        ["java", f"-Xmx{heap}", f"-Djava.io.tmpdir={scratch}", *jvm_options, "-cp", classpath,
+         "driftlens.Neo4jLauncher", "--port", str(port),
          "--dir", str(workdir / "db"), "--password-file", str(password_file)],
         stdout=subprocess.PIPE, stderr=log, text=True,
     )  # fmt: skip
