@@ -67,6 +67,8 @@ LABELS = {
     "gap": "lead of the best passage over the others",
     "model": "the model's own report",
 }
+#: The signals that rate how a search for the question's words went (all but `support` and `model`).
+SEARCHED = ("coverage", "names", "exists", "complete", "together", "similarity", "arms", "gap")
 #: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
 MIN_STEM = 4
 _WORD = re.compile(r"\w+")
@@ -114,7 +116,7 @@ def signals(answer: Answer, counts: Mapping[str, int] | None = None) -> dict[str
         "gap": _gap(answer),
     }
     if _lists_themes(answer):
-        out.update(coverage=1.0, names=1.0, exists=1.0, complete=1.0, together=1.0)
+        out.update(dict.fromkeys(SEARCHED, 1.0))
     reported = _model_report(answer)
     if reported is not None:
         out["model"] = reported
@@ -130,7 +132,10 @@ def unheld(answer: Answer, counts: Mapping[str, int] | None) -> list[str]:
 def _lists_themes(answer: Answer) -> bool:
     """A global answer listing the collection's themes for a question that asks for nothing else ("What are the
     main themes?"): its asked-about words name what the listing is, not words its facts could state, and the
-    themes are the graph's own communities, so the word signals are met by construction."""
+    themes are the graph's own communities, so every signal of a search for the question (`SEARCHED`) is met by
+    construction. Not only the word signals: no arm scores community reports, so `similarity` and `arms` would
+    read 0, and the fit of this round (which weighs them more) put "What are the main themes?" at 0.42, below
+    the threshold, on the demo graph."""
     return answer.mode == "global" and any(s.kind == "aggregate" and s.details.get("themes") for s in answer.trace)
 
 
