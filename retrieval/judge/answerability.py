@@ -4,7 +4,7 @@ Why signals and a fitted model, not a weighted average: the old confidence (`con
 citation coverage, agreement) is as high for "What is the capital of Australia?" as for a question the corpus
 answers, because a nearest passage always exists, is always cited verbatim and always agrees with itself. What
 separates an answer from a near miss is whether the facts say what was *asked*. So the signals, each 0-1 and read
-from the answer alone (any mode, with or without a model):
+from the answer (any mode, with or without a model) and, for `exists` and `complete`, the documents' word counts:
 - `support`: the old weighted score (similarity, citation coverage, agreement, recency, model);
 - `coverage`: share of the question's asked-about words (content words but verbs of asking; words under four
   letters only when they are names) the key facts state, in any form ("studied" states "study"); a model's facts
