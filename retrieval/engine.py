@@ -24,7 +24,7 @@ from retrieval.errors import (
     StoreUnavailable,
 )
 from retrieval.indexing.documents import DocumentInfo, list_documents
-from retrieval.judge.answerability import decide
+from retrieval.judge.answerability import asked_about, decide
 from retrieval.judge.confidence import assess, match_citations
 from retrieval.llm.client import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
@@ -222,13 +222,14 @@ class Engine:
 
     def judge(self, answer: Answer, ctx: Context) -> None:
         """Check each citation's span against its source, rate the answer's confidence and decide whether the
-        documents answer it at all (every face's answers, every mode)."""
+        documents answer it at all (every face's answers, every mode). Whether the documents hold the asked-about
+        words at all is read here, from the chunk index, since an answer's evidence is only its best passages."""
         texts = {h.id: h.text for h in answer.evidence}
         missing = [c.chunk_id for c in answer.citations() if c.kind == "chunk" and c.chunk_id not in texts]
         texts.update({chunk_id: hit.text for chunk_id, hit in explore.chunks(ctx, missing).items()})
         match_citations(answer, texts)
         answer.confidence = assess(answer)
-        decide(answer)
+        decide(answer, None if answer.no_data_found else _holding(ctx, asked_about(answer.question)))
 
     def close(self) -> None:
         self.bus.close()
@@ -246,6 +247,18 @@ def _unless_empty[T](ctx: Context, run: Callable[[], T]) -> T | None:
     except IndexMissing:
         if missing_data(ctx) is None:
             raise
+        return None
+
+
+def _holding(ctx: Context, words: list[str]) -> dict[str, int] | None:
+    """How many passages of the graph hold each word, by the chunk keyword index; None without one (a graph
+    built with no keyword index, or not yet holding it): the answer's evidence then stands in for the documents."""
+    s = ctx.settings
+    if not s.chunk_fulltext_index:
+        return None
+    try:
+        return ctx.store.holding(s.chunk_label, words, index=s.chunk_fulltext_index)
+    except IndexMissing:
         return None
 
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from benchmarks import fit_confidence
 from benchmarks.answer_metrics import (
     NOT_IN_DOCUMENTS,
     Judged,
@@ -88,3 +90,17 @@ def test_auroc_and_the_confidence_figures() -> None:
     assert fig.unanswerable_flagged == 0.5 and fig.correct_flagged == 0.5
     bins = {label: (n, acc) for label, n, _mean, acc in fig.reliability}
     assert bins == {"0.6-0.8": (1, 0.0), "0.8-1.0": (2, 0.5)}
+
+
+def test_the_fitted_threshold_flags_at_most_a_tenth_of_each_modes_right_answers() -> None:
+    """Pooled, drift's well-scored right answers let local's be flagged beyond 10%; a mode with too few right
+    answers to hold a share of (global) is left out."""
+    scores = np.array([0.45, 0.46, 0.47, *[0.7] * 7, *[0.8] * 10])  # ten right answers each: one may be flagged
+    labels = np.ones(20)
+    modes = np.array(["local"] * 10 + ["drift"] * 10)
+    assert fit_confidence._cut(scores, labels) == 0.47  # pooled: flags two of local's ten
+    assert fit_confidence.threshold(scores, labels, modes) == 0.46  # flags 0.45 only
+    with_global = (np.append(scores, [0.1, 0.05]), np.append(labels, [1.0, 0.0]), np.append(modes, ["global"] * 2))
+    assert fit_confidence.threshold(*with_global) == 0.46  # one right global answer holds no share: left out
+    only_global = (with_global[0][20:], with_global[1][20:], with_global[2][20:])
+    assert fit_confidence.threshold(*only_global) == 0.1  # no mode has ten: pooled

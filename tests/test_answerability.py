@@ -90,3 +90,37 @@ def test_the_gap_signal_is_how_far_the_best_hit_stands_above_the_next() -> None:
     assert answerability.signals(answer)["gap"] == pytest.approx(0.5)  # the next four only
     answer.evidence = [Hit(id=f"c{i}", text="x", score=0.7) for i in range(5)]
     assert answerability.signals(answer)["gap"] == 0.0  # many passages equally near: nothing stands out
+
+
+def test_the_store_counts_the_passages_that_hold_a_word(search_store: GraphStore) -> None:
+    s = search_store.settings
+    counts = search_store.holding(s.chunk_label, ["polonium", "physicists", "bitcoin"], index=s.chunk_fulltext_index)
+    assert counts["polonium"] >= 1 and counts["physicists"] >= 1  # the index's stemming: "physicist"
+    assert counts["bitcoin"] == 0
+    assert search_store.holding(s.chunk_label, [], index=s.chunk_fulltext_index) == {}
+
+
+def test_a_word_no_passage_holds_is_named_in_the_not_in_these_documents_answer(engine: Engine) -> None:
+    answer = engine.ask("What did Marie Curie say about Bitcoin?", "local")
+    assert answer.outcome == "not_in_documents"
+    assert "no passage of these documents mentions “bitcoin”" in answer.final_answer
+    assert answer.confidence is not None
+    parts = {p.name: p.value for p in answer.confidence.parts}
+    assert parts["complete"] == 0.0 and parts["exists"] == pytest.approx(2 / 3, abs=1e-3)  # marie, curie; not bitcoin
+
+
+def test_exists_reads_the_documents_counts_and_together_one_passage() -> None:
+    hit = Hit(id="c", text="Marie Curie discovered polonium in Paris.", score=1.0)
+    fact = KeyFact(fact="Marie Curie discovered polonium in Paris.", citations=[Citation(chunk_id="c", span="")])
+    answer = Answer(
+        question="What did Marie Curie say about radium and Bitcoin?", mode="local", answered_by="extractive"
+    )
+    answer.key_facts, answer.evidence = [fact], [hit]
+    assert answerability.asked_about(answer.question) == ["marie", "curie", "radium", "bitcoin"]
+    alone = answerability.signals(answer)  # no counts: the evidence stands in for the documents
+    assert alone["exists"] == 0.5 and alone["complete"] == 0.0
+    counted = answerability.signals(answer, {"radium": 1, "bitcoin": 0})
+    assert counted["exists"] == 0.75 and counted["complete"] == 0.0  # radium is held by a passage not retrieved
+    assert answerability.unheld(answer, {"radium": 1, "bitcoin": 0}) == ["bitcoin"]
+    assert counted["together"] == 0.5  # the one passage holds marie and curie
+    assert answerability.signals(answer, {"radium": 1, "bitcoin": 2})["complete"] == 1.0

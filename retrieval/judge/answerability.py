@@ -4,16 +4,21 @@ Why signals and a fitted model, not a weighted average: the old confidence (`con
 citation coverage, agreement) is as high for "What is the capital of Australia?" as for a question the corpus
 answers, because a nearest passage always exists, is always cited verbatim and always agrees with itself. What
 separates an answer from a near miss is whether the facts say what was *asked*. So the signals, each 0-1 and read
-from the answer alone (any mode, with or without a model):
+from the answer (any mode, with or without a model) and, for `exists` and `complete`, the documents' word counts:
 - `support`: the old weighted score (similarity, citation coverage, agreement, recency, model);
 - `coverage`: share of the question's asked-about words (content words but verbs of asking; words under four
   letters only when they are names) the key facts state, in any form ("studied" states "study"); a model's facts
   are read from the passages they cite, not from the model's wording;
 - `names`: share of the question's names (capitalised words past the first) the key facts state;
-- `exists`: share of the asked-about words found anywhere in the retrieved evidence: the keyword arm searched
-  every chunk of the graph, so a word absent from all of them is almost surely absent from the documents;
-- `complete`: 1 when every asked-about word is found there, else 0 (one missing word can be the whole question:
-  "What did Lisa Su say about quantum computing?");
+- `exists`: share of the asked-about words the documents hold at all: in the retrieved evidence, or in any
+  passage by the chunk index's document counts (`GraphStore.holding`; the engine reads them). The evidence alone
+  was a poor stand-in: an answerable question's word that the ten passages lack is usually elsewhere in the
+  documents (on the demo dev split 10 of 36 answerable questions had a word missing from their evidence, none a
+  word missing from the documents), while "Bitcoin", "AlphaFold" or "Netflix" are in no passage at all;
+- `complete`: 1 when the documents hold every asked-about word, else 0 (one missing word can be the whole
+  question: "What did Bill Gates say about Netflix?");
+- `together`: the largest share of the asked-about words that one retrieved passage (with its document's name)
+  holds: the words of "What is the capital of Australia?" each occur somewhere, but never in one passage;
 - `similarity`: the best cosine similarity of the evidence to the question;
 - `arms`: agreement between the retrieval arms (share of the five best hits found by both meaning and keywords);
 - `gap`: how far the best hit's score stands above the next ones' (a passage that answers stands out; a question
@@ -30,7 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -56,11 +61,14 @@ LABELS = {
     "names": "names of the question stated by the key facts",
     "exists": "asked-about words found in the documents",
     "complete": "every asked-about word found in the documents",
+    "together": "asked-about words found together in one passage",
     "similarity": "similarity of the best passage",
     "arms": "agreement of meaning and keyword search",
     "gap": "lead of the best passage over the others",
     "model": "the model's own report",
 }
+#: The signals that rate how a search for the question's words went (all but `support` and `model`).
+SEARCHED = ("coverage", "names", "exists", "complete", "together", "similarity", "arms", "gap")
 #: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
 MIN_STEM = 4
 _WORD = re.compile(r"\w+")
@@ -80,38 +88,54 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(n for n in found if n and n not in STOPWORDS))
 
 
-def names_of(answer: Answer) -> set[str]:
-    return set(question_names(answer.question))
+def asked_about(question: str) -> list[str]:
+    """The asked-about words the signals read: content words but verbs of asking, those under four letters only
+    when they are names or numbers ("Su", "Ng", "2018"; not "win", "say")."""
+    names = set(question_names(question))
+    return [t for t in asked_terms(question) if len(t) >= MIN_STEM or t.isdigit() or t in names]
 
 
-def signals(answer: Answer) -> dict[str, float]:
-    """The answer's signals (0-1 each; `model` only when a model answered and reported a confidence)."""
+def signals(answer: Answer, counts: Mapping[str, int] | None = None) -> dict[str, float]:
+    """The answer's signals (0-1 each; `model` only when a model answered and reported a confidence).
+
+    `counts`: how many passages of the documents hold each asked-about word (`GraphStore.holding`), None when
+    the store has no keyword index to count with (the evidence then stands in for the documents)."""
     facts = _stated(answer)
-    evidence = " ".join(h.text for h in answer.evidence)
-    asked = [t for t in asked_terms(answer.question) if len(t) >= MIN_STEM or t.isdigit() or t in names_of(answer)]
+    asked = asked_about(answer.question)
     names = question_names(answer.question)
+    held = [t for t in asked if t not in unheld(answer, counts)]
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
         "coverage": _share(asked, facts),
         "names": _share(names, facts) if names else _share(asked, facts),
-        "exists": _share(asked, f"{evidence} {facts}"),
-        "complete": float(_share(asked, f"{evidence} {facts}") == 1.0),
+        "exists": len(held) / len(asked) if asked else 0.0,
+        "complete": float(bool(asked) and len(held) == len(asked)),
+        "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in answer.evidence), default=0.0),
         "similarity": _similarity(answer),
         "arms": _arms(answer),
         "gap": _gap(answer),
     }
     if _lists_themes(answer):
-        out.update(coverage=1.0, names=1.0, exists=1.0, complete=1.0)
+        out.update(dict.fromkeys(SEARCHED, 1.0))
     reported = _model_report(answer)
     if reported is not None:
         out["model"] = reported
     return out
 
 
+def unheld(answer: Answer, counts: Mapping[str, int] | None) -> list[str]:
+    """The asked-about words neither the evidence, the key facts nor (by `counts`) any passage holds."""
+    words = set(_WORD.findall(f"{' '.join(h.text for h in answer.evidence)} {_stated(answer)}".lower()))
+    return [t for t in asked_about(answer.question) if not states(t, words) and not (counts or {}).get(t, 0)]
+
+
 def _lists_themes(answer: Answer) -> bool:
     """A global answer listing the collection's themes for a question that asks for nothing else ("What are the
     main themes?"): its asked-about words name what the listing is, not words its facts could state, and the
-    themes are the graph's own communities, so the word signals are met by construction."""
+    themes are the graph's own communities, so every signal of a search for the question (`SEARCHED`) is met by
+    construction. Not only the word signals: no arm scores community reports, so `similarity` and `arms` would
+    read 0, and the fit of this round (which weighs them more) put "What are the main themes?" at 0.42, below
+    the threshold, on the demo graph."""
     return answer.mode == "global" and any(s.kind == "aggregate" and s.details.get("themes") for s in answer.trace)
 
 
@@ -124,14 +148,15 @@ def probability(values: dict[str, float], model: dict[str, Any] | None = None) -
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
-def decide(answer: Answer) -> None:
+def decide(answer: Answer, counts: Mapping[str, int] | None = None) -> None:
     """Set the answer's calibrated confidence and its outcome (call after `confidence.assess`, whose score becomes
     the `support` signal; the confidence's parts are then the signals, their weights the fitted coefficients).
+    `counts`: the documents' passage counts of the asked-about words (`signals`).
 
     An answer with no data found, no key facts, or a probability below the threshold is "not in these
     documents": its facts stay, shown as the nearest material, and its text says so.
     """
-    values = signals(answer)
+    values = signals(answer, counts)
     score = 0.0 if answer.no_data_found or not answer.key_facts else probability(values)
     model = fitted()
     parts = [
@@ -147,7 +172,7 @@ def decide(answer: Answer) -> None:
     answer.confidence = Confidence(score=round(score, 3), parts=parts)
     if answer.no_data_found or score < float(model["threshold"]):
         answer.outcome = "not_in_documents"
-        _say_not_in_documents(answer)
+        _say_not_in_documents(answer, unheld(answer, counts) if counts is not None else [])
     elif score < 0.7:
         weakest = min(parts, key=lambda p: p.value if p.value is not None else 1.0)
         answer.confidence.limitation = (
@@ -155,11 +180,14 @@ def decide(answer: Answer) -> None:
         )
 
 
-def _say_not_in_documents(answer: Answer) -> None:
+def _say_not_in_documents(answer: Answer, nowhere: Sequence[str]) -> None:
+    """Say why: nothing close, words no passage of the documents holds (`nowhere`), or words the facts lack."""
     stated = set(_WORD.findall(_stated(answer).lower()))
     missing = [t for t in asked_terms(answer.question) if not states(t, stated)]
     if answer.no_data_found:
         reason = "nothing in the graph is close to the question"
+    elif nowhere:
+        reason = f"no passage of these documents mentions {', '.join(f'“{t}”' for t in nowhere[:4])}"
     elif missing:
         reason = f"the key facts do not state {', '.join(f'“{t}”' for t in missing[:4])}"
     else:
@@ -230,8 +258,8 @@ def _model_report(answer: Answer) -> float | None:
 
 
 def _detail(name: str, answer: Answer) -> str:
-    if name in ("coverage", "exists", "complete"):
-        return f"of {len(asked_terms(answer.question))} asked-about words"
+    if name in ("coverage", "exists", "complete", "together"):
+        return f"of {len(asked_about(answer.question))} asked-about words"
     if name == "names":
         return f"of {len(question_names(answer.question))} names in the question"
     return "0-1"

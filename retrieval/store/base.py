@@ -229,6 +229,20 @@ class GraphStore(ABC):
         rows = [{"id": h.id, "props": h.props} for h in unique]
         return bm25.ranked(rows, fields, words, corpus, len(rows))
 
+    def holding(self, label: str, words: Sequence[str], *, index: str | None = None) -> dict[str, int]:
+        """How many `label` nodes the fulltext index finds for each word (its analyser's stemming, whole label).
+
+        Why a public count: whether a word occurs in the documents at all is a different question from which
+        passages are best for it ("What does Bill Gates think about Bitcoin?": no passage says Bitcoin). These
+        are BM25's document frequencies, cached by the store until the next write, so asking costs nothing
+        once a search has read them. Over the whole label, every project: a word only another project holds
+        counts as held, which can only miss a "not in these documents", never make one up.
+        """
+        if not words:
+            return {}
+        _fields, corpus = self._bm25_basis(label, index, words)
+        return {word: int(corpus.doc_freq.get(word, 0)) for word in words}
+
     @abstractmethod
     def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
         """The fulltext index's fields over `label` and its corpus statistics for `words` (BM25's inputs)."""
