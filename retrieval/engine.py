@@ -251,15 +251,21 @@ def _unless_empty[T](ctx: Context, run: Callable[[], T]) -> T | None:
 
 
 def _holding(ctx: Context, words: list[str]) -> dict[str, int] | None:
-    """How many passages of the graph hold each word, by the chunk keyword index; None without one (a graph
-    built with no keyword index, or not yet holding it): the answer's evidence then stands in for the documents."""
+    """Whether a passage of the question's project holds each word (1 or 0), by the chunk keyword index; None
+    without one (a graph built with no keyword index, or not yet holding it): the answer's evidence then stands
+    in for the documents.
+
+    Within the project, never over the whole graph: "no passage of these documents mentions ..." would otherwise
+    tell an analyst of one project whether another project's documents hold a word.
+    """
     s = ctx.settings
     if not s.chunk_fulltext_index:
         return None
     try:
-        return ctx.store.holding(s.chunk_label, words, index=s.chunk_fulltext_index)
+        held = ctx.store.holds(s.chunk_label, words, index=s.chunk_fulltext_index, filters=ctx.project_filter)
     except IndexMissing:
         return None
+    return {word: int(found) for word, found in held.items()}
 
 
 def _failure(exc: Exception) -> str:

@@ -10,12 +10,15 @@ from collections.abc import Iterator
 
 import pytest
 
+from retrieval import engine as engine_module
+from retrieval.context import Context
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.judge import answerability
 from retrieval.llm.client import ChatModel
 from retrieval.models import Answer, Citation, Hit, KeyFact, Mode
 from retrieval.store import GraphStore
+from tests.conftest import SEARCH_PROJECT
 from tests.scripted_openai import ScriptedOpenAI, json_reply
 
 OUTSIDE = "What is the capital of Australia?"
@@ -92,12 +95,16 @@ def test_the_gap_signal_is_how_far_the_best_hit_stands_above_the_next() -> None:
     assert answerability.signals(answer)["gap"] == 0.0  # many passages equally near: nothing stands out
 
 
-def test_the_store_counts_the_passages_that_hold_a_word(search_store: GraphStore) -> None:
-    s = search_store.settings
-    counts = search_store.holding(s.chunk_label, ["polonium", "physicists", "bitcoin"], index=s.chunk_fulltext_index)
-    assert counts["polonium"] >= 1 and counts["physicists"] >= 1  # the index's stemming: "physicist"
-    assert counts["bitcoin"] == 0
-    assert search_store.holding(s.chunk_label, [], index=s.chunk_fulltext_index) == {}
+def test_whether_a_passage_holds_a_word_is_read_within_the_project(engine: Engine) -> None:
+    """ "document" is only in the other project's passage: for `science` no passage holds it (a count over the
+    whole graph would tell one project's analyst what another project's documents say)."""
+    words = ["polonium", "physicists", "document", "bitcoin"]
+    s = engine.settings
+    science = Context(s, engine.store, engine.embedder, None, SEARCH_PROJECT)
+    assert engine_module._holding(science, words) == {"polonium": 1, "physicists": 1, "document": 0, "bitcoin": 0}
+    other = Context(s, engine.store, engine.embedder, None, "other")
+    assert engine_module._holding(other, words) == {"polonium": 1, "physicists": 0, "document": 1, "bitcoin": 0}
+    assert engine_module._holding(science, []) == {}
 
 
 def test_a_word_no_passage_holds_is_named_in_the_not_in_these_documents_answer(engine: Engine) -> None:

@@ -11,7 +11,7 @@ from the answer (any mode, with or without a model) and, for `exists` and `compl
   are read from the passages they cite, not from the model's wording;
 - `names`: share of the question's names (capitalised words past the first) the key facts state;
 - `exists`: share of the asked-about words the documents hold at all: in the retrieved evidence, or in any
-  passage by the chunk index's document counts (`GraphStore.holding`; the engine reads them). The evidence alone
+  passage of the project by the chunk keyword index (the engine asks it, `engine._holding`). The evidence alone
   was a poor stand-in: an answerable question's word that the ten passages lack is usually elsewhere in the
   documents (on the demo dev split 10 of 36 answerable questions had a word missing from their evidence, none a
   word missing from the documents), while "Bitcoin", "AlphaFold" or "Netflix" are in no passage at all;
@@ -98,7 +98,7 @@ def asked_about(question: str) -> list[str]:
 def signals(answer: Answer, counts: Mapping[str, int] | None = None) -> dict[str, float]:
     """The answer's signals (0-1 each; `model` only when a model answered and reported a confidence).
 
-    `counts`: how many passages of the documents hold each asked-about word (`GraphStore.holding`), None when
+    `counts`: whether a passage of the project holds each asked-about word (`engine._holding`), None when
     the store has no keyword index to count with (the evidence then stands in for the documents)."""
     facts = _stated(answer)
     asked = asked_about(answer.question)

@@ -8,7 +8,7 @@ direction) the adapter hides it, so callers always get a *similarity* where high
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -229,19 +229,36 @@ class GraphStore(ABC):
         rows = [{"id": h.id, "props": h.props} for h in unique]
         return bm25.ranked(rows, fields, words, corpus, len(rows))
 
-    def holding(self, label: str, words: Sequence[str], *, index: str | None = None) -> dict[str, int]:
-        """How many `label` nodes the fulltext index finds for each word (its analyser's stemming, whole label).
+    def holds(
+        self, label: str, words: Sequence[str], *, index: str | None = None, filters: Filters | None = None
+    ) -> dict[str, bool]:
+        """Whether any `label` node under `filters` matches each word in the fulltext index (its analyser's
+        stemming: "physicists" finds "physicist"). One bounded read per word.
 
-        Why a public count: whether a word occurs in the documents at all is a different question from which
-        passages are best for it ("What does Bill Gates think about Bitcoin?": no passage says Bitcoin). These
-        are BM25's document frequencies, cached by the store until the next write, so asking costs nothing
-        once a search has read them. Over the whole label, every project: a word only another project holds
-        counts as held, which can only miss a "not in these documents", never make one up.
+        Why a question of its own: whether the documents mention a word at all is not which passages rank best
+        for it ("What does Bill Gates think about Bitcoin?": no passage says Bitcoin). Under the caller's filters
+        (its project), never over the whole label: another project's documents are not the caller's to probe.
         """
-        if not words:
-            return {}
-        _fields, corpus = self._bm25_basis(label, index, words)
-        return {word: int(corpus.doc_freq.get(word, 0)) for word in words}
+        procedure, target, query = self._fulltext_call(label, index)
+        where, params = filter_clause("node", filters)
+        found: dict[str, bool] = {}
+        for word in words:
+            rows = (
+                self.read(
+                    f"CALL {procedure}($target, $q) YIELD node "
+                    + (f"WHERE {where} " if where else "")
+                    + "WITH node LIMIT 1 RETURN count(node) AS n",
+                    {"target": target, "q": query(word), **params},
+                )
+                if query(word)
+                else []
+            )
+            found[word] = bool(rows and rows[0]["n"])
+        return found
+
+    @abstractmethod
+    def _fulltext_call(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
+        """The backend's fulltext procedure, its first argument for `label`'s index, and its query syntax."""
 
     @abstractmethod
     def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:

@@ -7,7 +7,7 @@ needs: vector candidates, exact search over an id set, keyword search re-scored 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from retrieval.errors import (
@@ -137,6 +137,11 @@ class FalkorDBStore(FalkorDBQueries):
                 rows.update(self._candidates(label, {redisearch_query(word): corpus.doc_freq[word]}, **scope))
         return bm25.ranked(rows.values(), fields, words, corpus, k)
 
+    def _fulltext_call(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
+        """FalkorDB has one fulltext index per label, named by the label."""
+        self._require_index("fulltext", label, None)
+        return "db.idx.fulltext.queryNodes", label, redisearch_query
+
     def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
         """`_pool(k)` always holds the k ids of a search, so a rescore never walks the index."""
         self._require_index("fulltext", label, None)
@@ -196,7 +201,7 @@ class FalkorDBStore(FalkorDBQueries):
         if label not in self._corpus_cache:
             self._corpus_cache[label] = bm25.LabelStats.read(self, label, fields)
 
-        counter = bm25.match_counter(self, "db.idx.fulltext.queryNodes", label, redisearch_query)
+        counter = bm25.match_counter(self, *self._fulltext_call(label, None))
         return self._corpus_cache[label].corpus(words, counter)
 
     def _projection(self, label: str, vector_prop: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -299,6 +299,9 @@ class Neo4jStore(GraphStore):
         if self._index_cache is None:
             self._index_cache = self.index_states()
         return sorted({p for s in self._index_cache if s.name == name for p in s.properties})
+
+    def _fulltext_call(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
+        return "db.index.fulltext.queryNodes", index or self._index_name("fulltext", label, None), lucene_query
 
     def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
         name = index or self._index_name("fulltext", label, None)
