@@ -96,6 +96,10 @@ PHRASE_SHARE = 0.75
 #: Parts of speech a key phrase is made of: nouns and their modifiers ("evolutionary biologist").
 _PHRASE_POS = frozenset({"NOUN", "ADJ", "VERB"})
 _WORD = re.compile(r"[a-z0-9]+")
+#: Where a sentence ends: enough to find the sentences that mention a member before anything is parsed.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+#: A capitalised word of at most three letters before a full stop: a title or an abbreviation, no sentence end.
+_ABBREVIATION = re.compile(r"(?<![\w.])[A-Z][a-z]{0,2}\.$")
 
 
 def _topics(entities: Mapping[str, Entity]) -> dict[str, tuple[str, float]]:
@@ -200,29 +204,34 @@ def _passage_phrases(
 ) -> dict[str, dict[str, float]]:
     """Community id -> the score of each key phrase of the sentences its passages mention a member in (see the
     module docstring); none for a community whose passages have no text or no such phrase."""
-    wanted = sorted({chunk for c in communities for chunk in passages[c.id] if chunk in texts})
+    near: dict[str, list[str]] = {}
+    for community in communities:
+        names = _member_words(community, entities)
+        for chunk in sorted(passages[community.id] & texts.keys()):
+            sentences = _sentences(texts[chunk])
+            about = [s for s in sentences if names.intersection(_WORD.findall(s.lower()))] or sentences
+            near.setdefault(community.id, []).extend(about)
+    wanted = sorted({sentence for sentences in near.values() for sentence in sentences})
     if not wanted:
         return {}
     from retrieval.indexing.extract_offline import nlp  # spaCy is loaded only when a title needs it
 
-    parsed = dict(zip(wanted, nlp().pipe(texts[chunk] for chunk in wanted), strict=True))
+    # Only the sentences about the members are parsed, not whole chunks: a corpus of many small communities
+    # (encyclopaedia passages) would otherwise parse most of its text a second time.
+    parsed = dict(zip(wanted, nlp().pipe(wanted), strict=True))
     found: dict[str, Counter[str]] = {}
     shown: dict[str, str] = {}
-    for community in communities:
-        names = _member_words(community, entities)
+    for community_id, sentences in near.items():
         count: Counter[str] = Counter()
-        for chunk in sorted(passages[community.id] & parsed.keys()):
-            sentences = list(parsed[chunk].sents)
-            near = [s for s in sentences if names & {t.lower_ for t in s}] or sentences
-            for sentence in near:
-                for span in sentence.noun_chunks:
-                    phrase = _key_phrase(span)
-                    key = " ".join(_WORD.findall(phrase.lower()))
-                    if key:
-                        count[key] += 1
-                        shown.setdefault(key, phrase)
+        for sentence in sentences:
+            for span in parsed[sentence].noun_chunks:
+                phrase = _key_phrase(span)
+                key = " ".join(_WORD.findall(phrase.lower()))
+                if key:
+                    count[key] += 1
+                    shown.setdefault(key, phrase)
         if count:
-            found[community.id] = count
+            found[community_id] = count
     chunks_with: Counter[str] = Counter()
     wanted_keys = {key for count in found.values() for key in count}
     for text in texts.values():
@@ -238,6 +247,17 @@ def _passage_phrases(
         }
         for community_id, count in found.items()
     }
+
+
+def _sentences(text: str) -> list[str]:
+    """The text cut where a sentence ends, not after an abbreviation ("Mr. Ed", "Dr. Su", "St. Louis")."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] += " " + piece
+        elif piece.strip():
+            out.append(piece)
+    return out
 
 
 def _member_words(community: Community, entities: Mapping[str, Entity]) -> set[str]:
