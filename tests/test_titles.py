@@ -179,3 +179,12 @@ def test_a_part_of_one_documents_conversation_is_led_by_that_documents_main_pers
     titles = community_titles(tree, people, _mentions(chunks))
     assert titles["youth"].startswith("Reid Hoffman: "), titles
     assert "RuneQuest" in titles["youth"] and "Putney School" in titles["youth"], titles
+
+
+def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> None:
+    """Murray Perahia and Chopin: the passage's topic is Chopin; "assertion" is a word of it, not its subject."""
+    people = {**ENTITIES, "mp": _entity("mp", "Murray Perahia", "PERSON"), "chopin": _entity("chopin", "Chopin", "ORG")}
+    texts = {"p:1": "Murray Perahia plays Chopin, and I make the assertion that Chopin is hard.", "a:1": "AMD chips."}
+    chunks = {"p:1": ["mp", "chopin"], "a:1": ["amd"]}
+    tree = [Community("piano", 0, ("mp", "chopin"), ()), Community("chips", 0, ("amd",), ())]
+    assert community_titles(tree, people, _mentions(chunks), texts)["piano"] == "Chopin"

@@ -273,7 +273,8 @@ def _member_words(community: Community, entities: Mapping[str, Entity]) -> set[s
 
 def _key_phrase(span: Any) -> str:
     """A noun chunk's key phrase: its common-noun part, everyday modifiers, names and stop words cut from the
-    front ("the talking family pet" -> "family pet"); "" for a pronoun, a name or an everyday lone noun."""
+    front ("the talking family pet" -> "family pet"); "" for a pronoun, a name or a lone noun (the graph's
+    one-word topics are its entities, ranked beside these phrases)."""
     tokens = list(span)
     if not tokens or tokens[-1].pos_ != "NOUN":
         return ""
@@ -283,14 +284,10 @@ def _key_phrase(span: Any) -> str:
         or (tokens[0].pos_ != "NOUN" and zipf_frequency(tokens[0].lower_, "en") >= COMMON_WORD_ZIPF)
     ):
         tokens = tokens[1:]
-    if (
-        not tokens
-        or len(tokens) > PASSAGE_PHRASE_WORDS
-        or any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ for t in tokens)
-    ):
+    if not 2 <= len(tokens) <= PASSAGE_PHRASE_WORDS:
+        return ""  # a lone noun of one passage ("assertion", "trope") seldom says what it is about
+    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ for t in tokens):
         return ""
-    if len(tokens) == 1 and zipf_frequency(tokens[0].lower_, "en") >= COMMON_WORD_ZIPF:
-        return ""  # "peace", "vision": everyday words say nothing about this passage in particular
     return "".join(t.text_with_ws for t in tokens).strip()
 
 
