@@ -192,6 +192,11 @@ class IndexGraph:
             "r.type AS type, r.count AS count, r.evidence AS evidence"
         )
 
+    def chunk_texts(self) -> dict[str, str]:
+        """Every chunk's text by id: what offline community titles weigh a passage's key phrases against."""
+        rows = self._q(f"MATCH (c:{self.lab.chunk} {{projectId: $project}}) RETURN c.id AS id, c.text AS text")
+        return {str(row["id"]): str(row["text"] or "") for row in rows}
+
     def chunk_relations(self) -> list[Row]:
         """Each chunk's claimed relations with its document's timestamps (an edge is dated by its support)."""
         return self._q(

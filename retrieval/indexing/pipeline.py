@@ -285,7 +285,9 @@ class _Run:
             new = [c for c in tree if c.id not in done]
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
-            named = titles.community_titles(tree, wanted, mentions) if new and self.chat is None else {}
+            named = (
+                titles.community_titles(tree, wanted, mentions, g.chunk_texts()) if new and self.chat is None else {}
+            )
             for i, community in enumerate(new):
                 view = reports.CommunityView.of(community, wanted, edges)
                 if self.chat is None:

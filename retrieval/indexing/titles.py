@@ -15,22 +15,39 @@ A community held together by one person who is not everywhere (a guest, a charac
 led by that person: "Lisa Su: AMD, hardware & compute" is how an analyst knows that conversation, where
 "AMD, hardware & compute" alone could be anyone's. The lead is the person member mentioned in the most of the
 community's chunks, when those are at least LEAD_SHARE of them and the person is mentioned in at most
-LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads nothing).
+LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads nothing). A community with no
+such member whose passages come mostly (DOCUMENT_SHARE) from one document of a collection is a part of that
+document's conversation ("Reid Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his
+episode): it is led by the document's main person, the one (not everywhere) mentioned in the most of its chunks.
+A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
+level but talks in every conversation: the passages that mention them are not what their community is about,
+so they count only when the community has no other passages (the host's hub is then titled by its guest's
+topics, "Sam Altman: startups, Loopt & Y Combinator", not by the host's most frequent words).
+Names met in one passage ("Ed & Grumpy Cat", "Judy Estrin & CTO Cisco") share no topic the graph knows: what
+they have in common is what that passage talks about. Such a community (a person among its members, all of
+them mentioned in at most FEW_PASSAGES chunks) is titled by the passage's own key phrases, the common-noun
+phrases (spaCy noun chunks, names and everyday words cut) of the sentences that mention a member, ranked with
+the graph's topics those chunks mention, both weighed against every chunk of the graph (tf * log(1 + N / df)):
+"family pet", "CTO Cisco & serial entrepreneur". Things met in one passage without a person ("Copilot &
+Windows", "Tron Legacy & Matrix") are their own topic and keep the topic title. The members are the report's
+entity list, beside the title.
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from spacy.lang.en.stop_words import STOP_WORDS
+from wordfreq import zipf_frequency
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
-from retrieval.indexing.entity_filter import DISCOURSE_WORDS, GENERIC_NOUNS
+from retrieval.indexing.entity_filter import COMMON_WORD_ZIPF, DISCOURSE_WORDS, GENERIC_NOUNS
 from retrieval.indexing.entity_types import ROLES
 
 PHRASES = 3
@@ -42,6 +59,11 @@ LEAD_SHARE = 0.3
 LEAD_DOCUMENTS = 0.34
 #: ...and in at least this many chunks (a name met once, "Castle Wolfenstein" typed PERSON, leads nothing).
 LEAD_MIN_CHUNKS = 3
+#: A community with no such member whose passages come this much from one document is part of that document's
+#: conversation, led by its main person...
+DOCUMENT_SHARE = 0.6
+#: ...in a collection of at least this many documents (in one novel every passage is the same document's).
+MIN_DOCUMENTS = 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
 #: A topic of several words is worth more than one word: "machine learning" over "learning".
@@ -62,6 +84,22 @@ _FILLERS = frozenset(
     }
 )  # fmt: skip
 _STOP = STOP_WORDS | _FILLERS | GENERIC_NOUNS | DISCOURSE_WORDS | ROLES | {"phd"}
+#: A passage's key phrase has at most this many words ("parallel distributed processing")...
+PASSAGE_PHRASE_WORDS = 3
+#: ...and a community met in one passage is titled by this many of them.
+PASSAGE_PHRASES = 2
+#: A community whose members are mentioned in at most this many chunks is "names met in one passage".
+FEW_PASSAGES = 3
+#: A second phrase joins the first only when it scores this share of it ("CNC & automation"); a weak one
+#: would make a mixed list ("Chopin & assertion").
+PHRASE_SHARE = 0.75
+#: Parts of speech a key phrase is made of: nouns and their modifiers ("evolutionary biologist").
+_PHRASE_POS = frozenset({"NOUN", "ADJ", "VERB"})
+_WORD = re.compile(r"[a-z0-9]+")
+#: Where a sentence ends: enough to find the sentences that mention a member before anything is parsed.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+#: A capitalised word of at most three letters before a full stop: a title or an abbreviation, no sentence end.
+_ABBREVIATION = re.compile(r"(?<![\w.])[A-Z][a-z]{0,2}\.$")
 
 
 def _topics(entities: Mapping[str, Entity]) -> dict[str, tuple[str, float]]:
@@ -77,10 +115,14 @@ def _topics(entities: Mapping[str, Entity]) -> dict[str, tuple[str, float]]:
 
 
 def community_titles(
-    tree: Sequence[Community], entities: Mapping[str, Entity], mentions: Iterable[Mapping[str, Any]]
+    tree: Sequence[Community],
+    entities: Mapping[str, Entity],
+    mentions: Iterable[Mapping[str, Any]],
+    texts: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
-    (`chunk`, `entity`) the entities were resolved from."""
+    (`chunk`, `entity`) the entities were resolved from, `texts` every chunk's text by id (without them a
+    community met in one passage is titled by its topic mentioned once, or by its members)."""
     topics = _topics(entities)
     chunks_of: dict[str, set[str]] = defaultdict(set)
     topics_in: dict[str, set[str]] = defaultdict(set)
@@ -90,41 +132,163 @@ def community_titles(
         if entity in topics:
             topics_in[chunk].add(entity)
     documents = {_document(c) for chunks in chunks_of.values() for c in chunks}
-    local = {
+    people = {key for key, entity in entities.items() if entity.type == "PERSON"}
+    everywhere = {
         key
-        for key, entity in entities.items()
-        if entity.type == "PERSON"
-        and len({_document(c) for c in chunks_of.get(key, ())}) <= max(1.0, LEAD_DOCUMENTS * len(documents))
+        for key in people
+        if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
+    main_person = _main_people(people - everywhere, chunks_of, entities) if len(documents) >= MIN_DOCUMENTS else {}
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
+    passages = {c.id: _passages(c.members, chunks_of, everywhere) for c in tree}
+    counts = {c.id: _counts(passages[c.id], topics_in) for c in tree}
+    few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
+    chunk_count = max(1, len(texts or {}), len({c for chunks in chunks_of.values() for c in chunks}))
+    phrases = _passage_phrases(few, passages, entities, texts or {})
+    for community in few:  # the graph's topics against the passage's phrases, weighed the same way
+        for key, n in counts[community.id].items():
+            title, weight = topics[key]
+            idf = math.log(1 + chunk_count / max(1, len(chunks_of.get(key, ()))))
+            scores = phrases.setdefault(community.id, {})
+            scores[title] = max(scores.get(title, 0.0), n * idf * weight)
     titles: dict[str, str] = {}
     for level_communities in by_level.values():
-        counts = {c.id: _counts(c.members, chunks_of, topics_in) for c in level_communities}
         totals: Counter[str] = Counter()
-        for count in counts.values():
-            totals.update(count)
-        average = sum(totals.values()) / max(1, len(counts))
+        for community in level_communities:
+            totals.update(counts[community.id])
+        average = sum(totals.values()) / max(1, len(level_communities))
         taken: set[str] = set()
         for community in sorted(level_communities, key=lambda c: (-len(c.members), c.id)):
-            ranked = _ranked(counts[community.id], totals, average, topics)
-            lead = _lead(community, local, chunks_of, entities)
+            if community.id in phrases:
+                ranked = _distinct(sorted(phrases[community.id], key=lambda p: (-phrases[community.id][p], p)))
+                best = phrases[community.id][ranked[0]]
+                ranked = [p for p in ranked[:PASSAGE_PHRASES] if phrases[community.id][p] >= PHRASE_SHARE * best]
+            else:
+                ranked = _ranked(counts[community.id], totals, average, topics)
+            lead = _lead(
+                community,
+                passages[community.id],
+                local=people - everywhere,
+                chunks_of=chunks_of,
+                entities=entities,
+                main_person=main_person,
+            )
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
 
-def _counts(
-    members: Iterable[str], chunks_of: Mapping[str, set[str]], topics_in: Mapping[str, set[str]]
-) -> Counter[str]:
-    """How many of the community's chunks (those mentioning a member) mention each topic."""
+def _passages(members: Iterable[str], chunks_of: Mapping[str, set[str]], everywhere: set[str]) -> set[str]:
+    """The chunks a community is about: those mentioning a member, a host's only when there is nothing else."""
     chunks: set[str] = set()
+    hosts: set[str] = set()
     for member in members:
-        chunks |= chunks_of.get(member, set())
+        (hosts if member in everywhere else chunks).update(chunks_of.get(member, ()))
+    return chunks or hosts
+
+
+def _counts(chunks: Iterable[str], topics_in: Mapping[str, set[str]]) -> Counter[str]:
+    """How many of the community's chunks mention each topic."""
     count: Counter[str] = Counter()
     for chunk in chunks:
         count.update(topics_in.get(chunk, ()))
     return count
+
+
+def _passage_phrases(
+    communities: Sequence[Community],
+    passages: Mapping[str, set[str]],
+    entities: Mapping[str, Entity],
+    texts: Mapping[str, str],
+) -> dict[str, dict[str, float]]:
+    """Community id -> the score of each key phrase of the sentences its passages mention a member in (see the
+    module docstring); none for a community whose passages have no text or no such phrase."""
+    near: dict[str, list[str]] = {}
+    for community in communities:
+        names = _member_words(community, entities)
+        for chunk in sorted(passages[community.id] & texts.keys()):
+            sentences = _sentences(texts[chunk])
+            about = [s for s in sentences if names.intersection(_WORD.findall(s.lower()))] or sentences
+            near.setdefault(community.id, []).extend(about)
+    wanted = sorted({sentence for sentences in near.values() for sentence in sentences})
+    if not wanted:
+        return {}
+    from retrieval.indexing.extract_offline import nlp  # spaCy is loaded only when a title needs it
+
+    # Only the sentences about the members are parsed, not whole chunks: a corpus of many small communities
+    # (encyclopaedia passages) would otherwise parse most of its text a second time.
+    parsed = dict(zip(wanted, nlp().pipe(wanted), strict=True))
+    found: dict[str, Counter[str]] = {}
+    shown: dict[str, str] = {}
+    for community_id, sentences in near.items():
+        count: Counter[str] = Counter()
+        for sentence in sentences:
+            for span in parsed[sentence].noun_chunks:
+                phrase = _key_phrase(span)
+                key = " ".join(_WORD.findall(phrase.lower()))
+                if key:
+                    count[key] += 1
+                    shown.setdefault(key, phrase)
+        if count:
+            found[community_id] = count
+    chunks_with: Counter[str] = Counter()
+    wanted_keys = {key for count in found.values() for key in count}
+    for text in texts.values():
+        words = _WORD.findall(text.lower())
+        grams = {
+            " ".join(words[i : i + n]) for n in range(1, PASSAGE_PHRASE_WORDS + 1) for i in range(len(words) - n + 1)
+        }
+        chunks_with.update(grams & wanted_keys)
+    return {
+        community_id: {
+            shown[key]: n * math.log(1 + len(texts) / max(1, chunks_with[key])) * (BIGRAM_BOOST if " " in key else 1.0)
+            for key, n in count.items()
+        }
+        for community_id, count in found.items()
+    }
+
+
+def _sentences(text: str) -> list[str]:
+    """The text cut where a sentence ends, not after an abbreviation ("Mr. Ed", "Dr. Su", "St. Louis")."""
+    out: list[str] = []
+    for piece in _SENTENCE_END.split(text):
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] += " " + piece
+        elif piece.strip():
+            out.append(piece)
+    return out
+
+
+def _member_words(community: Community, entities: Mapping[str, Entity]) -> set[str]:
+    """Lower-case words of the members' names (and aliases) long enough to find the sentences about them."""
+    words: set[str] = set()
+    for member in community.members:
+        entity = entities.get(member)
+        if entity is not None:
+            for name in (entity.title, *entity.aliases):
+                words.update(w for w in _WORD.findall(name.lower()) if len(w) > 1 and w not in STOP_WORDS)
+    return words
+
+
+def _key_phrase(span: Any) -> str:
+    """A noun chunk's key phrase: its common-noun part, everyday modifiers, names and stop words cut from the
+    front ("the talking family pet" -> "family pet"); "" for a pronoun, a name or a lone noun (the graph's
+    one-word topics are its entities, ranked beside these phrases)."""
+    tokens = list(span)
+    if not tokens or tokens[-1].pos_ != "NOUN":
+        return ""
+    while tokens and (
+        tokens[0].pos_ not in _PHRASE_POS
+        or tokens[0].lower_ in _STOP
+        or (tokens[0].pos_ != "NOUN" and zipf_frequency(tokens[0].lower_, "en") >= COMMON_WORD_ZIPF)
+    ):
+        tokens = tokens[1:]
+    if not 2 <= len(tokens) <= PASSAGE_PHRASE_WORDS:
+        return ""  # a lone noun of one passage ("assertion", "trope") seldom says what it is about
+    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ for t in tokens):
+        return ""
+    return "".join(t.text_with_ws for t in tokens).strip()
 
 
 def _ranked(
@@ -137,13 +301,16 @@ def _ranked(
 
     shared = [k for k in count if count[k] >= MIN_CHUNKS]
     keys = shared or list(count)
+    return _distinct([topics[k][0] for k in sorted(keys, key=lambda k: (-score(k), topics[k][0]))])
+
+
+def _distinct(phrases: Iterable[str]) -> list[str]:
+    """The phrases in order, less those inside one already kept or the other way round: "AMD" and "AMD chips"."""
     chosen: list[str] = []
-    for key in sorted(keys, key=lambda k: (-score(k), topics[k][0])):
-        title = topics[key][0]
-        words = set(title.lower().split())
-        if any(words <= set(c.lower().split()) or set(c.lower().split()) <= words for c in chosen):
-            continue  # a topic inside one already chosen, or the other way round: "AMD" and "AMD chips"
-        chosen.append(title)
+    for phrase in phrases:
+        words = set(phrase.lower().split())
+        if not any(words <= set(c.lower().split()) or set(c.lower().split()) <= words for c in chosen):
+            chosen.append(phrase)
     return chosen
 
 
@@ -152,19 +319,40 @@ def _document(chunk: str) -> str:
 
 
 def _lead(
-    community: Community, local: set[str], chunks_of: Mapping[str, set[str]], entities: Mapping[str, Entity]
+    community: Community,
+    chunks: set[str],
+    *,
+    local: set[str],
+    chunks_of: Mapping[str, set[str]],
+    entities: Mapping[str, Entity],
+    main_person: Mapping[str, str],
 ) -> str:
-    """The person the community is about (see the module docstring), or "" when there is none."""
-    chunks: set[str] = set()
-    for member in community.members:
-        chunks |= chunks_of.get(member, set())
+    """The person the community is about (see the module docstring), or "" when there is none; `chunks` are
+    the community's passages, `main_person` each document's main person."""
     people = sorted(
         (m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), entities[m].title)
     )
     found = len(chunks_of.get(people[0], ())) if people else 0
     if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks):
         return entities[people[0]].title
-    return ""
+    if len(chunks) <= FEW_PASSAGES:
+        return ""
+    document, n = Counter(_document(c) for c in chunks).most_common(1)[0]
+    return main_person.get(document, "") if n >= DOCUMENT_SHARE * len(chunks) else ""
+
+
+def _main_people(local: set[str], chunks_of: Mapping[str, set[str]], entities: Mapping[str, Entity]) -> dict[str, str]:
+    """Document -> the person mentioned in the most of its chunks (at least LEAD_MIN_CHUNKS), of those not
+    everywhere: a conversation's guest, an article's subject."""
+    found: dict[str, Counter[str]] = defaultdict(Counter)
+    for key in local:
+        for chunk in chunks_of.get(key, ()):
+            found[_document(chunk)][entities[key].title] += 1
+    return {
+        document: min(people.items(), key=lambda item: (-item[1], item[0]))[0]
+        for document, people in found.items()
+        if max(people.values()) >= LEAD_MIN_CHUNKS
+    }
 
 
 def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[str]:
