@@ -239,26 +239,13 @@ class GraphStore(ABC):
         for it ("What does Bill Gates think about Bitcoin?": no passage says Bitcoin). Under the caller's filters
         (its project), never over the whole label: another project's documents are not the caller's to probe.
         """
-        procedure, target, query = self._fulltext_call(label, index)
-        where, params = filter_clause("node", filters)
-        found: dict[str, bool] = {}
-        for word in words:
-            rows = (
-                self.read(
-                    f"CALL {procedure}($target, $q) YIELD node "
-                    + (f"WHERE {where} " if where else "")
-                    + "WITH node LIMIT 1 RETURN count(node) AS n",
-                    {"target": target, "q": query(word), **params},
-                )
-                if query(word)
-                else []
-            )
-            found[word] = bool(rows and rows[0]["n"])
-        return found
+        count = bm25.match_counter(self, *self._keyword_procedure(label, index), filters=filters)
+        return {word: count(word, 1) > 0 for word in words}
 
     @abstractmethod
-    def _fulltext_call(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
-        """The backend's fulltext procedure, its first argument for `label`'s index, and its query syntax."""
+    def _keyword_procedure(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
+        """How this backend's keyword index is called: the procedure, its index argument for `label`, and the
+        function writing a word in the procedure's query language."""
 
     @abstractmethod
     def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:

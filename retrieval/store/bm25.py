@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from retrieval.store.records import StoreHit, ident
+from retrieval.store.records import Filters, StoreHit, filter_clause, ident
 
 if TYPE_CHECKING:
     from retrieval.store.base import GraphStore
@@ -151,14 +151,23 @@ class LabelStats:
 
 
 def match_counter(
-    store: GraphStore, procedure: str, target: str, query: Callable[[str], str]
+    store: GraphStore,
+    procedure: str,
+    target: str,
+    query: Callable[[str], str],
+    filters: Filters | None = None,
 ) -> Callable[[str, int], int]:
-    """Counts a word's matches (up to a cap) with the backend's fulltext `procedure`(`target`, query(word))."""
+    """Counts a word's matches (up to a cap, among the nodes `filters` keeps) with the backend's fulltext
+    `procedure`(`target`, query(word)); a word the query language has no term for matches nothing."""
+    where, params = filter_clause("node", filters)
+    kept = f"WHERE {where} " if where else ""
 
     def count(word: str, cap: int) -> int:
+        if not query(word):
+            return 0
         rows = store.read(
-            f"CALL {procedure}($target, $q) YIELD node WITH node LIMIT $cap RETURN count(node) AS n",
-            {"target": target, "q": query(word), "cap": cap},
+            f"CALL {procedure}($target, $q) YIELD node {kept}WITH node LIMIT $cap RETURN count(node) AS n",
+            {"target": target, "q": query(word), "cap": cap, **params},
         )
         return int(rows[0]["n"]) if rows else 0
 

@@ -137,7 +137,7 @@ class FalkorDBStore(FalkorDBQueries):
                 rows.update(self._candidates(label, {redisearch_query(word): corpus.doc_freq[word]}, **scope))
         return bm25.ranked(rows.values(), fields, words, corpus, k)
 
-    def _fulltext_call(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
+    def _keyword_procedure(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
         """FalkorDB has one fulltext index per label, named by the label."""
         self._require_index("fulltext", label, None)
         return "db.idx.fulltext.queryNodes", label, redisearch_query
@@ -201,7 +201,7 @@ class FalkorDBStore(FalkorDBQueries):
         if label not in self._corpus_cache:
             self._corpus_cache[label] = bm25.LabelStats.read(self, label, fields)
 
-        counter = bm25.match_counter(self, *self._fulltext_call(label, None))
+        counter = bm25.match_counter(self, *self._keyword_procedure(label, None))
         return self._corpus_cache[label].corpus(words, counter)
 
     def _projection(self, label: str, vector_prop: str) -> str:

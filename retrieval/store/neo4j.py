@@ -300,7 +300,7 @@ class Neo4jStore(GraphStore):
             self._index_cache = self.index_states()
         return sorted({p for s in self._index_cache if s.name == name for p in s.properties})
 
-    def _fulltext_call(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
+    def _keyword_procedure(self, label: str, index: str | None) -> tuple[str, str, Callable[[str], str]]:
         return "db.index.fulltext.queryNodes", index or self._index_name("fulltext", label, None), lucene_query
 
     def _bm25_basis(self, label: str, index: str | None, words: Sequence[str]) -> tuple[list[str], bm25.Corpus]:
