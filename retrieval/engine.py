@@ -250,8 +250,8 @@ def _unless_empty[T](ctx: Context, run: Callable[[], T]) -> T | None:
         return None
 
 
-def _holding(ctx: Context, words: list[str]) -> dict[str, int] | None:
-    """Whether a passage of the question's project holds each word (1 or 0), by the chunk keyword index; None
+def _holding(ctx: Context, words: list[str]) -> dict[str, bool] | None:
+    """Whether a passage of the question's project holds each word, by the chunk keyword index; None
     without one (a graph built with no keyword index, or not yet holding it): the answer's evidence then stands
     in for the documents.
 
@@ -262,10 +262,9 @@ def _holding(ctx: Context, words: list[str]) -> dict[str, int] | None:
     if not s.chunk_fulltext_index:
         return None
     try:
-        held = ctx.store.holds(s.chunk_label, words, index=s.chunk_fulltext_index, filters=ctx.project_filter)
+        return ctx.store.holds(s.chunk_label, words, index=s.chunk_fulltext_index, filters=ctx.project_filter)
     except IndexMissing:
         return None
-    return {word: int(found) for word, found in held.items()}
 
 
 def _failure(exc: Exception) -> str:

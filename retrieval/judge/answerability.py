@@ -4,7 +4,8 @@ Why signals and a fitted model, not a weighted average: the old confidence (`con
 citation coverage, agreement) is as high for "What is the capital of Australia?" as for a question the corpus
 answers, because a nearest passage always exists, is always cited verbatim and always agrees with itself. What
 separates an answer from a near miss is whether the facts say what was *asked*. So the signals, each 0-1 and read
-from the answer (any mode, with or without a model) and, for `exists` and `complete`, the documents' word counts:
+from the answer (any mode, with or without a model) and, for `exists` and `complete`, whether the documents hold
+its words:
 - `support`: the old weighted score (similarity, citation coverage, agreement, recency, model);
 - `coverage`: share of the question's asked-about words (content words but verbs of asking; words under four
   letters only when they are names) the key facts state, in any form ("studied" states "study"); a model's facts
@@ -95,21 +96,22 @@ def asked_about(question: str) -> list[str]:
     return [t for t in asked_terms(question) if len(t) >= MIN_STEM or t.isdigit() or t in names]
 
 
-def signals(answer: Answer, counts: Mapping[str, int] | None = None) -> dict[str, float]:
+def signals(answer: Answer, held: Mapping[str, bool] | None = None) -> dict[str, float]:
     """The answer's signals (0-1 each; `model` only when a model answered and reported a confidence).
 
-    `counts`: whether a passage of the project holds each asked-about word (`engine._holding`), None when
+    `held`: whether a passage of the project holds each asked-about word (`engine._holding`), None when
     the store has no keyword index to count with (the evidence then stands in for the documents)."""
     facts = _stated(answer)
     asked = asked_about(answer.question)
     names = question_names(answer.question)
-    held = [t for t in asked if t not in unheld(answer, counts)]
+    nowhere = unheld(answer, held)
+    found = [t for t in asked if t not in nowhere]
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
         "coverage": _share(asked, facts),
         "names": _share(names, facts) if names else _share(asked, facts),
-        "exists": len(held) / len(asked) if asked else 0.0,
-        "complete": float(bool(asked) and len(held) == len(asked)),
+        "exists": len(found) / len(asked) if asked else 0.0,
+        "complete": float(bool(asked) and len(found) == len(asked)),
         "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in answer.evidence), default=0.0),
         "similarity": _similarity(answer),
         "arms": _arms(answer),
@@ -123,10 +125,10 @@ def signals(answer: Answer, counts: Mapping[str, int] | None = None) -> dict[str
     return out
 
 
-def unheld(answer: Answer, counts: Mapping[str, int] | None) -> list[str]:
-    """The asked-about words neither the evidence, the key facts nor (by `counts`) any passage holds."""
+def unheld(answer: Answer, held: Mapping[str, bool] | None) -> list[str]:
+    """The asked-about words neither the evidence, the key facts nor (by `held`) any passage holds."""
     words = set(_WORD.findall(f"{' '.join(h.text for h in answer.evidence)} {_stated(answer)}".lower()))
-    return [t for t in asked_about(answer.question) if not states(t, words) and not (counts or {}).get(t, 0)]
+    return [t for t in asked_about(answer.question) if not states(t, words) and not (held or {}).get(t, False)]
 
 
 def _lists_themes(answer: Answer) -> bool:
@@ -148,15 +150,15 @@ def probability(values: dict[str, float], model: dict[str, Any] | None = None) -
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
-def decide(answer: Answer, counts: Mapping[str, int] | None = None) -> None:
+def decide(answer: Answer, held: Mapping[str, bool] | None = None) -> None:
     """Set the answer's calibrated confidence and its outcome (call after `confidence.assess`, whose score becomes
     the `support` signal; the confidence's parts are then the signals, their weights the fitted coefficients).
-    `counts`: the documents' passage counts of the asked-about words (`signals`).
+    `held`: whether the documents hold each asked-about word (`signals`).
 
     An answer with no data found, no key facts, or a probability below the threshold is "not in these
     documents": its facts stay, shown as the nearest material, and its text says so.
     """
-    values = signals(answer, counts)
+    values = signals(answer, held)
     score = 0.0 if answer.no_data_found or not answer.key_facts else probability(values)
     model = fitted()
     parts = [
@@ -172,7 +174,7 @@ def decide(answer: Answer, counts: Mapping[str, int] | None = None) -> None:
     answer.confidence = Confidence(score=round(score, 3), parts=parts)
     if answer.no_data_found or score < float(model["threshold"]):
         answer.outcome = "not_in_documents"
-        _say_not_in_documents(answer, unheld(answer, counts) if counts is not None else [])
+        _say_not_in_documents(answer, unheld(answer, held) if held is not None else [])
     elif score < 0.7:
         weakest = min(parts, key=lambda p: p.value if p.value is not None else 1.0)
         answer.confidence.limitation = (

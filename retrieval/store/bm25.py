@@ -163,11 +163,12 @@ def match_counter(
     kept = f"WHERE {where} " if where else ""
 
     def count(word: str, cap: int) -> int:
-        if not query(word):
+        q = query(word)
+        if not q:
             return 0
         rows = store.read(
             f"CALL {procedure}($target, $q) YIELD node {kept}WITH node LIMIT $cap RETURN count(node) AS n",
-            {"target": target, "q": query(word), "cap": cap, **params},
+            {"target": target, "q": q, "cap": cap, **params},
         )
         return int(rows[0]["n"]) if rows else 0
 
