@@ -77,7 +77,7 @@ def evidence(ent: Any) -> tuple[bool, bool, bool]:
         or (after[:2] == [",", "who"] and not placed)
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
-    apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"}
+    apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
     return strong or spoken or apposed, strong, bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
 
 
