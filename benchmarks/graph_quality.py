@@ -11,10 +11,11 @@ Usage:
 
 Labels (benchmarks/data/README.md) are kept by title, so a rebuilt graph is scored on the same items where
 they still exist: entity precision on the held-out 160-entity sample (target >= 0.92), on the fresh
-160-entity one and on the older 100-entity one (both read while tuning); among the 200 highest-degree entities, those that are the same real thing as another entity
-of the graph (target <= 2%; top-200 titles no group lists are printed as "not reviewed"); transcript
-artefacts among all entities, by rule (`ARTEFACT`, target 0); community titles unique within each level and
-the judged share of labelled titles that name their topic (target >= 80%); indexing seconds (target <= 1.2x).
+160-entity one and on the older 100-entity one (both read while tuning); among the 200 highest-degree
+entities, those that are the same real thing as another entity of the graph (target <= 2%; top-200 titles
+no group lists are printed as "not reviewed"); transcript artefacts among all entities, by rule
+(`ARTEFACT`, target 0); community titles unique within each level and the judged share of labelled titles
+that name their topic (target >= 80%); indexing seconds (target <= 1.2x).
 An entity is correct when it is real and its type does not confuse a person with a non-person.
 """
 
