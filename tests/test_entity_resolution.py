@@ -65,7 +65,7 @@ def test_a_topic_that_is_a_graph_persons_first_name_or_surname_is_a_person() -> 
     assert merged.of("p:richard") == "p:richard" and merged.types.get("p:richard") == "PERSON"
     assert merged.types.get("p:elon") == "PERSON"
     assert "p:dell" not in merged.types and "p:physics" not in merged.types and "p:musk" not in merged.types
-    entities = resolve_entities(rows, merged)
+    entities = resolve_entities([{**row, "evidence": ""} for row in rows], merged)
     assert entities["p:richard"].type == "PERSON" and entities["p:dell"].type == "ORG"
 
 
