@@ -25,6 +25,9 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
   mentioning it mention that one person and no other person of that name comes close.
+
+Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
+of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`).
 """
 
 from __future__ import annotations
