@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from retrieval.indexing import remove_document, run_index
+from retrieval.indexing.entities import resolve as resolve_entities
 from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.store import GraphStore
 from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
@@ -44,6 +45,28 @@ def test_forms_of_one_name_resolve_to_the_full_name_with_reasons() -> None:
     assert "possessive or plural" in merged.reasons["p:lisa-sus"]
     assert "title dropped" in merged.reasons["p:dr-lisa-su"]
     assert "AMD is short for Advanced Micro Devices" in merged.reasons["p:advanced-micro-devices"]
+
+
+def test_a_topic_that_is_a_graph_persons_first_name_or_surname_is_a_person() -> None:
+    """ "Richard" (Feynman or Dawkins: not merged) and "Elon" typed as a topic in an interview that never says
+    "Musk" are names; a lower-case topic, an organisation named like a person and a word no person has are not."""
+    rows = [
+        _mention("a", "richard-feynman", "Richard Feynman", "PERSON", 2),
+        _mention("b", "richard-dawkins", "Richard Dawkins", "PERSON", 2),
+        _mention("c", "richard", "Richard", "CONCEPT", 2),
+        _mention("d", "elon-musk", "Elon Musk", "PERSON"),
+        _mention("e", "elon", "Elon", "CONCEPT", 3),
+        _mention("e", "dell", "Dell", "ORG", 2),
+        _mention("f", "michael-dell", "Michael Dell", "PERSON"),
+        _mention("f", "physics", "Physics", "CONCEPT", 2),
+        _mention("f", "musk", "musk", "CONCEPT", 2),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:richard") == "p:richard" and merged.types.get("p:richard") == "PERSON"
+    assert merged.types.get("p:elon") == "PERSON"
+    assert "p:dell" not in merged.types and "p:physics" not in merged.types and "p:musk" not in merged.types
+    entities = resolve_entities([{**row, "evidence": ""} for row in rows], merged)
+    assert entities["p:richard"].type == "PERSON" and entities["p:dell"].type == "ORG"
 
 
 def test_without_shared_evidence_nothing_merges() -> None:

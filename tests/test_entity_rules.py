@@ -102,3 +102,53 @@ def test_a_description_is_not_a_reply_to_the_name() -> None:
     assert defining("Thank you, Kevin. And so I went to boarding school.", "Kevin") == 0
     assert defining("Lisa Su, the CEO of AMD, spoke next.", "Lisa Su") == 2
     assert defining("Kevin Scott is the CTO of Microsoft.", "Kevin Scott") == 2
+
+
+def test_roles_degrees_job_titles_and_sentence_openers_are_not_entities() -> None:
+    """Issue #25's junk: an office or degree ("CTO", "BS", "Board of Directors"), a job title taken for a person
+    ("Cloud Advocate"), a name led by a function word or ending in a lone letter ("Down Cycle", "Chem E"), a
+    numbered group ("Category 3"), and an everyday word only ever seen opening a sentence or a reply ("Nice.",
+    "Stick around."); a regnal numeral, an initial and a word also written mid-sentence stay."""
+    text = (
+        "KEVIN SCOTT: Nice. Stick around. She holds a BS and sits on the Board of Directors. "
+        "Our CTO met the Cloud Advocate. I had Down Cycle on the computer. That's how I chose Chem E. "
+        "It went to Category 3. Malcolm X spoke. A. Philip Randolph marched. We flew to Nice in France."
+    )
+    words = DocumentWords.of(text, 1)
+    for surface, kind in (
+        ("BS", "ORG"),
+        ("CTO", "ORG"),
+        ("PhD", "WORK_OF_ART"),
+        ("Board of Directors", "ORG"),
+        ("Cloud Advocate", "PERSON"),
+        ("Down Cycle", "PERSON"),
+        ("Chem E", "PERSON"),
+        ("Category 3", "NORP"),
+        ("Stick", "FAC"),
+    ):
+        assert junk(surface, kind, words), surface
+    for surface, kind in (
+        ("Malcolm X", "PERSON"),
+        ("A. Philip Randolph", "PERSON"),
+        ("Will Smith", "PERSON"),
+        ("Nice", "GPE"),
+        ("France", "GPE"),
+    ):
+        assert not junk(surface, kind, words), surface
+    replies = DocumentWords.of("KEVIN SCOTT: Nice. That's great.\nSAM: Nice... Right. Like Mr. Ed did.", 1)
+    assert junk("Nice", "GPE", replies) and not junk("Ed", "PERSON", replies)
+
+
+def test_a_work_or_a_place_before_who_is_no_person_evidence() -> None:
+    """ "who wrote Sapiens" names a work; "in Cambridge, who ..." and "the Kung Fu Panda, who ..." are a place's
+    people and a character; "said Scrooge" and "Copernicus, who" stay evidence."""
+    for sentence, name in (
+        ("It was Yuval Noah Harari who wrote Sapiens at the dinner.", "Sapiens"),
+        ("How do we reach the people who are not in Cambridge, who aren't in Seattle?", "Cambridge"),
+    ):
+        spans = [e for e in nlp()(sentence).ents if e.text == name]
+        assert spans and not entity_types.evidence(spans[0])[0], sentence
+    doc = nlp()('"Humbug," said Scrooge. They read Copernicus, who put the sun at the centre.')
+    for name in ("Scrooge", "Copernicus"):
+        [span] = [e for e in doc.ents if e.text == name]
+        assert entity_types.evidence(span)[0], name

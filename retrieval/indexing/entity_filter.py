@@ -46,8 +46,22 @@ NOISY_TYPES = frozenset({"LAW", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGU
 #: Words of an office, not of a name: "Chief Executive Office(r)", "Vice President" are roles.
 _OFFICE_WORDS = frozenset(
     {"chief", "executive", "officer", "office", "president", "vice", "director", "senior", "general", "manager",
-     "chairman", "chairwoman", "chair", "secretary", "minister", "deputy", "head", "principal", "founder"}
+     "chairman", "chairwoman", "chair", "secretary", "minister", "deputy", "head", "principal", "founder",
+     "board", "directors", "trustees"}
 )  # fmt: skip
+#: Words that may join office words in a role's name ("Board of Directors").
+_ROLE_JOINERS = frozenset({"of", "the"})
+#: An office's or a degree's abbreviation ("CTO", "COO", "BS", "PhD"): a role or a title someone holds, not a thing.
+_ROLE_ABBREVIATION = re.compile(r"^(?:C[EFIOT]O|BS|BSc|MSc|(?i:phd)|MBA)$")
+#: Job nouns that end a job title, not a person's name ("Cloud Advocate", "Software Engineer").
+_JOB_NOUNS = frozenset(
+    {"advocate", "evangelist", "engineer", "scientist", "researcher", "developer", "designer", "manager",
+     "analyst", "editor", "intern", "professor", "director", "officer", "architect", "consultant"}
+)  # fmt: skip
+#: Letters that end a name as a regnal or chosen numeral ("Charles I", "Henry V", "Malcolm X"), not an initial.
+_NAME_NUMERALS = frozenset({"I", "V", "X"})
+#: Stop words that are also first names ("Will Smith", "May Jemison"): a PERSON may start with them.
+_NAME_STOP_WORDS = frozenset({"will", "may"})
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
 #: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
@@ -64,6 +78,10 @@ _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
 #: A capitalised word just before or just after a name: the name may be part of a longer one.
 _CAPITAL_BEFORE = re.compile(r"([A-Z][\w'’\-]*) $")
 _CAPITAL_AFTER = re.compile(r"^ ([A-Z][\w'’\-]*)")
+#: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
+_SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
+#: A full stop that ends an abbreviation, not a sentence: an initial or a title ("J. Smith", "Mr. Ed").
+_ABBREVIATION_STOP = re.compile(r"(?:^|\s)(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr)\.\s*$")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -108,6 +126,16 @@ class DocumentWords:
             self._fragments[word] = bool(hits) and all(self._joined(m.start(), m.end()) for m in hits)
         return self._fragments[word]
 
+    def only_sentence_initial(self, word: str) -> bool:
+        """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",
+        "Stick around."): the capital then says nothing about a name."""
+        hits = list(re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w'’\-])", self.text))
+        return bool(hits) and all(self._opens(self.text[max(0, m.start() - 20) : m.start()]) for m in hits)
+
+    @staticmethod
+    def _opens(before: str) -> bool:
+        return _SENTENCE_START.search(before) is not None and _ABBREVIATION_STOP.search(before) is None
+
     def _joined(self, start: int, end: int) -> bool:
         before = _CAPITAL_BEFORE.search(self.text[max(0, start - 30) : start])
         after = _CAPITAL_AFTER.search(self.text[end : end + 30])
@@ -133,8 +161,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True
     if len(tokens) > 1 and tokens[-1] in _SHOW_WORDS:
         return True  # "Kevin Scott Podcast": the end of a show's heading line, not a thing the show discusses
-    if all(t in _OFFICE_WORDS for t in tokens):
-        return True  # "Chief Executive Office": a role, whoever holds it
+    if _role(tokens) or _ROLE_ABBREVIATION.match(surface):
+        return True  # "Chief Executive Office", "Board of Directors", "CTO", "BS": a role or degree, whoever holds it
     if kind == CONCEPT:
         return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _common(key))
     if not any(c.isupper() for c in surface):
@@ -145,12 +173,35 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         any(w in _PRONOUNS for w in lowered)
         or lowered[0] in DISCOURSE_WORDS
         or any(w[:1].islower() and w not in _PARTICLES for w in words_of[1:])
+        or (len(words_of) > 1 and _stop_word_first(words_of[0]))  # "Down Cycle"
+        or (len(words_of) > 1 and len(words_of[-1]) == 1 and words_of[-1] not in _NAME_NUMERALS)  # "Chem E"
+        or (len(words_of) > 1 and lowered[-1] in _JOB_NOUNS)  # "Cloud Advocate": a job title
     ):
         return True
+    if kind == "NORP" and any(c.isdigit() for c in surface):
+        return True  # "Category 3": a nationality or group has no number
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
-        return in_lower_case or words.inside_longer_names(surface)
+        opener = not surface.isupper() and _everyday(lowered[0]) and words.only_sentence_initial(surface)
+        return in_lower_case or opener or words.inside_longer_names(surface)
     return False
+
+
+def _stop_word_first(word: str) -> bool:
+    """A name's first word that is a function word ("Down", "Over"), not an initial ("A. Philip Randolph") nor a
+    stop word that is also a first name ("Will")."""
+    lowered = word.lower()
+    return not word.endswith(".") and lowered in STOP_WORDS and lowered not in _NAME_STOP_WORDS
+
+
+def _role(tokens: list[str]) -> bool:
+    """A name made of office words only, joined by "of"/"the": a role, not an organisation."""
+    return any(t in _OFFICE_WORDS for t in tokens) and all(t in _OFFICE_WORDS or t in _ROLE_JOINERS for t in tokens)
+
+
+def _everyday(word: str) -> bool:
+    """An everyday English word or the plural of one ("booms"), so a capital at a sentence's start is no name."""
+    return _common(word) or (word.endswith("s") and _common(word[:-1]))
 
 
 def _common(word: str) -> bool:

@@ -15,6 +15,9 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
 - a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
   words written in quotes or after "the" in at least half its mentions, with no strong person evidence ("Kung
   Fu Panda", "the Kung Fu Panda": a film, a game, a ship; "the Jeff Dean example" once is still a person);
+- a verb before a name is evidence only when it is a speech verb that stands before its speaker ("said X");
+  "who wrote Sapiens" names a work. ", who" after a name right after a preposition of place ("in Cambridge,
+  who ...") refers to the people there, and after "the" to a character or a thing, not to a person's name;
 - a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK").
 """
 
@@ -35,6 +38,12 @@ _SPEECH = frozenset(
         "grew", "studied", "married", "cried", "exclaimed", "answered", "whispered", "shouted", "nodded",
     }
 )  # fmt: skip
+#: The speech verbs that also stand before their speaker ('"...," said Scrooge'); the others take an object
+#: there, a work or a firm ("who wrote Sapiens", "joined Google"), and say nothing of a person.
+_SPEECH_BEFORE = frozenset({"said", "says", "asked", "asks", "replied", "answered", "cried", "exclaimed"})
+#: Prepositions of place: a name right after one is where something is ("in Cambridge, who ..."), even when
+#: "who" follows; so is a name after "the" ("the Kung Fu Panda, who ...": a character of a film).
+_LOCATIVE = frozenset({"in", "at", "from", "into", "to", "near", "across", "around", "outside", "inside"})
 _ADDRESS = frozenset({"thank", "thanks", "hi", "hey", "hello", "welcome", "dear", "congratulations"})
 #: Role nouns just before a name ("my colleague Christina", "professor Ng") or after its comma.
 ROLES = frozenset(
@@ -60,14 +69,15 @@ def evidence(ent: Any) -> tuple[bool, bool, bool]:
     before = [t.lower_ for t in doc[max(ent.sent.start, ent.start - 3) : ent.start]]
     after = [t.lower_ for t in doc[ent.end : min(ent.sent.end, ent.end + 3)]]
     following = [word for word in after[:2] if word != ","]
+    placed = bool(before) and before[-1] in _LOCATIVE | {"the"}
     strong = bool(
         (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES))
         or any(word in _ADDRESS for word in before)
         or (following and following[0] in _PRONOUNS)
-        or after[:2] == [",", "who"]
+        or (after[:2] == [",", "who"] and not placed)
     )
-    spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH))
-    apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"}
+    spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
+    apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
     return strong or spoken or apposed, strong, bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
 
 

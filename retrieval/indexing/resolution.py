@@ -25,6 +25,9 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
   mentioning it mention that one person and no other person of that name comes close.
+
+Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
+of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`).
 """
 
 from __future__ import annotations
@@ -103,6 +106,8 @@ class Resolution:
 
     canonical: dict[str, str]
     reasons: dict[str, str]
+    #: Entity id -> the type the graph's evidence gives it instead of its mentions' majority (`person_names`).
+    types: dict[str, str] = field(default_factory=dict)
 
     def of(self, key: str) -> str:
         return self.canonical.get(key, key)
@@ -147,7 +152,31 @@ def resolve(keys: dict[str, Key]) -> Resolution:
     for members in groups.values():
         head = max(members, key=lambda m: (m not in variants, *_rank(keys[m])))
         canonical.update({m: head for m in members})
-    return Resolution(canonical, {k: r for k, r in reasons.items() if canonical[k] != k})
+    reasons = {k: r for k, r in reasons.items() if canonical[k] != k}
+    return Resolution(canonical, reasons, person_names(keys, canonical))
+
+
+def person_names(keys: dict[str, Key], canonical: dict[str, str]) -> dict[str, str]:
+    """Entity id -> PERSON for a capitalised one-word topic that is the first name or surname of a person of the
+    graph it was not merged into ("Richard" beside "Richard Feynman" and "Richard Dawkins"; "Elon" of an
+    interview that never says "Musk"): a name with no person evidence in its own documents is still a name.
+    Only topics (CONCEPT): a one-word organisation named like a person ("Dell", "Disney") keeps its type."""
+    parts = {
+        part
+        for key in keys.values()
+        if canonical[key.id] == key.id and key.type == "PERSON" and len(key.tokens) > 1
+        for part in (key.tokens[0], key.tokens[-1])
+    }
+    return {
+        key.id: "PERSON"
+        for key in keys.values()
+        if canonical[key.id] == key.id
+        and len(key.tokens) == 1
+        and key.type == CONCEPT
+        and key.slug in parts
+        and key.surface[:1].isupper()
+        and not key.surface.isupper()
+    }
 
 
 def _rank(key: Key) -> tuple[bool, int, int, str]:
