@@ -17,7 +17,7 @@ from retrieval.embed import Embedder, LocalMiniLMEmbedder, make_embedder
 from retrieval.errors import EmbeddingMismatch
 from retrieval.indexing import StageProgress, graph_stats, pipeline, remove_document, run_index
 from retrieval.llm.client import make_chat_model
-from retrieval.store import GraphStore, open_store
+from retrieval.store import GraphStore, neo4j_rebuild, open_store
 from tests.backends import Occupant
 from tests.conftest import make_settings
 from tests.scripted_openai import scripted_openai  # noqa: F401 (fixture)
@@ -180,6 +180,19 @@ def test_unchanged_rerun_writes_nothing(graph, corpus, embedder) -> None:
     assert not report.changed and report.written == {}
     assert [w for w in spy.writes if "vecf32" in w or "DELETE" in w or "SET " in w] == []
     assert dump(store)[:2] == before
+
+
+def test_a_bulk_first_run_rebuilds_the_vector_indexes_it_filled(graph, corpus, embedder, monkeypatch) -> None:
+    """On Neo4j the first run's chunk, entity and community indexes are rebuilt in one pass (`neo4j_rebuild`);
+    the embedded store's grow in place. An unchanged re-run writes nothing, so it rebuilds nothing."""
+    settings, store = graph
+    monkeypatch.setattr(neo4j_rebuild, "MIN_VECTORS", 1)
+    report = run_index(settings, store, embedder, [corpus], project="p")
+    assert report.written["vector_indexes_rebuilt"] == (3 if store.backend == "neo4j" else 0)
+    assert "vector indexes" in report.seconds
+    hits = store.vector_search("__Chunk__", embedder.embed_query("Who runs AMD?"), 1)
+    assert hits and hits[0].id.startswith(report_doc_id(store, "corpus/su.txt"))
+    assert "vector_indexes_rebuilt" not in run_index(settings, store, embedder, [corpus], project="p").written
 
 
 def test_edit_replaces_chunks_and_orphans(graph, corpus, embedder) -> None:

@@ -219,3 +219,35 @@ def test_properties_reads_every_property_but_the_vector(loaded: GraphStore) -> N
     assert found["c1"]["text"].startswith("passage 1 ") and found["c1"]["group"] == "g1"
     assert s.embedding_property not in found["c1"]
     assert loaded.properties(s.chunk_label, []) == {}
+
+
+def test_hybrid_arms_read_exact_cosines_only_for_kept_keyword_hits_the_vector_arm_lacks(
+    loaded: GraphStore, corpus: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neo4j's hybrid statement leaves the pool's cosines out; a second read scores the kept keyword hits the
+    vector arm lacks (here the 'quantum' passages of cluster 0, far from a cluster-5 query), and none other."""
+    s = loaded.settings
+    query, text = corpus[5].tolist(), "quantum computing"
+    loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index)  # label statistics, read once
+    asked: list[list[str]] = []
+    read = loaded.read
+
+    def spied(cypher: str, params: dict[str, object] | None = None, **kwargs: object) -> object:
+        if params and "ids" in params:
+            asked.append(list(params["ids"]))  # type: ignore[call-overload]
+        return read(cypher, params, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loaded, "read", spied)
+    found = loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index)
+    if loaded.backend != "neo4j":
+        assert found is None  # the embedded store runs the arms step by step (search/hybrid.py)
+        return
+    assert found is not None
+    vector, keyword = found
+    assert len(asked) == 1 and asked[0] and all(int(i[1:]) % 10 == 0 for i in asked[0])
+    from_index = {h.id for h in vector} - set(asked[0])
+    assert len(from_index) == 20  # the index's own hits; every asked id completes the arm
+    assert set(asked[0]) == {h.id for h in keyword} - from_index
+    exact = corpus @ corpus[5]
+    for hit in vector:
+        assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-3)

@@ -253,6 +253,17 @@ class _Run:
         ] + drop
         self.communities(wanted, edges, mentions, None if resumed else frozenset(e for pair in touched for e in pair))
 
+    def rebuild_vector_indexes(self) -> None:
+        """After a bulk write, the vector indexes it filled are rebuilt in one pass (`GraphStore.
+        rebuild_vector_indexes`: on Neo4j, a search of the index as written cost ten times one of the rebuilt)."""
+        if not self.store.vectors.in_graph:
+            return  # the vectors live in Qdrant, and the graph's vector indexes hold none
+        s, written = self.settings, self.report.written
+        wrote = {s.chunk_label: "chunks", s.entity_label: "entities", s.community_label: "communities"}
+        with self.stage("vector indexes"):
+            rebuilt = self.store.rebuild_vector_indexes({label: written.get(key, 0) for label, key in wrote.items()})
+        self.count("vector_indexes_rebuilt", len(rebuilt))
+
     def communities(
         self,
         wanted: dict[str, entities.Entity],
@@ -446,6 +457,7 @@ def _apply(run: _Run, info: dict[str, Any] | None, todo: list[SourceDocument], g
     if todo:
         run.write_documents(todo)
     run.reconcile(resumed=bool(info and info.get("dirty")))
+    run.rebuild_vector_indexes()
     run.count("vectors_dropped", g.sync_vectors())
     g.set_dirty(False)
     g.set_last_run({k: len(getattr(run.report, k)) for k in ("added", "updated", "unchanged", "deleted")})

@@ -313,6 +313,14 @@ class GraphStore(ABC):
         if s.entity_fulltext_index:
             self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, [s.entity_name_property, "description"])
 
+    def rebuild_vector_indexes(self, written: Mapping[str, int]) -> list[str]:
+        """Rebuild the vector indexes of labels a bulk write filled (`written`: vectors written per label);
+        returns the names rebuilt.
+
+        This default rebuilds none: the embedded store's HNSW index is one structure that grows in place, where
+        Neo4j's is one Lucene segment per write (`neo4j_rebuild`)."""
+        return []
+
     def vector_dimension(self, label: str, prop: str | None = None) -> int | None:
         """Dimension of the vector index on `label.prop`, or None when there is none."""
         prop = prop or self.settings.embedding_property

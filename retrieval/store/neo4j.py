@@ -25,7 +25,7 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25, neo4j_hybrid, read_admission
+from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, read_admission
 from retrieval.store.base import GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
@@ -351,7 +351,12 @@ class Neo4jStore(GraphStore):
         def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
             return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
 
-        found = neo4j_hybrid.arms(row, plan, text, fields, corpus)
+        def cosines(ids: list[str]) -> dict[str, float | None]:
+            cypher, params = neo4j_hybrid.cosine_statement(plan, filters)
+            found = self.read(cypher, {**params, "ids": ids, "q": [float(x) for x in vector]})
+            return {str(i): score for i, score in found[0]["cosines"]}
+
+        found = neo4j_hybrid.arms(row, plan, text, fields, corpus=corpus, cosines=cosines)
         return found.vector, found.keyword
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
@@ -419,6 +424,20 @@ class Neo4jStore(GraphStore):
             {"dim": int(dim), "m": s.hnsw_m, "ef": s.hnsw_ef_construction},
         )
         self._await_indexes()
+
+    def rebuild_vector_indexes(self, written: Mapping[str, int]) -> list[str]:
+        """DROP + CREATE the vector indexes a bulk write filled (`neo4j_rebuild`): populated in one pass from the
+        store, an index is a few Lucene segments instead of one per write transaction, and queries cost a tenth."""
+        indexes = self._show(neo4j_rebuild.SHOW_VECTOR_INDEXES)
+        totals = self.counts(list(written))
+        chosen = neo4j_rebuild.chosen(indexes, self.settings.embedding_property, written, totals)
+        for index in chosen:
+            drop, create, params = neo4j_rebuild.statements(index)
+            self.query(drop)
+            self.query(create, params)
+        if chosen:
+            self._await_indexes()  # populated side by side; searches name them again once they are online
+        return [str(index["name"]) for index in chosen]
 
     def ensure_fulltext_index(self, name: str, label: str, props: Sequence[str]) -> None:
         fields = ", ".join(f"n.{ident(p)}" for p in props)

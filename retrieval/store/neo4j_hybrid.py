@@ -1,12 +1,15 @@
-"""Both arms of a hybrid search on Neo4j in one statement: what three to ten round trips did, in one.
+"""Both arms of a hybrid search on Neo4j in one statement, and at most one more for the kept keyword hits' cosines.
 
 Why: on Neo4j a search's cost was its round trips, not the database's work. Separately, the vector arm, the
 keyword arm, the document counts BM25 needs for new words, the keyword scores of vector-only candidates, the
 exact cosine of keyword-only candidates and the properties of the kept keyword hits each cost one. Here one
-statement returns the vector index's candidates, Lucene's candidate pool with each candidate's exact cosine
-(computed by the server: no vector crosses the wire), and the match counts of the words not counted yet. Python
-then ranks the pool with BM25 exactly as `fulltext_search` does and completes each arm with the other's
-candidates exactly as `retrieval/search/hybrid.py` does, so results are the same.
+statement returns the vector index's candidates, Lucene's candidate pool and the match counts of the words not
+counted yet. Python then ranks the pool with BM25 exactly as `fulltext_search` does and completes each arm with the
+other's candidates exactly as `retrieval/search/hybrid.py` does, so results are the same. The exact cosines the
+vector arm is completed with (computed by the server: no vector crosses the wire) are read afterwards, for the kept
+keyword hits the vector arm lacks only: computed for the whole pool in the first statement, they were two thirds of
+its server time once the vector index was rebuilt in one pass (MuSiQue chunks, pool 240: 33.5 ms against 7 ms
+without; docs/benchmarks.md), though BM25 keeps 60 of the 240 and the vector arm holds many of those already.
 Every candidate comes with its id, the indexed text (what BM25 reads) and the few properties the caller names
 (what a hit shows), never every property: the pool holds hundreds of candidates of which a search keeps a few,
 and their other properties (a chunk's claimed relations, an entity's source chunks and aliases) cost the server,
@@ -48,14 +51,13 @@ class HybridArms:
 
 
 def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
-    """The one read: vector candidates, the fulltext pool with cosines, and match counts for the new words.
+    """The first read: vector candidates, the fulltext pool, and match counts for the new words.
 
-    Each candidate is a list, not a map: `[id, score, *returned]` (the vector index's score; the pool's exact
-    cosine). Why: the reply holds hundreds of candidates, and a map repeats every key in each, which the driver
-    decodes one by one; positions halve the values a search decodes."""
+    Each candidate is a list, not a map: `[id, score, *returned]` (the vector index's score; Lucene's, unused).
+    Why: the reply holds hundreds of candidates, and a map repeats every key in each, which the driver decodes one
+    by one; positions halve the values a search decodes."""
     where, params = filter_clause("node", filters)
     where_clause = f"WHERE {where} " if where else ""
-    emb = ident(plan.prop)
     values = "".join(f", node.{ident(f)}" for f in plan.returned)
     cypher = (
         "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
@@ -63,11 +65,22 @@ def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str,
         f"RETURN collect([node.id, score{values}]) AS vector }} "
         "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
-        f"RETURN collect([node.id, vector.similarity.cosine(node.{emb}, $q){values}]) AS pool }} "
+        f"RETURN collect([node.id, score{values}]) AS pool }} "
         "CALL { UNWIND $words AS w CALL { WITH w "
         "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
         "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect([w.word, n]) AS counts } "
         "RETURN vector, pool, counts"
+    )
+    return cypher, params
+
+
+def cosine_statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
+    """The second read: the exact cosine of the pool's kept hits the vector arm lacks (`$ids`, `$q`), under the
+    same filter as the pool, as one row of `[id, cosine]` pairs (null where a node has no vector)."""
+    where, params = filter_clause("node", filters)
+    cypher = (
+        f"UNWIND $ids AS id MATCH (node:{ident(plan.label)} {{id: id}}) {f'WHERE {where} ' if where else ''}"
+        f"RETURN collect([node.id, vector.similarity.cosine(node.{ident(plan.prop)}, $q)]) AS cosines"
     )
     return cypher, params
 
@@ -93,27 +106,27 @@ def arms(
     plan: HybridPlan,
     text: str,
     fields: Sequence[str],
+    *,
     corpus: Callable[[Mapping[str, int]], bm25.Corpus],
+    cosines: Callable[[list[str]], Mapping[str, float | None]],
 ) -> HybridArms:
-    """Both completed arms from the statement's row; each hit's props are the plan's `returned` properties."""
+    """Both completed arms from the statement's row and `cosines` of the ids it names (the second read, asked only
+    for the kept keyword hits the vector arm lacks); each hit's props are the plan's `returned` properties."""
     returned = plan.returned
     vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h)) for h in row["vector"]]
     counts = {str(word): int(n) for word, n in row["counts"]}
     words = terms(text)
     stats = corpus(counts)
-    pool = [{"id": h[0], "props": _props(returned, h), "cosine": h[1]} for h in row["pool"]]
+    pool = [{"id": h[0], "props": _props(returned, h)} for h in row["pool"]]
     keyword = bm25.ranked(pool, fields, words, stats, plan.fetch)
     vector_ids = {h.id for h in vector}
     keyword_ids = {h.id for h in keyword}
     only_vector = [{"id": h.id, "props": h.props} for h in vector if h.id not in keyword_ids]
     if only_vector and words:
         keyword += bm25.ranked(only_vector, fields, words, stats, len(only_vector))
-    cosine = {str(h["id"]): h["cosine"] for h in pool}
-    vector += [
-        StoreHit(h.id, _cosine(cosine[h.id]), h.props)
-        for h in keyword
-        if h.id not in vector_ids and cosine.get(h.id) is not None
-    ]
+    only_keyword = [h for h in keyword if h.id not in vector_ids]
+    cosine = cosines([h.id for h in only_keyword]) if only_keyword else {}
+    vector += [StoreHit(h.id, _cosine(cosine[h.id]), h.props) for h in only_keyword if cosine.get(h.id) is not None]
     by_score = lambda hit: -hit.score  # noqa: E731 - ranks follow scores once the arms are completed
     return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
 
