@@ -1,6 +1,7 @@
 """Offline extraction in a child process (settings `extract_processes`, `extract_process_min_words`): the same
 graph as extracting in-process, a document whose extraction raises does not end the run, and a stopped run
-leaves no child behind. Real spaCy in a real spawned process, the real ONNX embedder, both graph backends."""
+leaves no child behind; documents parsed together extract as each alone. Real spaCy in a real spawned process,
+the real ONNX embedder, both graph backends."""
 
 # ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
 from __future__ import annotations
@@ -14,7 +15,11 @@ import pytest
 from retrieval.config import Settings
 from retrieval.errors import DriftLensError
 from retrieval.indexing import StageProgress, run_index
+from retrieval.indexing.chunking import chunk_text
+from retrieval.indexing.extract_offline import extract_document
+from retrieval.indexing.extract_process import extract_documents, groups
 from tests.test_indexing import (  # noqa: F401 (fixtures)
+    DOCS,
     KilledError,
     assert_same_graph,
     corpus,
@@ -132,3 +137,22 @@ def test_small_runs_extract_in_process(graph, corpus: Path, embedder) -> None:
     small = settings.model_copy(update={"extract_processes": 1, "extract_process_min_words": 1000})
     run_index(small, store, embedder, [corpus], project="p", on_progress=record)
     assert not children and ids(store, "__Entity__")
+
+
+def test_documents_parsed_together_extract_as_each_alone() -> None:
+    """One spaCy `pipe` call for a group of documents gives each the extraction it gets alone; a document spaCy
+    refuses gets its exception and the others their extractions."""
+    jobs = [(text, chunk_text(text, 48, 0.1)) for text in DOCS.values()]
+    assert sum(len(chunks) for _t, chunks in jobs) > len(jobs)  # several chunks a document: offsets matter
+    alone = [extract_document(text, chunks) for text, chunks in jobs]
+    assert extract_documents(jobs) == alone
+    with_blob = extract_documents([jobs[0], (BLOB, chunk_text(BLOB, 48, 0.1)), *jobs[1:]])
+    assert isinstance(with_blob[1], ValueError)
+    assert [with_blob[0], *with_blob[2:]] == alone
+
+
+def test_documents_are_grouped_in_order_by_chunks() -> None:
+    chunk = chunk_text("one two three", 48, 0)[0]
+    jobs = [(str(n), [chunk] * n) for n in (1, 2, 3, 1, 1)]
+    assert [[text for text, _c in group] for group in groups(jobs, size=3)] == [["1", "2"], ["3"], ["1", "1"]]
+    assert list(groups([], size=3)) == []

@@ -95,6 +95,12 @@ def _mid_sentence(before: str) -> bool:
 
 def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     """One extraction per chunk, in chunk order; entity keys are document-resolved slugs."""
+    return extract_parsed(text, chunks, list(nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH)))
+
+
+def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[ChunkExtraction]:
+    """`extract_document` with the chunks already parsed by `nlp()` (`parsed[i]` is `chunks[i]`'s spaCy doc), so
+    a caller can parse many documents' chunks in one `pipe` call (see extract_process.extract_documents)."""
     keyphrases = _keyphrases(text, len(text.split()))
     words = DocumentWords.of(text, len(chunks))
     raw: list[list[tuple[str, str, str, str]]] = []  # per chunk: (key, surface, type, evidence)
@@ -103,7 +109,7 @@ def extract_document(text: str, chunks: list[Chunk]) -> list[ChunkExtraction]:
     person: Counter[str] = Counter()  # mentions with person evidence (entity_types.py)
     the_before: Counter[str] = Counter()
     strong: Counter[str] = Counter()
-    for chunk, doc in zip(chunks, nlp().pipe([c.text for c in chunks], batch_size=SPACY_BATCH), strict=True):
+    for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
         named_spans: set[tuple[int, int]] = set()

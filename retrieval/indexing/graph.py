@@ -197,6 +197,14 @@ class IndexGraph:
         rows = self._q(f"MATCH (c:{self.lab.chunk} {{projectId: $project}}) RETURN c.id AS id, c.text AS text")
         return {str(row["id"]): str(row["text"] or "") for row in rows}
 
+    def chunk_dates(self) -> dict[str, Row]:
+        """Each chunk's document timestamps {updated_at, ingested_at}, by chunk id: what dates its entities."""
+        rows = self._q(
+            f"MATCH (d:{self.lab.document})-[:HAS_CHUNK]->(c:{self.lab.chunk} {{projectId: $project}}) "
+            "RETURN c.id AS chunk, d.updated_at AS updated_at, d.ingested_at AS ingested_at"
+        )
+        return {str(row["chunk"]): row for row in rows}
+
     def chunk_relations(self) -> list[Row]:
         """Each chunk's claimed relations with its document's timestamps (an edge is dated by its support)."""
         return self._q(
@@ -216,13 +224,17 @@ class IndexGraph:
         embedded = self.vectors.ids(self.settings.entity_label, self.project)
         return {row["id"]: {**row, "embedded": row["id"] in embedded} for row in rows}
 
-    def write_entities(self, rows: Sequence[Row]) -> None:
+    def write_entities(self, rows: Sequence[Row], *, derived: bool = False) -> None:
+        """`derived`: rows also carry `degree`, `updated_at` and `ingested_at` (relations.entity_fields), so
+        `sync_degrees` and `sync_timestamps` find them current and write the entity no second time."""
         lab = self.lab
+        more = ", e.degree = row.degree, e.updated_at = row.updated_at, e.ingested_at = row.ingested_at"
+        more = more if derived else ""
         self._batch(
             f"UNWIND $rows AS row MERGE (e:{lab.entity} {{id: row.id}}) "
             "SET e.projectId = row.project, e.title = row.title, e.type = row.type, e.description = row.description, "
             "e.source_chunks = row.source_chunks, e.mentions = row.mentions, e.aliases = row.aliases, "
-            f"e.merge_reasons = row.merge_reasons{self._set_vector('e')}"
+            f"e.merge_reasons = row.merge_reasons{more}{self._set_vector('e')}"
             f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
             rows,
             batch_size=200,
