@@ -5,6 +5,7 @@ distinct entity or community text is embedded once. Both graph backends, the rea
 # ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,7 @@ def test_degrees_and_dates_stay_right_after_an_add_and_a_remove(graph, corpus: P
     settings, store = graph
     run_index(settings, store, embedder, [corpus], project="p")
     before = assert_fields_right(store)
+    _next_second()  # documents are dated to the second: the add must fall in a later one than the first run
     (corpus / "meeting.txt").write_text(MEETING, encoding="utf-8")
     added = run_index(settings, store, embedder, [corpus], project="p")
     assert added.added == ["corpus/meeting.txt"]
@@ -62,6 +64,12 @@ def test_degrees_and_dates_stay_right_after_an_add_and_a_remove(graph, corpus: P
     assert after_add["p:microsoft"][4] == before["p:microsoft"][4]  # first seen when it was
     remove_document(settings, store, embedder, "corpus/meeting.txt", project="p")
     assert assert_fields_right(store) == before
+
+
+def _next_second() -> None:
+    start = int(time.time())
+    while int(time.time()) == start:
+        time.sleep(0.05)
 
 
 def test_each_distinct_text_is_embedded_once(graph, corpus, embedder) -> None:
