@@ -100,8 +100,8 @@ class DocumentWords:
     outside_asides: str = ""
     #: (start, end) of the lines that are file names or slugs.
     slugs: tuple[tuple[int, int], ...] = ()
-    #: Memo of `inside_longer_names` per word (junk() is asked once per mention).
-    _fragments: dict[str, bool] = field(default_factory=dict, compare=False, hash=False)
+    #: Memo of each one-word name's occurrences in `text` (junk() is asked once per mention).
+    _spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict, compare=False, hash=False)
 
     @classmethod
     def of(cls, text: str, chunks: int) -> DocumentWords:
@@ -121,16 +121,21 @@ class DocumentWords:
     def inside_longer_names(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined to another capitalised word that is no function
         word ("Valley" only ever in "Silicon Valley"): a fragment the tagger cut from a longer name."""
-        if word not in self._fragments:
-            hits = list(re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w'’\-])", self.text))
-            self._fragments[word] = bool(hits) and all(self._joined(m.start(), m.end()) for m in hits)
-        return self._fragments[word]
+        spans = self._occurrences(word)
+        return bool(spans) and all(self._joined(start, end) for start, end in spans)
 
     def only_sentence_initial(self, word: str) -> bool:
         """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",
         "Stick around."): the capital then says nothing about a name."""
-        hits = list(re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w'’\-])", self.text))
-        return bool(hits) and all(self._opens(self.text[max(0, m.start() - 20) : m.start()]) for m in hits)
+        spans = self._occurrences(word)
+        return bool(spans) and all(self._opens(self.text[max(0, start - 20) : start]) for start, _end in spans)
+
+    def _occurrences(self, word: str) -> list[tuple[int, int]]:
+        """(start, end) of each whole-word occurrence of `word` as written, scanned once per word."""
+        if word not in self._spans:
+            found = re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w'’\-])", self.text)
+            self._spans[word] = [(m.start(), m.end()) for m in found]
+        return self._spans[word]
 
     @staticmethod
     def _opens(before: str) -> bool:

@@ -344,7 +344,8 @@ class Neo4jStore(GraphStore):
             whole=whole,
         )
         cypher, filter_params = neo4j_hybrid.statement(plan, filters)
-        row = self.read(cypher, neo4j_hybrid.parameters(plan, vector, text, filter_params))[0]
+        params = neo4j_hybrid.parameters(plan, vector, text, filter_params)
+        row = self.read(cypher, params)[0]
         if filters and len(row["vector"]) < fetch and plan.vector_fetch < stats.size:
             return None  # the filter starved the arm and the index holds more: over-fetch round by round
 
@@ -352,8 +353,8 @@ class Neo4jStore(GraphStore):
             return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
 
         def cosines(ids: list[str]) -> dict[str, float | None]:
-            cypher, params = neo4j_hybrid.cosine_statement(plan, filters)
-            found = self.read(cypher, {**params, "ids": ids, "q": [float(x) for x in vector]})
+            cypher, kept = neo4j_hybrid.cosine_statement(plan, filters)
+            found = self.read(cypher, {**kept, "ids": ids, "q": params["q"]})
             return {str(i): score for i, score in found[0]["cosines"]}
 
         found = neo4j_hybrid.arms(row, plan, text, fields, corpus=corpus, cosines=cosines)
@@ -428,6 +429,9 @@ class Neo4jStore(GraphStore):
     def rebuild_vector_indexes(self, written: Mapping[str, int]) -> list[str]:
         """DROP + CREATE the vector indexes a bulk write filled (`neo4j_rebuild`): populated in one pass from the
         store, an index is a few Lucene segments instead of one per write transaction, and queries cost a tenth."""
+        written = {label: n for label, n in written.items() if n >= neo4j_rebuild.MIN_VECTORS}
+        if not written:
+            return []  # a small run, as most are: no index listing nor label counts to read
         indexes = self._show(neo4j_rebuild.SHOW_VECTOR_INDEXES)
         totals = self.counts(list(written))
         chosen = neo4j_rebuild.chosen(indexes, self.settings.embedding_property, written, totals)
