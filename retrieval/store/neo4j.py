@@ -29,6 +29,7 @@ from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, read_admission
 from retrieval.store.base import GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
+from retrieval.store.neo4j_params import quiet
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
 from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
@@ -210,7 +211,7 @@ class Neo4jStore(GraphStore):
     ) -> neo4j.EagerResult:
         text = neo4j.Query(cypher, timeout=timeout_ms / 1000) if timeout_ms else neo4j.Query(cypher)  # type: ignore[arg-type]
         try:
-            return self._driver.execute_query(text, dict(params or {}), routing_=routing, database_=self._database)
+            return self._driver.execute_query(text, quiet(params), routing_=routing, database_=self._database)
         except (AuthError, *_UNREACHABLE) as exc:
             raise connection_error(self.uri, self.settings, exc) from exc
         except ClientError as exc:
