@@ -120,12 +120,13 @@ def open_graph(
 ) -> tuple[GraphStore, Settings, dict[str, Any]]:
     """The synthetic graph, built now unless cached, and how long its build took (`load_s`, `index_s`).
 
-    Timed in two phases: creating every index on the empty graph (`index_s`), then every node and relationship
-    with the indexes maintained as they arrive (`load_s`). Why indexes first: on the embedded store, building
-    the vector indexes over nodes already loaded took about twice as long in all (30k chunks: 8 s load + 85 s
-    index vs 47 s with the indexes in place; FalkorDB fills an index over existing nodes in one background
-    thread, while a write inserts its vectors as it goes). The timings and the load average during the build
-    are kept on the project node, so a cached graph still reports them.
+    Timed in two phases: creating every index on the empty graph (`index_s`, with Neo4j's vector index rebuild
+    after the load), then every node and relationship with the indexes maintained as they arrive (`load_s`).
+    Why indexes first: on the embedded store, building the vector indexes over nodes already loaded took about
+    twice as long in all (30k chunks: 8 s load + 85 s index vs 47 s with the indexes in place; FalkorDB fills an
+    index over existing nodes in one background thread, while a write inserts its vectors as it goes). The
+    timings and the load average during the build are kept on the project node, so a cached graph still
+    reports them.
     """
     folder = CACHE / f"search-{n_chunks}-{n_entities}"
     settings = backends.settings_for(backend, folder, neo4j or {}, project=PROJECT)
@@ -143,7 +144,12 @@ def open_graph(
     store.ensure_schema(DIM)
     indexed = time.perf_counter()
     build(store, n_chunks, n_entities)
-    built = {"load_s": time.perf_counter() - indexed, "index_s": indexed - started, "load_avg": os.getloadavg()[0]}
+    loaded = time.perf_counter()
+    # As the indexing pipeline does after a bulk write: Neo4j's vector indexes are rebuilt in one pass (the
+    # embedded store's grow in place and rebuild nothing). Counted with the index seconds.
+    store.rebuild_vector_indexes({settings.chunk_label: n_chunks, settings.entity_label: n_entities})
+    index_s = indexed - started + time.perf_counter() - loaded
+    built = {"load_s": loaded - indexed, "index_s": index_s, "load_avg": os.getloadavg()[0]}
     print(f"built in {built['load_s']:.0f} s (+ {built['index_s']:.1f} s creating its indexes)", flush=True)
     store.query(project + "SET p.done = $done, p += $built", {"done": BUILD, "built": built})
     return store, settings, {**built, "now": 1}
