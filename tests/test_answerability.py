@@ -144,3 +144,13 @@ def test_lead_reads_the_first_fact_and_typed_the_kind_of_thing_asked_for() -> No
     assert values["typed"] == 1.0  # Warsaw is a place the question does not name
     answer.key_facts = [second]
     assert answerability.signals(answer)["typed"] == 0.0  # no place named
+
+
+def test_typed_reads_a_model_s_cited_passages_not_its_wording() -> None:
+    hit = Hit(id="c", text="Marie Curie studied physics.", score=1.0)
+    fact = KeyFact(fact="She worked in Paris.", citations=[Citation(chunk_id="c", span="")])
+    answer = Answer(question="Where did Marie Curie work?", mode="local", answered_by="llm")
+    answer.key_facts, answer.evidence = [fact], [hit]
+    assert answerability.signals(answer)["typed"] == 0.0  # "Paris" is the model's word, no cited passage's
+    answer.answered_by = "extractive"
+    assert answerability.signals(answer)["typed"] == 1.0

@@ -123,7 +123,7 @@ def signals(answer: Answer, held: Mapping[str, bool] | None = None) -> dict[str,
         "complete": float(bool(asked) and len(found) == len(asked)),
         "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in answer.evidence), default=0.0),
         "lead": _share(asked, _stated(answer, first=True)),
-        "typed": answer_type.typed([shown_quote(f.fact) for f in answer.key_facts], answer.question),
+        "typed": answer_type.typed(_quoted(answer), answer.question),
         "similarity": _similarity(answer),
         "arms": _arms(answer),
         "gap": _gap(answer),
@@ -224,6 +224,15 @@ def _stated(answer: Answer, *, first: bool = False) -> str:
         parts += [fact.fact] if own else [texts.get(c.chunk_id, "") for c in fact.citations]
         parts += [f"{c.span} {c.document_name}" for c in fact.citations]
     return " ".join(parts)
+
+
+def _quoted(answer: Answer) -> list[str]:
+    """What each key fact quotes, without its speaker (the speaker is no answer to "Who ...?"); for a model's facts,
+    the passages they cite, as in `_stated` (a model's own wording can name anything)."""
+    if answer.answered_by != "llm":
+        return [shown_quote(f.fact) for f in answer.key_facts]
+    texts = {h.id: h.text for h in answer.evidence}
+    return [texts.get(c.chunk_id, "") for f in answer.key_facts for c in f.citations]
 
 
 def _share(terms: Sequence[str], text: str) -> float:
