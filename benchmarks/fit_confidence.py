@@ -35,21 +35,24 @@ from retrieval.models import Answer, Mode
 RIDGE = 1.0
 #: Share of right answers the threshold may flag as "not in these documents".
 MAX_FLAGGED = 0.10
-SIGNALS = ("support", "coverage", "names", "exists", "complete", "together", "similarity", "arms", "gap")
+SIGNALS = answerability.FITTED
 #: Signals read as `decide` recorded them in the answer's confidence: the Engine's score (`support`) and the
 #: documents' word counts (`exists`, `complete`) are not in a saved answer, so they cannot be read again from it.
 RECORDED = ("support", "exists", "complete")
 
 
-def collect(split: str, modes: list[Mode], saved: Path | None) -> tuple[np.ndarray, np.ndarray, list[bool], np.ndarray]:
-    """Signals (rows), labels, whether each row's question is unanswerable, and each row's mode, for every question
-    and mode (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py asks it).
+def collect(
+    split: str, modes: list[Mode], saved: Path | None
+) -> tuple[np.ndarray, np.ndarray, list[bool], np.ndarray, list[str]]:
+    """Signals (rows), labels, whether each row's question is unanswerable, each row's mode and question id, for
+    every question and mode (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py
+    asks it).
 
     With `saved`, the answers are kept there (JSON lines) and read back on the next run, so a change to how the
     signals are read is refitted without asking again."""
     questions = {q.id: q for q in read_questions() if q.split == split}
     answers = _saved(saved) if saved is not None and saved.exists() else _ask(questions, modes, saved)
-    rows, labels, unanswerable, asked_in = [], [], [], []
+    rows, labels, unanswerable, asked_in, ids = [], [], [], [], []
     for qid, answer in answers:
         question = questions[qid]
         values = answerability.signals(answer)
@@ -59,7 +62,8 @@ def collect(split: str, modes: list[Mode], saved: Path | None) -> tuple[np.ndarr
         labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
         unanswerable.append(not question.answerable)
         asked_in.append(answer.mode)
-    return np.asarray(rows), np.asarray(labels), unanswerable, np.asarray(asked_in)
+        ids.append(qid)
+    return np.asarray(rows), np.asarray(labels), unanswerable, np.asarray(asked_in), ids
 
 
 def _ask(questions: dict[str, Labelled], modes: list[Mode], saved: Path | None) -> list[tuple[str, Answer]]:
@@ -98,6 +102,17 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
         if np.abs(step).max() < 1e-8:
             break
     return float(beta[0]), beta[1:]
+
+
+def cross_validated(x: np.ndarray, y: np.ndarray, ids: list[str]) -> np.ndarray:
+    """Each row's probability from a fit without any row of its question (leave one question out): the figure to
+    quote for how well the signals separate, since the fit's own AUROC on the rows it was fitted on is optimistic."""
+    scores = np.zeros(len(y))
+    for qid in dict.fromkeys(ids):
+        out = np.asarray([i == qid for i in ids])
+        intercept, weights = fit(x[~out], y[~out])
+        scores[out] = 1 / (1 + np.exp(-(intercept + x[out] @ weights)))
+    return scores
 
 
 def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
@@ -140,9 +155,13 @@ def main() -> None:
     parser.add_argument("--answers", type=Path, default=None, help="keep the answers here (JSON lines), reuse if there")
     args = parser.parse_args()
     modes: list[Mode] = args.modes.split(",")
-    x, y, unanswerable, asked_in = collect(args.split, modes, args.answers)
+    x, y, unanswerable, asked_in, ids = collect(args.split, modes, args.answers)
     intercept, weights = fit(x, y)
     scores = 1 / (1 + np.exp(-(intercept + x @ weights)))
+    held_out = cross_validated(x, y, ids)
+    for mode in dict.fromkeys(asked_in.tolist()):
+        mine = asked_in == mode
+        print(f"{mode}: leave-one-question-out AUROC {auroc(held_out[mine], y[mine]):.3f}", file=sys.stderr)
     cut = threshold(scores, y, asked_in)
     flagged = scores < cut
     gone = np.asarray(unanswerable)
@@ -153,7 +172,8 @@ def main() -> None:
         "fitted": (
             f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl, modes "
             f"{', '.join(modes)}, offline, {len(y)} answers ({int(y.sum())} right), ridge {RIDGE}, "
-            f"{datetime.now(UTC):%Y-%m-%d}; on that split: AUROC {auroc(scores, y):.3f}, unanswerable flagged "
+            f"{datetime.now(UTC):%Y-%m-%d}; on that split: AUROC {auroc(scores, y):.3f} (leave one question out: "
+            f"{auroc(held_out, y):.3f}), unanswerable flagged "
             f"{flagged[gone].mean():.0%}, right answers flagged {flagged[y == 1].mean():.0%} (threshold: at most "
             f"{MAX_FLAGGED:.0%} of each mode's)"
         ),

@@ -131,3 +131,26 @@ def test_exists_reads_the_documents_counts_and_together_one_passage() -> None:
     assert answerability.unheld(answer, {"radium": 1, "bitcoin": 0}) == ["bitcoin"]
     assert counted["together"] == 0.5  # the one passage holds marie and curie
     assert answerability.signals(answer, {"radium": 1, "bitcoin": 2})["complete"] == 1.0
+
+
+def test_lead_reads_the_first_fact_and_typed_the_kind_of_thing_asked_for() -> None:
+    first = KeyFact(fact="Marie Curie was born in Warsaw.", citations=[Citation(chunk_id="c", span="")])
+    second = KeyFact(fact="She studied physics and discovered polonium.", citations=[Citation(chunk_id="c", span="")])
+    answer = Answer(question="Where did Marie Curie discover polonium?", mode="local", answered_by="extractive")
+    answer.key_facts, answer.evidence = [first, second], [Hit(id="c", text="x", score=1.0)]
+    values = answerability.signals(answer)
+    assert values["lead"] == pytest.approx(2 / 4)  # marie, curie; the second fact states discover and polonium
+    assert values["coverage"] == 1.0
+    assert values["typed"] == 1.0  # Warsaw is a place the question does not name
+    answer.key_facts = [second]
+    assert answerability.signals(answer)["typed"] == 0.0  # no place named
+
+
+def test_typed_reads_a_model_s_cited_passages_not_its_wording() -> None:
+    hit = Hit(id="c", text="Marie Curie studied physics.", score=1.0)
+    fact = KeyFact(fact="She worked in Paris.", citations=[Citation(chunk_id="c", span="")])
+    answer = Answer(question="Where did Marie Curie work?", mode="local", answered_by="llm")
+    answer.key_facts, answer.evidence = [fact], [hit]
+    assert answerability.signals(answer)["typed"] == 0.0  # "Paris" is the model's word, no cited passage's
+    answer.answered_by = "extractive"
+    assert answerability.signals(answer)["typed"] == 1.0

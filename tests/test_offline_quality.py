@@ -10,6 +10,8 @@ import itertools
 import random
 import re
 
+import pytest
+
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
@@ -21,6 +23,7 @@ from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk, nam
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.models import Hit, QueryParams
 from retrieval.modes import drift, global_mode
+from retrieval.search import evidence
 from retrieval.search.evidence import extractive_facts, sentences, shortlist
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
@@ -244,3 +247,16 @@ def test_offline_drift_answers_from_the_questions_own_hits_first(carol_graph: Gr
     # follow-ups about a community's entities used to crowd it out of the key facts.
     assert {h.id for h in direct} <= set(primer.chunk_ids)
     assert answer.key_facts[0].citations[0].chunk_id in {h.id for h in direct}
+
+
+def test_a_where_question_prefers_the_sentence_that_names_a_place(
+    embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "Ada Lovelace grew up as a girl fascinated by machines. "
+    text += "As a girl Ada Lovelace lived in London with her mother."
+    hit = Hit(id="t3", text=text, score=1.0, document_id="bio")
+    question = "Where did Ada Lovelace grow up as a girl?"
+    first = extractive_facts(question, None, [hit], embedder, 1)[0].fact
+    assert "London" in first
+    monkeypatch.setattr(evidence, "TYPE_WEIGHT", 0.0)  # without the answer-type bonus the other sentence wins
+    assert "London" not in extractive_facts(question, None, [hit], embedder, 1)[0].fact

@@ -20,6 +20,10 @@ its words:
   question: "What did Bill Gates say about Netflix?");
 - `together`: the largest share of the asked-about words that one retrieved passage (with its document's name)
   holds: the words of "What is the capital of Australia?" each occur somewhere, but never in one passage;
+- `lead`: share of the asked-about words the first key fact states (with its speaker and document name): a right
+  answer's best sentence says what was asked; a near miss spreads the words over five sentences, none saying it;
+- `typed`: 1 when the question asks for no type of thing or a key fact names a thing of the asked type other than
+  the question's own names ("Where ...?" a place, "Who ...?" a person: `search.answer_type`), else 0;
 - `similarity`: the best cosine similarity of the evidence to the question;
 - `arms`: agreement between the retrieval arms (share of the five best hits found by both meaning and keywords);
 - `gap`: how far the best hit's score stands above the next ones' (a passage that answers stands out; a question
@@ -42,7 +46,8 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.models import Answer, Confidence, ConfidencePart
-from retrieval.search.evidence import asked_terms
+from retrieval.search import answer_type
+from retrieval.search.evidence import asked_terms, shown_quote
 from retrieval.search.keywords import STOPWORDS
 
 MODEL_FILE = Path(__file__).resolve().parent.parent / "assets" / "answerability.json"
@@ -63,13 +68,17 @@ LABELS = {
     "exists": "asked-about words found in the documents",
     "complete": "every asked-about word found in the documents",
     "together": "asked-about words found together in one passage",
+    "lead": "asked-about words stated by the first key fact",
+    "typed": "a key fact names the kind of thing asked for",
     "similarity": "similarity of the best passage",
     "arms": "agreement of meaning and keyword search",
     "gap": "lead of the best passage over the others",
     "model": "the model's own report",
 }
 #: The signals that rate how a search for the question's words went (all but `support` and `model`).
-SEARCHED = ("coverage", "names", "exists", "complete", "together", "similarity", "arms", "gap")
+SEARCHED = ("coverage", "names", "exists", "complete", "together", "lead", "typed", "similarity", "arms", "gap")
+#: The signals the logistic model weighs (`benchmarks/fit_confidence.py` fits them; `model` is added apart).
+FITTED = ("support", *SEARCHED)
 #: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
 MIN_STEM = 4
 _WORD = re.compile(r"\w+")
@@ -113,6 +122,8 @@ def signals(answer: Answer, held: Mapping[str, bool] | None = None) -> dict[str,
         "exists": len(found) / len(asked) if asked else 0.0,
         "complete": float(bool(asked) and len(found) == len(asked)),
         "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in answer.evidence), default=0.0),
+        "lead": _share(asked, _stated(answer, first=True)),
+        "typed": answer_type.typed(_quoted(answer), answer.question),
         "similarity": _similarity(answer),
         "arms": _arms(answer),
         "gap": _gap(answer),
@@ -202,16 +213,26 @@ def _say_not_in_documents(answer: Answer, nowhere: Sequence[str]) -> None:
     answer.final_answer = f"{NOT_IN_DOCUMENTS}: {reason}.{nearest}"
 
 
-def _stated(answer: Answer) -> str:
-    """What the key facts stand on: the quoted words and their documents' names; for a model's facts, the cited
-    passages instead of the model's own wording (a model can write "Canberra is the capital" citing anything)."""
+def _stated(answer: Answer, *, first: bool = False) -> str:
+    """What the key facts (only the first with `first`) stand on: the quoted words and their documents' names; for a
+    model's facts, the cited passages instead of the model's own wording (a model can write "Canberra is the
+    capital" citing anything)."""
     texts = {h.id: h.text for h in answer.evidence}
     own = answer.answered_by != "llm"
     parts = []
-    for fact in answer.key_facts:
+    for fact in answer.key_facts[:1] if first else answer.key_facts:
         parts += [fact.fact] if own else [texts.get(c.chunk_id, "") for c in fact.citations]
         parts += [f"{c.span} {c.document_name}" for c in fact.citations]
     return " ".join(parts)
+
+
+def _quoted(answer: Answer) -> list[str]:
+    """What each key fact quotes, without its speaker (the speaker is no answer to "Who ...?"); for a model's facts,
+    the passages they cite, as in `_stated` (a model's own wording can name anything)."""
+    if answer.answered_by != "llm":
+        return [shown_quote(f.fact) for f in answer.key_facts]
+    texts = {h.id: h.text for h in answer.evidence}
+    return [texts.get(c.chunk_id, "") for f in answer.key_facts for c in f.citations]
 
 
 def _share(terms: Sequence[str], text: str) -> float:
@@ -260,8 +281,11 @@ def _model_report(answer: Answer) -> float | None:
 
 
 def _detail(name: str, answer: Answer) -> str:
-    if name in ("coverage", "exists", "complete", "together"):
+    if name in ("coverage", "exists", "complete", "together", "lead"):
         return f"of {len(asked_about(answer.question))} asked-about words"
+    if name == "typed":
+        kinds = answer_type.expected(answer.question)
+        return f"asked for: {', '.join(sorted(kinds))}" if kinds else "no type asked"
     if name == "names":
         return f"of {len(question_names(answer.question))} names in the question"
     return "0-1"
