@@ -174,18 +174,11 @@ def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:
     assert entity_types.checked("Lisa Su", Counter({"PERSON": 2}), 1, 0, strong=1, placed=2) == "PERSON"
 
 
-def test_given_names_keep_a_lone_first_name_a_person_and_an_everyday_first_word_makes_a_thing() -> None:
+def test_a_lone_given_name_stays_a_person() -> None:
     """A first name alone with no evidence ("Jessica, too") stays a person where a film's one word ("Arrival")
-    does not; a several-word "person" led by an everyday word that is no given name ("Best Buy", "Castle
-    Wolfenstein") is not one, while "Grace Kelly", "Will Smith", "Queen Victoria", a rarer first word ("Dizzy")
-    and evidenced names stay."""
+    does not."""
     assert entity_types.checked("Jessica", Counter({"PERSON": 1}), 0, 0) == "PERSON"
     assert entity_types.checked("Arrival", Counter({"PERSON": 1}), 0, 0) == "CONCEPT"
-    for thing in ("Best Buy", "Castle Wolfenstein"):
-        assert entity_types.checked(thing, Counter({"PERSON": 1}), 0, 0) != "PERSON", thing
-    for person in ("Grace Kelly", "Will Smith", "Queen Victoria", "Dizzy Gillespie", "Lisa Su"):
-        assert entity_types.checked(person, Counter({"PERSON": 1}), 0, 0) == "PERSON", person
-    assert entity_types.checked("Young Jeezy", Counter({"PERSON": 2}), 1, 0) == "PERSON"
 
 
 def test_pieces_of_compound_words_and_run_together_words_are_not_entities() -> None:
@@ -195,5 +188,5 @@ def test_pieces_of_compound_words_and_run_together_words_are_not_entities() -> N
     text = "Hospital-acquired infection kills. I spend time, thatI'd rather not. Fei-Fei Li spoke of post-Google life."
     words = DocumentWords.of(text, 1)
     assert junk("Hospital", "ORG", words) and junk("thatI'd", "ORG", words) and junk("Google", "ORG", words)
-    assert not junk("Fei-Fei", "PERSON", words)
+    assert not junk("Fei-Fei", "PERSON", words) and not junk("Canadian", "NORP", DocumentWords.of("Canadian-born", 1))
     assert not junk("Hospital", "ORG", DocumentWords.of(text + " We went to the Hospital.", 1))

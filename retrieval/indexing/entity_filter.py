@@ -61,7 +61,7 @@ _JOB_NOUNS = frozenset(
 #: Letters that end a name as a regnal or chosen numeral ("Charles I", "Henry V", "Malcolm X"), not an initial.
 _NAME_NUMERALS = frozenset({"I", "V", "X"})
 #: Stop words that are also first names ("Will Smith", "May Jemison"): a PERSON may start with them.
-NAME_STOP_WORDS = frozenset({"will", "may"})
+_NAME_STOP_WORDS = frozenset({"will", "may"})
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
 #: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
@@ -206,7 +206,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
         opener = not surface.isupper() and _everyday(lowered[0]) and words.only_sentence_initial(surface)
-        return in_lower_case or opener or words.inside_longer_names(surface) or words.hyphen_part(surface)
+        piece = kind != "NORP" and words.hyphen_part(surface)  # "Canadian-born" still names a nationality
+        return in_lower_case or opener or words.inside_longer_names(surface) or piece
     return False
 
 
@@ -214,7 +215,7 @@ def _stop_word_first(word: str) -> bool:
     """A name's first word that is a function word ("Down", "Over"), not an initial ("A. Philip Randolph") nor a
     stop word that is also a first name ("Will")."""
     lowered = word.lower()
-    return not word.endswith(".") and lowered in STOP_WORDS and lowered not in NAME_STOP_WORDS
+    return not word.endswith(".") and lowered in STOP_WORDS and lowered not in _NAME_STOP_WORDS
 
 
 def _role(tokens: list[str]) -> bool:

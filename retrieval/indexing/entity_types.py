@@ -12,8 +12,6 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
 - a one-word PERSON with no person evidence in the document is retyped as a topic (CONCEPT), which any
   document with evidence outvotes (`majority_type` prefers named types), and which still joins a full name
   ("Tyson" -> "Neil deGrasse Tyson") in resolution; unless it is a common given name ("Jessica": given_names.py);
-- a several-word PERSON with no person evidence led by an everyday word that is no given name nor a title
-  ("Best Buy", "Castle Wolfenstein") is retyped the same way;
 - a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
   words written in quotes, after "the" or right after a preposition of place ("walk into Best Buy") in at least
   half its mentions, with no strong person evidence ("Kung Fu Panda", "the Kung Fu Panda": a film, a game, a
@@ -30,17 +28,11 @@ import re
 from collections import Counter
 from typing import Any
 
-from wordfreq import zipf_frequency
-
-from retrieval.indexing.entity_filter import NAME_STOP_WORDS
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
 
 PLACES = frozenset({"GPE", "LOC", "FAC"})
-#: Zipf frequency (wordfreq) from which a name's first word is an everyday word: "best" 5.8, "castle" 4.5 are;
-#: "kung" 3.6, "didi" 3.0 are not (those are left to the model).
-EVERYDAY_FIRST_WORD_ZIPF = 4.0
 _SPEECH = frozenset(
     {
         "said", "says", "told", "tells", "asked", "asks", "wrote", "writes", "replied", "explained", "argued",
@@ -112,22 +104,9 @@ def checked(
         titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
-        if not person_evidence and (_led_by_a_word(word) if " " in word else not given_name(word)):
+        if " " not in word and not person_evidence and not given_name(word):
             others = {k: n for k, n in named.items() if k != "PERSON"}
             return max(others.items(), key=lambda item: (item[1], item[0]))[0] if others else CONCEPT
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
         return CONCEPT
     return kind
-
-
-def _led_by_a_word(name: str) -> bool:
-    """Whether a several-word name starts with an everyday English word that is no given name nor a title ("Best
-    Buy", "Castle Wolfenstein"; not "Grace Kelly", "Will Smith", "Queen Victoria", "A. Philip Randolph")."""
-    first = name.split(maxsplit=1)[0]
-    lowered = first.lower()
-    return (
-        first[1:].islower()
-        and zipf_frequency(lowered, "en") >= EVERYDAY_FIRST_WORD_ZIPF
-        and not given_name(first)
-        and lowered not in NAME_STOP_WORDS | HONORIFICS | ROLES
-    )
