@@ -166,9 +166,9 @@ def test_counted_acronyms_and_plural_generic_nouns_are_not_entities() -> None:
 def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:
     """ "walk into Best Buy": a several-word name seen only where a place is is a shop, not a person; one
     mention of two there, a possessive after it ("at John Smith's") or strong evidence keep the person."""
-    doc = nlp()("We walked into Best Buy and then met Lisa Su at John Smith's house.")
+    doc = nlp()("We walked into Best Buy and then met Lisa Su at John Smith's house, in Rohan Spong's films.")
     flags = {e.text: entity_types.evidence(e)[3] for e in doc.ents}
-    assert flags.get("Best Buy") and not flags.get("John Smith")
+    assert flags["Best Buy"] and not flags["John Smith's"] and not flags["Rohan Spong's"]
     assert entity_types.checked("Best Buy", Counter({"PERSON": 1}), 0, 0, placed=1) != "PERSON"
     assert entity_types.checked("Lisa Su", Counter({"PERSON": 3}), 1, 0, placed=1) == "PERSON"
     assert entity_types.checked("Lisa Su", Counter({"PERSON": 2}), 1, 0, strong=1, placed=2) == "PERSON"
@@ -176,9 +176,10 @@ def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:
 
 def test_a_lone_given_name_stays_a_person() -> None:
     """A first name alone with no evidence ("Jessica, too") stays a person where a film's one word ("Arrival")
-    does not."""
+    does not, nor a first name in quotes (the film "Laura")."""
     assert entity_types.checked("Jessica", Counter({"PERSON": 1}), 0, 0) == "PERSON"
     assert entity_types.checked("Arrival", Counter({"PERSON": 1}), 0, 0) == "CONCEPT"
+    assert entity_types.checked("Laura", Counter({"PERSON": 1}), 0, 1) == "CONCEPT"  # the film "Laura"
 
 
 def test_pieces_of_compound_words_and_run_together_words_are_not_entities() -> None:

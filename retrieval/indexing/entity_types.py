@@ -11,7 +11,8 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   person evidence (a title, role or address before it, "he"/"she" after it: "professor Knuth");
 - a one-word PERSON with no person evidence in the document is retyped as a topic (CONCEPT), which any
   document with evidence outvotes (`majority_type` prefers named types), and which still joins a full name
-  ("Tyson" -> "Neil deGrasse Tyson") in resolution; unless it is a common given name ("Jessica": given_names.py);
+  ("Tyson" -> "Neil deGrasse Tyson") in resolution; unless it is a common given name never written after "the"
+  or a quote ("Jessica, too, were close" is a person, the film "Laura" is not: given_names.py);
 - a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
   words written in quotes, after "the" or right after a preposition of place ("walk into Best Buy") in at least
   half its mentions, with no strong person evidence ("Kung Fu Panda", "the Kung Fu Panda": a film, a game, a
@@ -85,7 +86,8 @@ def evidence(ent: Any) -> tuple[bool, bool, bool, bool]:
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
     the = bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
-    where = bool(before and before[-1] in _WHERE and not (after and after[0] in _POSSESSIVE))
+    possessive = ent.text.endswith(("'s", "’s")) or bool(after and after[0] in _POSSESSIVE)
+    where = bool(before and before[-1] in _WHERE and not possessive)
     return strong or spoken or apposed, strong, the, where
 
 
@@ -104,7 +106,7 @@ def checked(
         titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
-        if " " not in word and not person_evidence and not given_name(word):
+        if " " not in word and not person_evidence and (the_before or not given_name(word)):
             others = {k: n for k, n in named.items() if k != "PERSON"}
             return max(others.items(), key=lambda item: (item[1], item[0]))[0] if others else CONCEPT
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
