@@ -152,3 +152,42 @@ def test_a_work_or_a_place_before_who_is_no_person_evidence() -> None:
     for name in ("Scrooge", "Copernicus"):
         [span] = [e for e in doc.ents if e.text == name]
         assert entity_types.evidence(span)[0], name
+
+
+def test_counted_acronyms_and_plural_generic_nouns_are_not_entities() -> None:
+    """An acronym the text also writes in the plural is a thing one counts ("a CPU", "millions of CPUs"), not a
+    name; an acronym with no plural stays ("NASA"). A lone keyphrase that is the plural of an everyday noun
+    ("computers") is as generic as the singular; a rarer one ("polymers") is a topic."""
+    words = DocumentWords.of("I built a CPU. Data centres hold millions of CPUs. NASA flew. Old computers.", 1)
+    assert junk("CPU", "ORG", words) and junk("computers", "CONCEPT", words)
+    assert not junk("NASA", "ORG", words) and not junk("polymers", "CONCEPT", words)
+
+
+def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:
+    """ "walk into Best Buy": a several-word name seen only where a place is is a shop, not a person; one
+    mention of two there, a possessive after it ("at John Smith's") or strong evidence keep the person."""
+    doc = nlp()("We walked into Best Buy and then met Lisa Su at John Smith's house, in Rohan Spong's films.")
+    flags = {e.text: entity_types.evidence(e)[3] for e in doc.ents}
+    assert flags["Best Buy"] and not flags["John Smith's"] and not flags["Rohan Spong's"]
+    assert entity_types.checked("Best Buy", Counter({"PERSON": 1}), 0, 0, placed=1) != "PERSON"
+    assert entity_types.checked("Lisa Su", Counter({"PERSON": 3}), 1, 0, placed=1) == "PERSON"
+    assert entity_types.checked("Lisa Su", Counter({"PERSON": 2}), 1, 0, strong=1, placed=2) == "PERSON"
+
+
+def test_a_lone_given_name_stays_a_person() -> None:
+    """A first name alone with no evidence ("Jessica, too") stays a person where a film's one word ("Arrival")
+    does not, nor a first name in quotes (the film "Laura")."""
+    assert entity_types.checked("Jessica", Counter({"PERSON": 1}), 0, 0) == "PERSON"
+    assert entity_types.checked("Arrival", Counter({"PERSON": 1}), 0, 0) == "CONCEPT"
+    assert entity_types.checked("Laura", Counter({"PERSON": 1}), 0, 1) == "CONCEPT"  # the film "Laura"
+
+
+def test_pieces_of_compound_words_and_run_together_words_are_not_entities() -> None:
+    """A name only ever joined by a hyphen to a lower-case word ("Hospital-acquired") is a piece the tokenizer
+    split off; one also written alone stays ("Hospital-acquired ... the Hospital"), as does a hyphenated name's
+    whole ("Fei-Fei"); a name ending in a contraction ("thatI'd") is two words run together."""
+    text = "Hospital-acquired infection kills. I spend time, thatI'd rather not. Fei-Fei Li spoke of post-Google life."
+    words = DocumentWords.of(text, 1)
+    assert junk("Hospital", "ORG", words) and junk("thatI'd", "ORG", words) and junk("Google", "ORG", words)
+    assert not junk("Fei-Fei", "PERSON", words) and not junk("Canadian", "NORP", DocumentWords.of("Canadian-born", 1))
+    assert not junk("Hospital", "ORG", DocumentWords.of(text + " We went to the Hospital.", 1))

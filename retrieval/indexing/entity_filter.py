@@ -71,6 +71,8 @@ COMMON_WORD_ZIPF = 4.5
 _NUMBERED = re.compile(r"^(?:episode|ep|part|chapter|season|page|number|no|vol|volume|section|track)-\d+$")
 #: Suffixes that make a longer organisation name the same organisation as its first words ("Apple Inc").
 _ORG_SUFFIXES = frozenset({"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs"})
+#: A contraction at a name's end ("thatI'd", "Kevin'll"): words a transcript ran together, not a name.
+_CONTRACTION = re.compile(r"\w['’](?:d|ll|m|re|ve)$")
 _CAMEL_CASE = re.compile(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]")
 _PRONOUNS = frozenset({"i", "me", "my", "you", "he", "she", "we", "they", "it", "us", "him", "her", "them"})
 _CAPITALISED_MID_SENTENCE = re.compile(r"(?<=[a-z0-9,;] )([A-Z][\w'’\-]*)")
@@ -146,6 +148,20 @@ class DocumentWords:
         after = _CAPITAL_AFTER.search(self.text[end : end + 30])
         return any(m is not None and m.group(1).lower() not in STOP_WORDS for m in (before, after))
 
+    def counted(self, acronym: str) -> bool:
+        """Whether the document writes the acronym's plural ("CPUs", "EVs"): a name of one thing has none."""
+        return bool(self._occurrences(acronym + "s"))
+
+    def hyphen_part(self, word: str) -> bool:
+        """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of
+        "Hospital-acquired"): a piece of a compound word the tokenizer split, not a name."""
+        found = list(re.finditer(rf"(?<![\w'’]){re.escape(word)}(?![\w'’])", self.text))
+        return bool(found) and all(
+            re.match(r"-[a-z]", self.text[m.end() : m.end() + 2])
+            or re.search(r"[a-z]-$", self.text[max(0, m.start() - 2) : m.start()])
+            for m in found
+        )
+
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
         pattern = rf"(?<!\w){re.escape(surface.lower())}(?!\w)"
@@ -160,16 +176,18 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # a path, a label, an address, a counter or a stage direction
     if surface.isupper() and " " in surface and kind in (CONCEPT, "ORG"):
         return True  # an upper-case phrase: a speaker label's words or a shout, not a name
-    if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens):
-        return True  # "n't", "I.", "A"
+    if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens) or _CONTRACTION.search(surface):
+        return True  # "n't", "I.", "A"; "thatI'd": words run together
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
         return True
     if len(tokens) > 1 and tokens[-1] in _SHOW_WORDS:
         return True  # "Kevin Scott Podcast": the end of a show's heading line, not a thing the show discusses
     if _role(tokens) or _ROLE_ABBREVIATION.match(surface):
         return True  # "Chief Executive Office", "Board of Directors", "CTO", "BS": a role or degree, whoever holds it
+    if surface.isupper() and " " not in surface and words.counted(surface):
+        return True  # "CPU" beside "CPUs", "EV" beside "EVs": a thing one counts is a common noun, not a name
     if kind == CONCEPT:
-        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _common(key))
+        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _everyday(key))
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
     words_of = surface.split()
@@ -188,7 +206,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
         opener = not surface.isupper() and _everyday(lowered[0]) and words.only_sentence_initial(surface)
-        return in_lower_case or opener or words.inside_longer_names(surface)
+        piece = kind != "NORP" and words.hyphen_part(surface)  # "Canadian-born" still names a nationality
+        return in_lower_case or opener or words.inside_longer_names(surface) or piece
     return False
 
 
@@ -205,7 +224,8 @@ def _role(tokens: list[str]) -> bool:
 
 
 def _everyday(word: str) -> bool:
-    """An everyday English word or the plural of one ("booms"), so a capital at a sentence's start is no name."""
+    """An everyday English word or the plural of one ("booms"): a capital at a sentence's start is no name, and a
+    lone keyphrase "computers" is as generic as "computer"."""
     return _common(word) or (word.endswith("s") and _common(word[:-1]))
 
 

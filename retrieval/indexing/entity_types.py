@@ -11,10 +11,12 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   person evidence (a title, role or address before it, "he"/"she" after it: "professor Knuth");
 - a one-word PERSON with no person evidence in the document is retyped as a topic (CONCEPT), which any
   document with evidence outvotes (`majority_type` prefers named types), and which still joins a full name
-  ("Tyson" -> "Neil deGrasse Tyson") in resolution;
+  ("Tyson" -> "Neil deGrasse Tyson") in resolution; unless it is a common given name never written after "the"
+  or a quote ("Jessica, too, were close" is a person, the film "Laura" is not: given_names.py);
 - a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
-  words written in quotes or after "the" in at least half its mentions, with no strong person evidence ("Kung
-  Fu Panda", "the Kung Fu Panda": a film, a game, a ship; "the Jeff Dean example" once is still a person);
+  words written in quotes, after "the" or right after a preposition of place ("walk into Best Buy") in at least
+  half its mentions, with no strong person evidence ("Kung Fu Panda", "the Kung Fu Panda": a film, a game, a
+  ship; "the Jeff Dean example" once is still a person, and so is "at John Smith's");
 - a verb before a name is evidence only when it is a speech verb that stands before its speaker ("said X");
   "who wrote Sapiens" names a work. ", who" after a name right after a preposition of place ("in Cambridge,
   who ...") refers to the people there, and after "the" to a character or a thing, not to a person's name;
@@ -27,6 +29,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
 
@@ -44,6 +47,9 @@ _SPEECH_BEFORE = frozenset({"said", "says", "asked", "asks", "replied", "answere
 #: Prepositions of place: a name right after one is where something is ("in Cambridge, who ..."), even when
 #: "who" follows; so is a name after "the" ("the Kung Fu Panda, who ...": a character of a film).
 _LOCATIVE = frozenset({"in", "at", "from", "into", "to", "near", "across", "around", "outside", "inside"})
+#: Prepositions before where something is, and seldom before a person ("to" and "from" are: "talked to X").
+_WHERE = frozenset({"in", "at", "into", "inside", "near", "outside"})
+_POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
 _ADDRESS = frozenset({"thank", "thanks", "hi", "hey", "hello", "welcome", "dear", "congratulations"})
 #: Role nouns just before a name ("my colleague Christina", "professor Ng") or after its comma.
 ROLES = frozenset(
@@ -60,8 +66,9 @@ _INNER_POSSESSIVE = re.compile(r"\w['’]s\s+\w")
 _QUOTES = frozenset({'"', "“", "‘", "'"})
 
 
-def evidence(ent: Any) -> tuple[bool, bool, bool]:
-    """(person evidence, strong person evidence, "the" or a quote before) for one spaCy entity span in its document.
+def evidence(ent: Any) -> tuple[bool, bool, bool, bool]:
+    """(person evidence, strong person evidence, "the" or a quote before, a preposition of place before and no
+    possessive after) for one spaCy entity span in its document.
 
     Strong evidence (a title, a role noun or an address before the name, "he"/"she" after it) outweighs
     the model's type; a speech verb alone ("Google said") does not."""
@@ -78,11 +85,17 @@ def evidence(ent: Any) -> tuple[bool, bool, bool]:
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
-    return strong or spoken or apposed, strong, bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
+    the = bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
+    possessive = ent.text.endswith(("'s", "’s")) or bool(after and after[0] in _POSSESSIVE)
+    where = bool(before and before[-1] in _WHERE and not possessive)
+    return strong or spoken or apposed, strong, the, where
 
 
-def checked(surface: str, kinds: Counter[str], person_evidence: int, the_before: int, strong: int = 0) -> str:
-    """The document's type for a name, from the model's votes (`kinds`) and the evidence counted for it."""
+def checked(
+    surface: str, kinds: Counter[str], person_evidence: int, the_before: int, *, strong: int = 0, placed: int = 0
+) -> str:
+    """The document's type for a name, from the model's votes (`kinds`) and the evidence counted for it
+    (`placed`: mentions right after a preposition of place)."""
     kind = majority_type(kinds)
     named = {k: n for k, n in kinds.items() if k != CONCEPT}
     word = surface.strip()
@@ -90,10 +103,10 @@ def checked(surface: str, kinds: Counter[str], person_evidence: int, the_before:
     if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
         return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
     if kind == "PERSON":
-        titled = " " in word and 2 * the_before >= sum(kinds.values()) and not strong
+        titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
-        if " " not in surface.strip() and not person_evidence:
+        if " " not in word and not person_evidence and (the_before or not given_name(word)):
             others = {k: n for k, n in named.items() if k != "PERSON"}
             return max(others.items(), key=lambda item: (item[1], item[0]))[0] if others else CONCEPT
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:

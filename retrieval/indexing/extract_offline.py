@@ -108,6 +108,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     surfaces: dict[str, Counter[str]] = defaultdict(Counter)
     person: Counter[str] = Counter()  # mentions with person evidence (entity_types.py)
     the_before: Counter[str] = Counter()
+    placed: Counter[str] = Counter()  # mentions right after a preposition of place ("into Best Buy")
     strong: Counter[str] = Counter()
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
@@ -133,10 +134,11 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
                 named_spans.add((ent.start, ent.end))
-                is_person, is_strong, the = entity_types.evidence(ent)
+                is_person, is_strong, the, where = entity_types.evidence(ent)
                 person[key] += is_person
                 strong[key] += is_strong
                 the_before[key] += the
+                placed[key] += where
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
             key = slug(surface)
@@ -156,7 +158,12 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
         raw.append(found)
     types = {
         key: entity_types.checked(
-            surfaces[key].most_common(1)[0][0], counter, person[key], the_before[key], strong[key]
+            surfaces[key].most_common(1)[0][0],
+            counter,
+            person[key],
+            the_before[key],
+            strong=strong[key],
+            placed=placed[key],
         )
         for key, counter in kinds.items()
     }

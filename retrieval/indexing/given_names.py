@@ -1,0 +1,25 @@
+"""Whether a word is a common English given name: evidence of a person the small spaCy model cannot give.
+
+Why a list: a first name met alone ("Jessica, too, were close"), with no verb of speech, no address and no
+full name anywhere in the corpus, looks to the model exactly like a film or a product ("Arrival", "Webvan").
+The list is Faker's en_US given names (about 700, from the US Social Security Administration's baby-name
+counts; MIT licence): general English names, not any corpus's. It is too short to say what is *not* a
+name: it has "Katherine" and "Andrew" but not "Kate" or "Andy", so a several-word "person" led by an
+everyday word off the list ("Best Buy", but also "Graham Hill", "Kate Winslet") cannot be retyped by it.
+"""
+
+from __future__ import annotations
+
+import functools
+
+
+@functools.cache
+def _names() -> frozenset[str]:
+    from faker.providers.person.en_US import Provider
+
+    return frozenset(name.lower() for name in (*Provider.first_names_female, *Provider.first_names_male))
+
+
+def given_name(word: str) -> bool:
+    """Whether `word` (any case) is a common English given name ("Jessica", "Will"; not "Best", "Castle")."""
+    return word.lower() in _names()
