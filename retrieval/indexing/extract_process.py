@@ -37,8 +37,9 @@ from typing import Any
 from retrieval.errors import DriftLensError
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.embed_worker import WAIT_TICK_SECONDS
-from retrieval.indexing.extract_offline import SPACY_BATCH, extract_document, extract_parsed, nlp
+from retrieval.indexing.extract_offline import SPACY_BATCH, extract_document, extract_parsed
 from retrieval.indexing.model import ChunkExtraction
+from retrieval.text.nlp import nlp
 
 #: One document's text and its chunks.
 Job = tuple[str, list[Chunk]]

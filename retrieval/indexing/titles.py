@@ -214,7 +214,7 @@ def _passage_phrases(
     wanted = sorted({sentence for sentences in near.values() for sentence in sentences})
     if not wanted:
         return {}
-    from retrieval.indexing.extract_offline import nlp  # spaCy is loaded only when a title needs it
+    from retrieval.text.nlp import nlp  # spaCy is loaded only when a title needs it
 
     # Only the sentences about the members are parsed, not whole chunks: a corpus of many small communities
     # (encyclopaedia passages) would otherwise parse most of its text a second time.

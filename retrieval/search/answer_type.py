@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from retrieval.indexing.extract_offline import nlp
+from retrieval.text.nlp import nlp
 
 PERSON = frozenset({"PERSON"})
 PLACE = frozenset({"GPE", "LOC", "FAC"})
