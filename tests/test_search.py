@@ -17,7 +17,7 @@ from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.enrich import check_retrieval_query
 from retrieval.search.evidence import extractive_facts, locate, sentences, validate_citations
 from retrieval.search.expand import expand
-from retrieval.search.hybrid import search_chunks, search_chunks_and_entities, search_entities
+from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
 from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT
@@ -122,25 +122,6 @@ def test_one_statement_hybrid_search_finds_what_the_steps_find(
     assert entities and shown(entities) == shown(search_entities(ctx, query, params(ctx)))
 
 
-@pytest.mark.parametrize("query", ["Who discovered polonium?", "Marie Curie bread", "the"])
-def test_chunks_and_entities_together_find_what_each_search_finds(
-    ctx: Context, query: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Asked together (on Neo4j one statement for both searches, one for both cosine reads), the chunks and the
-    entities are each search's alone: ids, texts, scores and sources."""
-    p = params(ctx)
-    alone = search_chunks(ctx, query, p), search_entities(ctx, query, p, k=5)
-    reads = _count_reads(ctx, monkeypatch)
-    together = search_chunks_and_entities(ctx, query, p, query_vector=None, k=5)
-
-    def shown(hits: list[Hit]) -> list[tuple[object, ...]]:
-        return [(h.id, h.text, h.metadata, round(h.score, 9), h.sources) for h in hits]
-
-    assert [shown(h) for h in together] == [shown(h) for h in alone]
-    if ctx.store.backend == "neo4j" and query != "the":  # "the" has no words: both searches are the vector arm's
-        assert len([r for r in reads if "db.index.vector.queryNodes" in r]) == 1, reads
-
-
 def _count_reads(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The statements the store reads from now on, in order (the store still runs each)."""
     reads: list[str] = []
@@ -172,15 +153,15 @@ def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, mon
 def test_default_search_round_trips(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hybrid + graph on Neo4j: chunks and entities one statement each (no read for the kept hits' properties),
     the bridge's spread and its reached chunks one each, the residual words scored from texts already read, and
-    the walk's seeds with their first hop read by the spread's statement, then the reached nodes' properties: four
-    statements, never one per hit (the chunks' and the entities' searches are one statement)."""
+    the walk's seeds with their first hop read by the spread's statement, then the reached nodes' properties: five
+    statements, never one per hit."""
     question, p = "Which radioactive element did Marie discover?", params(ctx, top_k=2, max_hops=1)
     warm = retrieve(ctx, question, p)  # index names, label statistics and word counts are read once
     reads = _count_reads(ctx, monkeypatch)
     found = retrieve(ctx, question, p)
     assert [h.id for h in found.chunks] == [h.id for h in warm.chunks] and found.expansion.entities
     if ctx.store.backend == "neo4j":  # this small graph stores no degrees: the walk counts them in one more read
-        assert len([r for r in reads if "size([" not in r]) == 4, "\n".join(r[:90] for r in reads)
+        assert len([r for r in reads if "size([" not in r]) == 5, "\n".join(r[:90] for r in reads)
 
 
 def test_parallel_reads_change_nothing_but_the_wait(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,7 +10,6 @@ import pytest
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, ReadOnlyViolation
 from retrieval.store import GraphStore, open_store
-from retrieval.store.base import HybridSearch
 from tests.backends import Occupant
 from tests.conftest import make_settings
 
@@ -252,37 +251,3 @@ def test_hybrid_arms_read_exact_cosines_only_for_kept_keyword_hits_the_vector_ar
     exact = corpus @ corpus[5]
     for hit in vector:
         assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-3)
-
-
-def test_hybrid_arms_together_are_each_search_alone(
-    loaded: GraphStore, corpus: np.ndarray, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Searches asked together (on Neo4j: one statement, their cosine completions one more) give each search's own
-    arms, under each one's own filter; a search without words is None, as alone."""
-    s = loaded.settings
-    searches = [
-        HybridSearch(s.chunk_label, corpus[5].tolist(), "quantum computing", 20, str(s.chunk_fulltext_index)),
-        HybridSearch(
-            s.chunk_label, corpus[3].tolist(), "cooking pasta team1", 10, str(s.chunk_fulltext_index), {"group": "g1"}
-        ),
-        HybridSearch(s.chunk_label, corpus[3].tolist(), "", 10, str(s.chunk_fulltext_index)),
-    ]
-
-    def alone(h: HybridSearch) -> object:
-        return loaded.hybrid_arms(h.label, h.vector, h.text, h.fetch, index=h.index, filters=h.filters)
-
-    expected = [alone(h) for h in searches]
-    statements: list[str] = []
-    read = loaded.read
-
-    def spied(cypher: str, *args: object, **kwargs: object) -> object:
-        statements.append(cypher)
-        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(loaded, "read", spied)
-    together = loaded.hybrid_arms_together(searches)
-    assert together == expected and together[2] is None
-    if loaded.backend == "neo4j":
-        filtered = together[1]
-        assert together[0] and filtered and all(int(h.id[1:]) % 3 == 1 for h in [*filtered[0], *filtered[1]])
-        assert len(statements) == 2, statements  # both searches, then both searches' missing cosines

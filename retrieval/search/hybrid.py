@@ -9,7 +9,6 @@ scores a given set of chunks exactly (DRIFT follow-ups search inside their commu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from retrieval.context import Context
@@ -17,7 +16,6 @@ from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
-from retrieval.store.base import Arms, HybridSearch
 from retrieval.store.records import StoreHit
 
 Kind = Literal["chunk", "entity"]
@@ -60,88 +58,6 @@ def search_entities(
     )
 
 
-def search_chunks_and_entities(
-    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None, k: int
-) -> tuple[list[Hit], list[Hit]]:
-    """`search_chunks` and `search_entities(k=k)` with both stores' one-statement searches asked together
-    (`GraphStore.hybrid_arms_together`: on Neo4j one round trip for both, and one for both arms' cosines).
-
-    Why: a default search needs both before its graph steps, and each statement is a round trip."""
-    chunk = _Plan.of(ctx, "chunk", query, params, k=params.top_k, query_vector=query_vector)
-    entity = _Plan.of(ctx, "entity", query, params, k=k, query_vector=query_vector)
-    asked = [(plan, plan.search) for plan in (chunk, entity) if plan.search is not None]
-    arms = ctx.store.hybrid_arms_together([search for _plan, search in asked])
-    found = {plan: found for (plan, _search), found in zip(asked, arms, strict=True)}
-    chunks = _finish(ctx, chunk, found.get(chunk))
-    return (enrich(ctx, chunks) if ctx.settings.retrieval_query else chunks), _finish(ctx, entity, found.get(entity))
-
-
-@dataclass(eq=False)
-class _Plan:
-    """One search's arms and their inputs; `search` is the store's one-statement search where it applies."""
-
-    kind: Kind
-    label: str
-    k: int
-    fetch: int
-    params: QueryParams
-    n_terms: int
-    vector: Sequence[float]
-    keywords: str
-    where: dict[str, Any]
-    fulltext_index: str | None
-    restrict_ids: Sequence[str] | None
-    arms: tuple[bool, bool]
-    search: HybridSearch | None
-
-    @classmethod
-    def of(
-        cls,
-        ctx: Context,
-        kind: Kind,
-        query: str,
-        params: QueryParams,
-        *,
-        k: int,
-        query_vector: list[float] | None,
-        filters: Mapping[str, Any] | None = None,
-        restrict_ids: Sequence[str] | None = None,
-    ) -> _Plan:
-        s = ctx.settings
-        label = s.chunk_label if kind == "chunk" else s.entity_label
-        fulltext_index = s.chunk_fulltext_index if kind == "chunk" else s.entity_fulltext_index
-        where = {**ctx.project_filter, **params.filters, **(filters or {})}
-        if restrict_ids is not None:
-            where["id"] = list(dict.fromkeys(restrict_ids))
-        fetch = max(k * CANDIDATE_FACTOR, MIN_CANDIDATES)
-        use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
-        use_keyword = params.search_type != "vector" and fulltext_index is not None
-        use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)
-        keywords = keyword_query(query)
-        vector = (query_vector if query_vector is not None else ctx.embedder.embed_query(query)) if use_vector else []
-        both = use_vector and use_keyword and restrict_ids is None and ctx.vectors.in_graph
-        search = (
-            HybridSearch(label, vector, keywords, fetch, str(fulltext_index), where, _shown(ctx, kind))
-            if both and fulltext_index is not None
-            else None
-        )
-        return cls(
-            kind,
-            label,
-            k,
-            fetch,
-            params,
-            len(content_terms(query)),
-            vector,
-            keywords,
-            where,
-            fulltext_index,
-            restrict_ids,
-            (use_vector, use_keyword),
-            search,
-        )
-
-
 def _search(
     ctx: Context,
     kind: Kind,
@@ -153,42 +69,48 @@ def _search(
     filters: Mapping[str, Any] | None,
     restrict_ids: Sequence[str] | None,
 ) -> list[Hit]:
-    if restrict_ids is not None and not restrict_ids:
-        return []
-    plan = _Plan.of(
-        ctx, kind, query, params, k=k, query_vector=query_vector, filters=filters, restrict_ids=restrict_ids
-    )
-    s = plan.search
+    s = ctx.settings
+    label = s.chunk_label if kind == "chunk" else s.entity_label
+    fulltext_index = s.chunk_fulltext_index if kind == "chunk" else s.entity_fulltext_index
+    where = {**ctx.project_filter, **params.filters, **(filters or {})}
+    if restrict_ids is not None:
+        if not restrict_ids:
+            return []
+        where["id"] = list(dict.fromkeys(restrict_ids))
+    fetch = max(k * CANDIDATE_FACTOR, MIN_CANDIDATES)
+    use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
+    use_keyword = params.search_type != "vector" and fulltext_index is not None
+    use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)
+    keywords = keyword_query(query)
+    vector = (query_vector if query_vector is not None else ctx.embedder.embed_query(query)) if use_vector else []
+    both = use_vector and use_keyword and restrict_ids is None and ctx.vectors.in_graph and fulltext_index is not None
     arms = (
-        ctx.store.hybrid_arms(s.label, s.vector, s.text, s.fetch, index=s.index, filters=s.filters, props=s.props)
-        if s is not None
+        ctx.store.hybrid_arms(
+            label, vector, keywords, fetch, index=str(fulltext_index), filters=where, props=_shown(ctx, kind)
+        )
+        if both
         else None
     )
-    return _finish(ctx, plan, arms)
-
-
-def _finish(ctx: Context, plan: _Plan, arms: Arms | None) -> list[Hit]:
-    """The plan's top k hits from the one-statement search's arms, or (None) from the arms step by step."""
     shown = arms is not None  # the one statement's hits carry what a hit shows; the steps' keyword hits may not
     if arms is None:  # the store has no one-statement search (or it did not apply): the same hits step by step
         arms = _arms(
             ctx,
-            plan.label,
-            plan.vector,
-            plan.keywords,
-            fetch=plan.fetch,
-            where=plan.where,
-            fulltext_index=plan.fulltext_index,
-            restrict_ids=plan.restrict_ids,
-            arms=plan.arms,
+            label,
+            vector,
+            keywords,
+            fetch=fetch,
+            where=where,
+            fulltext_index=fulltext_index,
+            restrict_ids=restrict_ids,
+            arms=(use_vector, use_keyword),
         )
     vector_hits, keyword_hits = arms
-    fused = _fuse(plan.params, vector_hits, keyword_hits, plan.n_terms)[: plan.k]
+    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
     if shown:
         props = {h.id: h.props for h in [*keyword_hits, *vector_hits]}
     else:
-        props = _properties(ctx, plan.label, [f.id for f in fused], vector_hits, keyword_hits)
-    return [_hit(ctx, plan.kind, f, props[f.id]) for f in fused]
+        props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
+    return [_hit(ctx, kind, f, props[f.id]) for f in fused]
 
 
 def _arms(

@@ -19,7 +19,7 @@ from retrieval.errors import IndexMissing
 from retrieval.models import Hit, QueryParams
 from retrieval.search import bridge
 from retrieval.search.expand import Expansion, expand
-from retrieval.search.hybrid import search_chunks, search_chunks_and_entities
+from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.store.records import ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
@@ -76,13 +76,16 @@ def retrieve(
 def _chunks_and_seeds(
     ctx: Context, query: str, params: QueryParams, query_vector: list[float] | None, clock: _Clock
 ) -> tuple[list[Hit], list[Hit]]:
-    """The chunk hits and the question's seed entities: two independent searches, asked of the store together
-    (on Neo4j one statement for both, each mostly the server's vector index call). Lap "chunks" is both searches;
-    "entities" (next to nothing) stays, so that `meta.timings` keeps its keys."""
-    chunks, entities = search_chunks_and_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
-    clock.lap("chunks")
-    clock.lap("entities")
-    return chunks, entities
+    """The chunk hits and the question's seed entities: two independent searches (on Neo4j, each mostly the
+    server's vector index call)."""
+
+    def chunks() -> list[Hit]:
+        return search_chunks(ctx, query, params, query_vector=query_vector)
+
+    def entities() -> list[Hit]:
+        return search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
+
+    return _together(ctx, (chunks, "chunks"), (entities, "entities"), clock)
 
 
 def _together[A, B](ctx: Context, first: _Step[A], second: _Step[B], clock: _Clock) -> tuple[A, B]:

@@ -45,23 +45,6 @@ class Health:
         return not any(self.counts.values())
 
 
-#: A hybrid search's two arms: the vector hits and the keyword hits, each completed with the other's candidates.
-type Arms = tuple[list[StoreHit], list[StoreHit]]
-
-
-@dataclass(frozen=True)
-class HybridSearch:
-    """The arguments of one `GraphStore.hybrid_arms` call, for `hybrid_arms_together`."""
-
-    label: str
-    vector: Sequence[float]
-    text: str
-    fetch: int
-    index: str
-    filters: Filters | None = None
-    props: Sequence[str] = ()
-
-
 def timed_out(s: Settings, timeout_ms: int | None, ended_by: str = "") -> str:
     """What a read stopped by its time limit tells the user: how long it ran, which setting set that, and (when the
     database did not stop it and DriftLens had to, see `deadline`) how it was ended."""
@@ -278,7 +261,7 @@ class GraphStore(ABC):
         index: str,
         filters: Filters | None = None,
         props: Sequence[str] = (),
-    ) -> Arms | None:
+    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
         """Both arms of a hybrid search, each completed with the other's candidates, in one round trip.
 
         What `vector_search(label, vector, fetch, filters=...)` and `fulltext_search(label, text, fetch, ...)` find,
@@ -288,15 +271,6 @@ class GraphStore(ABC):
         None (this default) when the adapter has no such statement: the caller then runs the steps one by one.
         """
         return None
-
-    def hybrid_arms_together(self, searches: Sequence[HybridSearch]) -> list[Arms | None]:
-        """`hybrid_arms` of each search, in order; where the adapter can, all in one round trip (and their cosine
-        completions in at most one more). Why: a default search asks for chunks and for the question's entities at
-        once, and on a server each statement is a round trip. This default asks `hybrid_arms` one by one."""
-        return [
-            self.hybrid_arms(s.label, s.vector, s.text, s.fetch, index=s.index, filters=s.filters, props=s.props)
-            for s in searches
-        ]
 
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
         """Every property but the vector of the `label` nodes with these ids, by id (absent ids are left out)."""

@@ -26,7 +26,7 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, read_admission
-from retrieval.store.base import Arms, GraphStore, Health, HybridSearch, IndexState, timed_out
+from retrieval.store.base import GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
@@ -318,78 +318,47 @@ class Neo4jStore(GraphStore):
         index: str,
         filters: Filters | None = None,
         props: Sequence[str] = (),
-    ) -> Arms | None:
+    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
         """One statement (`neo4j_hybrid`); None when the filter left the vector arm short while the index holds
         more nodes than it was asked for (the caller's `vector_search` then over-fetches round by round), or when
         the text has no words."""
-        return self.hybrid_arms_together([HybridSearch(label, vector, text, fetch, index, filters, props)])[0]
-
-    def hybrid_arms_together(self, searches: Sequence[HybridSearch]) -> list[Arms | None]:
-        """Every search's arms from one statement, and the kept keyword hits' cosines from at most one more; None
-        for a search `hybrid_arms` would give None."""
-        # The statement's n-th plan is the search at `asked[n]`: a search without words is left out.
-        plans = [(i, plan) for i, search in enumerate(searches) if (plan := self._hybrid_plan(search)) is not None]
-        if not plans:
-            return [None] * len(searches)
-        cypher, params = neo4j_hybrid.statement([(plan, searches[i].filters) for i, plan in plans])
-        for n, (i, plan) in enumerate(plans):
-            params.update(neo4j_hybrid.parameters(n, plan, searches[i].vector, searches[i].text))
-        row = self.read(cypher, params)[0]
-        found = {}
-        for n, (i, plan) in enumerate(plans):
-            search = searches[i]
-            stats = self._label_stats(search.label, search.index, self._fulltext_fields(search.index))
-            starved = len(row[f"{neo4j_hybrid.prefix(n)}vector"]) < search.fetch and plan.vector_fetch < stats.size
-            if search.filters and starved:
-                continue  # the filter starved the arm and the index holds more: over-fetch round by round
-            found[n] = neo4j_hybrid.candidates(
-                n, row, plan, text=search.text, fields=self._fulltext_fields(search.index), stats=stats
-            )
-        cosines = self._cosines([(n, plans[n][1], searches[plans[n][0]]) for n in found if found[n].missing], found)
-        arms: list[Arms | None] = [None] * len(searches)
-        for n, candidates in found.items():
-            arms[plans[n][0]] = neo4j_hybrid.completed(candidates, cosines.get(n, {}))
-        return arms
-
-    def _hybrid_plan(self, search: HybridSearch) -> neo4j_hybrid.HybridPlan | None:
-        """What the hybrid statement asks for one search; None when it cannot run (no words, nothing to fetch)."""
-        if search.fetch < 1 or not lucene_query(search.text):
+        if fetch < 1 or not lucene_query(text):
             return None
         prop = self.settings.embedding_property
-        fields = self._fulltext_fields(search.index)
-        stats = self._label_stats(search.label, search.index, fields)
-        whole = self._filter_keeps_all(search.label, search.filters)
-        fetch = int(search.fetch)
+        fields = self._fulltext_fields(index)
+        words = terms(text)
+        stats = self._label_stats(label, index, fields)
+        whole = self._filter_keeps_all(label, filters)
         first = fetch if whole else min(max(fetch * 4, fetch, 32), self.max_overfetch)
-        return neo4j_hybrid.HybridPlan(
-            label=search.label,
+        plan = neo4j_hybrid.HybridPlan(
+            label=label,
             prop=prop,
-            vector_index=self._index_name("vector", search.label, prop),
-            fulltext_index=search.index,
-            fetch=fetch,
+            vector_index=self._index_name("vector", label, prop),
+            fulltext_index=index,
+            fetch=int(fetch),
             vector_fetch=max(first, self.settings.hnsw_ef_runtime),
-            pool=max(BM25_POOL, 4 * fetch),
+            pool=max(BM25_POOL, 4 * int(fetch)),
             cap=stats.cap,
-            new_words=[w for w in dict.fromkeys(terms(search.text)) if w not in stats.freq and lucene_query(w)],
-            returned=list(dict.fromkeys([*fields, *search.props])),
+            new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
+            returned=list(dict.fromkeys([*fields, *props])),
             whole=whole,
         )
-
-    def _cosines(
-        self,
-        wanted: Sequence[tuple[int, neo4j_hybrid.HybridPlan, HybridSearch]],
-        found: Mapping[int, neo4j_hybrid.Candidates],
-    ) -> dict[int, dict[str, float | None]]:
-        """The exact cosines of the n-th plan's missing hits (`Candidates.missing`), for every n wanted, in one read."""
-        if not wanted:
-            return {}
-        cypher, params = neo4j_hybrid.cosine_statement([(n, plan, search.filters) for n, plan, search in wanted])
-        for n, _plan, search in wanted:
-            p = neo4j_hybrid.prefix(n)
-            params[f"{p}ids"] = [h.id for h in found[n].missing]
-            params[f"{p}q"] = [float(x) for x in search.vector]
+        cypher, filter_params = neo4j_hybrid.statement(plan, filters)
+        params = neo4j_hybrid.parameters(plan, vector, text, filter_params)
         row = self.read(cypher, params)[0]
-        return {n: {str(i): score for i, score in row[f"{neo4j_hybrid.prefix(n)}cosines"]} for n, _p, _s in wanted}
+        if filters and len(row["vector"]) < fetch and plan.vector_fetch < stats.size:
+            return None  # the filter starved the arm and the index holds more: over-fetch round by round
+
+        def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
+            return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
+
+        def cosines(ids: list[str]) -> dict[str, float | None]:
+            cypher, kept = neo4j_hybrid.cosine_statement(plan, filters)
+            found = self.read(cypher, {**kept, "ids": ids, "q": params["q"]})
+            return {str(i): score for i, score in found[0]["cosines"]}
+
+        found = neo4j_hybrid.arms(row, plan, text, fields, corpus=corpus, cosines=cosines)
+        return found.vector, found.keyword
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
         """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per

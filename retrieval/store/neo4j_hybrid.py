@@ -18,12 +18,12 @@ the wire and the driver more than the rest of the search did.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from retrieval.store import bm25
-from retrieval.store.records import Filters, Row, StoreHit, filter_clause, ident
+from retrieval.store.records import Row, StoreHit, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
 
 
@@ -44,119 +44,91 @@ class HybridPlan:
     whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
 
 
-def statement(plans: Sequence[tuple[HybridPlan, Filters | None]]) -> tuple[str, Row]:
-    """The first read of one or more hybrid searches: per plan, vector candidates, the fulltext pool and match counts
-    for the new words, as columns `{prefix}vector`, `{prefix}pool`, `{prefix}counts` (`prefix(i)`).
+@dataclass
+class HybridArms:
+    vector: list[StoreHit]
+    keyword: list[StoreHit]
+
+
+def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
+    """The first read: vector candidates, the fulltext pool, and match counts for the new words.
 
     Each candidate is a list, not a map: `[id, score, *returned]` (the vector index's score; Lucene's, unused).
     Why: the reply holds hundreds of candidates, and a map repeats every key in each, which the driver decodes one
-    by one; positions halve the values a search decodes. Why several plans in one statement: a default search asks
-    for chunks and for entities at once, and each statement is a round trip (docs/benchmarks.md)."""
-    calls, params, columns = [], {}, []
-    for i, (plan, filters) in enumerate(plans):
-        p = prefix(i)
-        where, filter_params = filter_clause("node", filters, f"{p}f_")
-        where_clause = f"WHERE {where} " if where else ""
-        values = "".join(f", node.{ident(f)}" for f in plan.returned)
-        calls.append(
-            f"CALL {{ CALL db.index.vector.queryNodes(${p}vector_index, ${p}vector_fetch, ${p}q) YIELD node, score "
-            f"{where_clause}WITH node, score ORDER BY score DESC LIMIT ${p}fetch "
-            f"RETURN collect([node.id, score{values}]) AS {p}vector }} "
-            f"CALL {{ CALL db.index.fulltext.queryNodes(${p}fulltext_index, ${p}lucene, ${p}lucene_options) "
-            f"YIELD node, score {where_clause}WITH node, score ORDER BY score DESC LIMIT ${p}pool "
-            f"RETURN collect([node.id, score{values}]) AS {p}pool }} "
-            f"CALL {{ UNWIND ${p}words AS w CALL {{ WITH w "
-            f"CALL db.index.fulltext.queryNodes(${p}fulltext_index, w.q, {{limit: ${p}cap}}) YIELD node "
-            f"WITH node LIMIT ${p}cap RETURN count(node) AS n }} RETURN collect([w.word, n]) AS {p}counts }} "
-        )
-        params.update(filter_params)
-        columns += [f"{p}vector", f"{p}pool", f"{p}counts"]
-    return "".join(calls) + "RETURN " + ", ".join(columns), params
+    by one; positions halve the values a search decodes."""
+    where, params = filter_clause("node", filters)
+    where_clause = f"WHERE {where} " if where else ""
+    values = "".join(f", node.{ident(f)}" for f in plan.returned)
+    cypher = (
+        "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
+        f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
+        f"RETURN collect([node.id, score{values}]) AS vector }} "
+        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
+        f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
+        f"RETURN collect([node.id, score{values}]) AS pool }} "
+        "CALL { UNWIND $words AS w CALL { WITH w "
+        "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
+        "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect([w.word, n]) AS counts } "
+        "RETURN vector, pool, counts"
+    )
+    return cypher, params
 
 
-def cosine_statement(wanted: Sequence[tuple[int, HybridPlan, Filters | None]]) -> tuple[str, Row]:
-    """The second read: for each `(i, plan, filters)`, the exact cosine of that plan's kept keyword hits the vector
-    arm lacks (`${prefix}ids`, `${prefix}q`), under the same filter as the pool, as column `{prefix}cosines`: one
-    row of `[id, cosine]` pairs per plan (null where a node has no vector)."""
-    calls, params, columns = [], {}, []
-    for i, plan, filters in wanted:
-        p = prefix(i)
-        where, filter_params = filter_clause("node", filters, f"{p}f_")
-        calls.append(
-            f"CALL {{ UNWIND ${p}ids AS id MATCH (node:{ident(plan.label)} {{id: id}}) "
-            f"{f'WHERE {where} ' if where else ''}"
-            f"RETURN collect([node.id, vector.similarity.cosine(node.{ident(plan.prop)}, ${p}q)]) AS {p}cosines }} "
-        )
-        params.update(filter_params)
-        columns.append(f"{p}cosines")
-    return "".join(calls) + "RETURN " + ", ".join(columns), params
+def cosine_statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
+    """The second read: the exact cosine of the pool's kept hits the vector arm lacks (`$ids`, `$q`), under the
+    same filter as the pool, as one row of `[id, cosine]` pairs (null where a node has no vector)."""
+    where, params = filter_clause("node", filters)
+    cypher = (
+        f"UNWIND $ids AS id MATCH (node:{ident(plan.label)} {{id: id}}) {f'WHERE {where} ' if where else ''}"
+        f"RETURN collect([node.id, vector.similarity.cosine(node.{ident(plan.prop)}, $q)]) AS cosines"
+    )
+    return cypher, params
 
 
-def prefix(i: int) -> str:
-    """The parameter and column prefix of the i-th search of a statement (none for the first: a single search's
-    statement reads as it always did)."""
-    return f"s{i}_" if i else ""
-
-
-def parameters(i: int, plan: HybridPlan, vector: Sequence[float], text: str) -> Row:
-    """The i-th search's parameters (`prefix(i)`); its filter's come with the statement."""
-    p = prefix(i)
+def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_params: Row) -> Row:
     return {
-        f"{p}vector_index": plan.vector_index,
-        f"{p}fulltext_index": plan.fulltext_index,
-        f"{p}vector_fetch": plan.vector_fetch,
-        f"{p}fetch": plan.fetch,
-        f"{p}pool": plan.pool,
-        f"{p}cap": plan.cap,
-        f"{p}q": [float(x) for x in vector],
-        f"{p}lucene": lucene_query(text),
-        f"{p}lucene_options": {"limit": plan.pool} if plan.whole else {},
-        f"{p}words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
+        **filter_params,
+        "vector_index": plan.vector_index,
+        "fulltext_index": plan.fulltext_index,
+        "vector_fetch": plan.vector_fetch,
+        "fetch": plan.fetch,
+        "pool": plan.pool,
+        "cap": plan.cap,
+        "q": [float(x) for x in vector],
+        "lucene": lucene_query(text),
+        "lucene_options": {"limit": plan.pool} if plan.whole else {},
+        "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
     }
 
 
-@dataclass
-class Candidates:
-    """One search's arms before the vector arm is completed: what `cosines` must score (`missing`)."""
-
-    vector: list[StoreHit]
-    keyword: list[StoreHit]
-    missing: list[StoreHit]  # kept keyword hits the vector arm lacks: their exact cosine completes it
-
-
-def candidates(
-    i: int,
+def arms(
     row: Mapping[str, Any],
     plan: HybridPlan,
-    *,
     text: str,
     fields: Sequence[str],
-    stats: bm25.LabelStats,
-) -> Candidates:
-    """The i-th search's arms from the statement's row: BM25 ranks the pool, the keyword arm is completed with the
-    vector-only candidates; each hit's props are the plan's `returned` properties."""
-    p, returned = prefix(i), plan.returned
-    vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h)) for h in row[f"{p}vector"]]
-    counts = {str(word): int(n) for word, n in row[f"{p}counts"]}
+    *,
+    corpus: Callable[[Mapping[str, int]], bm25.Corpus],
+    cosines: Callable[[list[str]], Mapping[str, float | None]],
+) -> HybridArms:
+    """Both completed arms from the statement's row and `cosines` of the ids it names (the second read, asked only
+    for the kept keyword hits the vector arm lacks); each hit's props are the plan's `returned` properties."""
+    returned = plan.returned
+    vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h)) for h in row["vector"]]
+    counts = {str(word): int(n) for word, n in row["counts"]}
     words = terms(text)
-    corpus = stats.corpus(words, lambda word, _cap: counts.get(word, 0))  # the statement counted new words
-    pool = [{"id": h[0], "props": _props(returned, h)} for h in row[f"{p}pool"]]
-    keyword = bm25.ranked(pool, fields, words, corpus, plan.fetch)
+    stats = corpus(counts)
+    pool = [{"id": h[0], "props": _props(returned, h)} for h in row["pool"]]
+    keyword = bm25.ranked(pool, fields, words, stats, plan.fetch)
     vector_ids = {h.id for h in vector}
     keyword_ids = {h.id for h in keyword}
     only_vector = [{"id": h.id, "props": h.props} for h in vector if h.id not in keyword_ids]
     if only_vector and words:
-        keyword += bm25.ranked(only_vector, fields, words, corpus, len(only_vector))
-    return Candidates(vector, keyword, [h for h in keyword if h.id not in vector_ids])
-
-
-def completed(found: Candidates, cosine: Mapping[str, float | None]) -> tuple[list[StoreHit], list[StoreHit]]:
-    """Both arms, the vector arm completed by the `cosine` of the missing hits that have a vector; best first."""
-    vector = found.vector + [
-        StoreHit(h.id, _cosine(cosine[h.id]), h.props) for h in found.missing if cosine.get(h.id) is not None
-    ]
+        keyword += bm25.ranked(only_vector, fields, words, stats, len(only_vector))
+    only_keyword = [h for h in keyword if h.id not in vector_ids]
+    cosine = cosines([h.id for h in only_keyword]) if only_keyword else {}
+    vector += [StoreHit(h.id, _cosine(cosine[h.id]), h.props) for h in only_keyword if cosine.get(h.id) is not None]
     by_score = lambda hit: -hit.score  # noqa: E731 - ranks follow scores once the arms are completed
-    return sorted(vector, key=by_score), sorted(found.keyword, key=by_score)
+    return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
 
 
 def _cosine(score: object) -> float:
