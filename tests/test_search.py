@@ -153,14 +153,15 @@ def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, mon
 def test_default_search_round_trips(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     """Hybrid + graph on Neo4j: chunks and entities one statement each (no read for the kept hits' properties),
     the bridge's spread and its reached chunks one each, the residual words scored from texts already read, and
-    the walk's seeds with their first hop, then the reached nodes' properties: six statements, never one per hit."""
+    the walk's seeds with their first hop read by the spread's statement, then the reached nodes' properties: five
+    statements, never one per hit."""
     question, p = "Which radioactive element did Marie discover?", params(ctx, top_k=2, max_hops=1)
     warm = retrieve(ctx, question, p)  # index names, label statistics and word counts are read once
     reads = _count_reads(ctx, monkeypatch)
     found = retrieve(ctx, question, p)
     assert [h.id for h in found.chunks] == [h.id for h in warm.chunks] and found.expansion.entities
     if ctx.store.backend == "neo4j":  # this small graph stores no degrees: the walk counts them in one more read
-        assert len([r for r in reads if "size([" not in r]) == 6, "\n".join(r[:90] for r in reads)
+        assert len([r for r in reads if "size([" not in r]) == 5, "\n".join(r[:90] for r in reads)
 
 
 def test_parallel_reads_change_nothing_but_the_wait(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -198,10 +199,29 @@ def test_walk_and_spread_replies_are_one_row(ctx: Context, monkeypatch: pytest.M
     packed = [(cypher, n) for cypher, n in replies if "collect([" in cypher]
     hops = [n for cypher, n in packed if "LIMIT $per" in cypher]
     assert hops and all(n == 1 for n in hops)  # one row however many neighbours
-    properties = [n for cypher, n in packed if "ingested_at" in cypher]
+    properties = [n for cypher, n in packed if "ingested_at" in cypher and "UNION ALL" not in cypher]
     assert properties == [1]
     spread = [n for cypher, n in packed if "UNION ALL" in cypher]
-    assert spread == [2]  # one row per side of the union: the hits' links and the question entities'
+    assert spread == [1]  # both sides of the union and the walk's seeds, one row
+
+
+@pytest.mark.parametrize("max_nodes", [100, 3])
+def test_seeds_read_with_the_spread_walk_as_read_alone(ctx: Context, max_nodes: int) -> None:
+    """The walk starting from the seed rows the spread read (for every hit entity and question entity) reaches
+    what it reaches reading its seeds itself: the same nodes, scores, hops and order, also when the cap cuts the
+    seeds (the rows are kept in the seeds' order, then cut)."""
+    p = params(ctx, top_k=3, max_hops=2, max_nodes=max_nodes)
+    found = retrieve(ctx, "Which radioactive element did Marie discover?", p)
+    seeds = dict(found.hit_entities)
+    for hit in found.seeds:
+        seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
+    alone = expand(ctx, list(seeds), p, seed_scores=seeds, chunk_limit=0)
+
+    def walked(entities: list[Hit]) -> list[tuple[str, float, object]]:
+        return [(e.id, round(e.score, 9), e.metadata) for e in entities]
+
+    assert len(seeds) > 3 and walked(found.expansion.entities) == walked(alone.entities)
+    assert found.expansion.truncated == alone.truncated
 
 
 @pytest.mark.parametrize("query", ['"(*?:~^[', "", "   ", "x" * 20_000])

@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
+from retrieval.search.expand import SEED_COLUMNS, hop_parameters, seed_rows
 from retrieval.search.fusion import keyword_norm
 from retrieval.search.hybrid import search_chunks
 from retrieval.search.keywords import content_terms
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
-from retrieval.store.records import StoreHit, ident, packed, unpacked
+from retrieval.store.records import Row, StoreHit, ident, packed, unpacked
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
 SOURCE_HITS = 2
@@ -57,6 +58,9 @@ class Spread:
     score: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     reached_from: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     hit_entities: dict[str, float] = field(default_factory=dict)
+    #: The walk's seeds (the hit entities and the question's entities) as `expand.seed_rows` reads them, when
+    #: asked for: the walk then starts without a round trip of its own.
+    seed_rows: list[Row] | None = None
 
 
 @dataclass
@@ -66,18 +70,21 @@ class Bridged:
     hit_entities: dict[str, float]
 
 
-def spread(ctx: Context, hits: Sequence[Hit], entity_hits: Sequence[Hit]) -> Spread:
-    """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities.
+def spread(ctx: Context, hits: Sequence[Hit], entity_hits: Sequence[Hit], walk: QueryParams | None = None) -> Spread:
+    """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities;
+    with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`).
 
     Apart from `rerank` so that a caller may start the walk from `hit_entities` while the reached chunks are
-    scored (`retrieval/search/ranking.py`)."""
+    scored (`retrieval/search/ranking.py`). Why the seeds here: they are the entities this read finds (and the
+    question's), so reading them in the same statement saves the walk's first round trip, on the search's
+    longest path."""
     if not hits:
         return Spread()
     unit = hits[0].score or 1.0
     lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
     best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
     question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    found = _spread(ctx, lenders, question)
+    found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
     return found
 
@@ -116,21 +123,37 @@ def rerank(
     return Bridged([anchor, *sorted(ranked[1:], key=lambda h: -h.score)][: params.top_k], spread.hit_entities)
 
 
-def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, float]) -> Spread:
-    """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities."""
+def _spread(
+    ctx: Context,
+    sources: Mapping[str, float],
+    question: Mapping[str, float],
+    seeds: Sequence[str],
+    walk: QueryParams | None,
+) -> Spread:
+    """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities;
+    with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`)."""
     s = ctx.settings
     # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap.
     mentions = (
         f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)', 'r')} RETURN c.id AS chunk, r.count AS count LIMIT $limit }} "
         f"WITH kind, source, e.id AS entity, chunk, count {packed(_LINKS)}"
     )
-    found = ctx.store.read(
+    links = (
         f"UNWIND $hits AS source MATCH {mention(s, f'(:{ident(s.chunk_label)} {{id: source}})', '(e)')} "
         f"WITH 'hit' AS kind, source, e {mentions} UNION ALL "
         f"UNWIND $entities AS source MATCH (e:{ident(s.entity_label)} {{id: source}}) WHERE {ctx.in_scope('e')} "
-        f"WITH 'question' AS kind, source, e {mentions}",
-        {"limit": MAX_MENTIONS + 1, "project": ctx.project, "hits": list(sources), "entities": list(question)},
+        f"WITH 'question' AS kind, source, e {mentions}"
     )
+    params: dict[str, object] = {
+        "limit": MAX_MENTIONS + 1,
+        "project": ctx.project,
+        "hits": list(sources),
+        "entities": list(question),
+    }
+    if walk is None:
+        found, seeded = ctx.store.read(links, params), None
+    else:
+        found, seeded = _with_seeds(ctx, links, params, seeds, walk)
     rows = unpacked(found, _LINKS)
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
     for row in rows:
@@ -149,7 +172,25 @@ def _spread(ctx: Context, sources: Mapping[str, float], question: Mapping[str, f
             spread.score[chunk_id] += weight * count / len(others) ** SPECIFICITY_POWER
             if from_hit:
                 spread.reached_from[source].add(chunk_id)
+    spread.seed_rows = seeded
     return spread
+
+
+def _with_seeds(
+    ctx: Context, links: str, params: dict[str, object], seeds: Sequence[str], walk: QueryParams
+) -> tuple[list[Row], list[Row]]:
+    """The spread's rows and the walk's seed rows (every hit entity's and `seeds`'), in one statement."""
+    # The hit entities are the 'hit' links' entities (column 2); each seed's row is read once.
+    seeded = (
+        "WITH [link IN reduce(acc = [], part IN parts | acc + part) WHERE link[0] = 'hit' | link[2]] "
+        "+ $seeds AS ids UNWIND ids AS id WITH DISTINCT id "
+        f"{seed_rows(ctx, True)} {packed(SEED_COLUMNS)}"
+    )
+    both = ctx.store.read(
+        f"CALL {{ {links} }} WITH collect(rows) AS parts CALL {{ WITH parts {seeded} }} RETURN parts, rows AS seeds",
+        {**params, **hop_parameters(walk), "seeds": list(seeds)},
+    )
+    return [{"rows": part} for part in both[0]["parts"]], unpacked([{"rows": both[0]["seeds"]}], SEED_COLUMNS)
 
 
 def _residual(

@@ -57,6 +57,33 @@ def _props(s: Settings) -> str:
 _PROPS = ("title", "type", "description", "updated_at", "ingested_at")
 #: The columns of a hop's rows: the frontier node, the node it reaches, that node's degree and the edge's weight.
 _HOP = ("source", "id", "degree", "weight")
+#: The columns of a seed's row (`seed_rows`): its id, degree and properties, and its first hop's neighbours.
+SEED_COLUMNS = ("id", "degree", *_PROPS, "next")
+
+
+def seed_rows(ctx: Context, hop: bool) -> str:
+    """Cypher from an `id` in scope to the seed's `SEED_COLUMNS` (`next` with `hop` only): the project's entity of
+    that id, its properties and its strongest neighbours as `_neighbours` reads them.
+
+    Why a fragment: the walk reads its seeds with it, and so does the bridge's spread, which finds most seeds
+    (the entities of the best hits) and reads their rows in the same round trip."""
+    s = ctx.settings
+    first_hop = (
+        f"CALL {{ WITH e WITH e AS a MATCH (a)-[r:{related(s)}]-(b) WHERE {_FOLLOWS} WITH b, r LIMIT $scan "
+        "WITH b, r ORDER BY r.weight DESC LIMIT $per "
+        "RETURN collect({id: b.id, degree: b.degree, weight: r.weight}) AS next } "
+    )
+    return (
+        f"MATCH (e:{ident(s.entity_label)} {{id: id}}) WHERE {ctx.in_scope('e')} "
+        + (first_hop if hop else "")
+        + f"WITH id, e.degree AS degree, {_props(s)}"
+        + (", next" if hop else "")
+    )
+
+
+def hop_parameters(params: QueryParams) -> dict[str, Any]:
+    """The parameters of a hop's read (and of `seed_rows` with its first hop)."""
+    return {"scan": EDGES_SCANNED, "per": NEIGHBOURS_PER_NODE, "direction": params.expansion_direction}
 
 
 @dataclass
@@ -85,9 +112,11 @@ def expand(
     seed_scores: Mapping[str, float] | None = None,
     chunk_limit: int | None = None,
     relations: bool = False,
+    read: Sequence[Mapping[str, Any]] | None = None,
 ) -> Expansion:
     """Entities within `params.max_hops` of the seeds (seeds first), evidence chunks and, with `relations`,
-    the edge that reached each node (with its description: for callers that show the edges).
+    the edge that reached each node (with its description: for callers that show the edges). `read`: the seeds'
+    rows (`seed_rows`) a caller read already, for these seeds or more.
 
     Round trips: seeds with their first hop, one per further hop (UNWIND over the frontier), properties of the
     reached nodes, the edges when asked, evidence and its texts; each reads a bounded number of rows per node,
@@ -97,7 +126,7 @@ def expand(
     if not seeds:
         return Expansion()
     walk = _Walk(ctx, params)
-    walk.start(seeds, seed_scores or {})
+    walk.start(seeds, seed_scores or {}, read)
     for hop in range(1, params.max_hops + 1):
         if not walk.step(hop):
             break
@@ -131,22 +160,25 @@ class _Walk:
         self.spent = 0.0
         self.budget_exhausted = False
 
-    def start(self, seeds: Sequence[str], scores: Mapping[str, float]) -> None:
+    def start(
+        self, seeds: Sequence[str], scores: Mapping[str, float], read: Sequence[Mapping[str, Any]] | None = None
+    ) -> None:
         """Seeds of the project only (the walk stays in it), with their properties and, when the walk takes a
-        hop, their neighbours as `_neighbours` reads them: the first hop costs no round trip of its own."""
+        hop, their neighbours as `_neighbours` reads them: the first hop costs no round trip of its own.
+
+        `read`: the seeds' rows as `seed_rows` reads them, already read by the caller (the bridge's spread reads
+        them in its own round trip, for a superset of the seeds); kept in the seeds' order, as this read gives."""
         hop = self.params.max_hops > 0
-        first_hop = (
-            f"CALL {{ WITH e WITH e AS a MATCH (a)-[r:{self.related}]-(b) WHERE {_FOLLOWS} WITH b, r LIMIT $scan "
-            "WITH b, r ORDER BY r.weight DESC LIMIT $per "
-            "RETURN collect({id: b.id, degree: b.degree, weight: r.weight}) AS next } "
-        )
-        rows = self.ctx.store.read(
-            f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WHERE {self.ctx.in_scope('e')} "
-            + (first_hop if hop else "")
-            + f"RETURN id, e.degree AS degree, {_props(self.ctx.settings)}"
-            + (", next" if hop else ""),
-            {"ids": list(seeds)[: self.params.max_nodes], "project": self.ctx.project, **self._hop_params()},
-        )
+        wanted = list(seeds)[: self.params.max_nodes]
+        if read is None:
+            columns = SEED_COLUMNS if hop else SEED_COLUMNS[:-1]
+            found = self.ctx.store.read(
+                f"UNWIND $ids AS id {seed_rows(self.ctx, hop)} {packed(columns)}",
+                {"ids": wanted, "project": self.ctx.project, **hop_parameters(self.params)},
+            )
+            read = unpacked(found, columns)
+        by_id = {row["id"]: row for row in read}
+        rows = [by_id[seed] for seed in wanted if seed in by_id]
         degrees = self._degrees(rows)
         for row in rows:
             props = {k: v for k, v in row.items() if k != "next"}
@@ -155,9 +187,6 @@ class _Walk:
             self.first_hop = [{"source": row["id"], **n} for row in rows for n in row["next"]]
         self.truncated = len(seeds) > self.params.max_nodes
         self.frontier = list(self.nodes)
-
-    def _hop_params(self) -> dict[str, Any]:
-        return {"scan": EDGES_SCANNED, "per": NEIGHBOURS_PER_NODE, "direction": self.params.expansion_direction}
 
     def step(self, hop: int) -> bool:
         """One hop outward in one query; False when nothing new was reached, or the cap or the budget is hit."""
@@ -229,7 +258,7 @@ class _Walk:
             f"WHERE {_FOLLOWS} WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight "
             "ORDER BY weight DESC LIMIT $per } "
             f"WITH fid AS source, id, degree, weight WHERE NOT id IN $seen {packed(_HOP)}",
-            {"ids": list(ids), "seen": list(self.nodes), **self._hop_params()},
+            {"ids": list(ids), "seen": list(self.nodes), **hop_parameters(self.params)},
         )
         return unpacked(rows, _HOP)
 

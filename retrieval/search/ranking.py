@@ -56,13 +56,15 @@ def retrieve(
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
-    spread = bridge.spread(ctx, hits, entity_hits)
+    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None)
     seeds = {**spread.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
 
     def walk_around() -> Expansion:
-        return expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0) if walk and seeds else Expansion()
+        if not (walk and seeds):
+            return Expansion()
+        return expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0, read=spread.seed_rows)
 
     def bridged() -> bridge.Bridged:
         return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)

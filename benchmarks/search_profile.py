@@ -1,0 +1,121 @@
+"""Where a DriftLens search on Neo4j spends its time: statements per search, each one's wall and server time.
+
+Usage (a server holding a dev set's index, as benchmarks/peers.py builds it):
+    NEO4J_URI=bolt://... NEO4J_PASSWORD=... .venv/bin/python benchmarks/search_profile.py DATASET [--limit N]
+
+Why: the peers' search is one statement; DriftLens's default search is several, and whether its time goes to the
+database, the round trips or the Python around them decides what to fold. Each statement the store sends through
+the driver's `execute_query` is timed on the client and read back from its summary (`result_available_after` +
+`result_consumed_after`: the server's part); EXPLAINs (sent once per query text) are left out. Printed per search
+kind: the wall p50, the time inside the driver, the server's part and the statements; then per statement kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.eval_data import build_graph, read_set
+from benchmarks.peers import driftlens_systems
+from retrieval.context import Context
+from retrieval.embed import make_embedder
+
+#: A statement's kind, by a marker in its text (first match wins); anything else is "other".
+KINDS = (
+    ("db.index.vector.queryNodes($vector_index", "hybrid (both arms)"),
+    ("AS cosines", "hybrid: kept keyword hits' cosines"),
+    ("UNWIND $hits AS source", "bridge: spread"),
+    ("vector.similarity.cosine(n.", "bridge: reached chunks' cosines"),
+    ("AS next", "walk: seeds + first hop"),
+    ("UNWIND $ids AS fid CALL", "walk: further hop"),
+    ("WITH id, e.", "walk: properties"),
+)
+WARMUP = 5
+
+
+class Profiler:
+    """Wraps the store's driver: each statement's kind, client wall and server time (ms), per search."""
+
+    def __init__(self, store: Any) -> None:
+        self.statements: list[tuple[str, float, float]] = []
+        driver = store._driver
+        execute = driver.execute_query
+
+        def timed(query: Any, *args: Any, **kwargs: Any) -> Any:
+            text = str(getattr(query, "text", query))
+            started = time.perf_counter()
+            result = execute(query, *args, **kwargs)
+            wall = (time.perf_counter() - started) * 1000
+            if not text.startswith("EXPLAIN "):
+                summary = result.summary
+                server = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
+                self.statements.append((kind(text), wall, float(server)))
+            return result
+
+        driver.execute_query = timed
+
+
+def kind(text: str) -> str:
+    return next((name for marker, name in KINDS if marker in text), "other")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--limit", type=int, default=100)
+    args = parser.parse_args()
+    neo4j = {
+        "neo4j_uri": os.environ["NEO4J_URI"],
+        "neo4j_username": os.environ.get("NEO4J_USERNAME", "neo4j"),
+        "neo4j_password": os.environ.get("NEO4J_PASSWORD", ""),
+    }
+    data = read_set(args.dataset)
+    questions = [q for q in data.questions if q.gold][: args.limit]
+    store, settings, _ = build_graph(data, verbose=False, **neo4j)
+    embedder = make_embedder(settings)
+    ctx = Context(settings, store, embedder, None, settings.project)
+    vectors = [v.tolist() for v in embedder.embed([q.text for q in questions])]
+    systems = driftlens_systems(ctx)
+    profiler = Profiler(store)
+    walls: dict[str, list[float]] = defaultdict(list)
+    per_search: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
+    per_kind: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
+    for i, index in enumerate([*range(min(WARMUP, len(questions))), *range(len(questions))]):
+        for name, system in systems.items():
+            profiler.statements.clear()
+            started = time.perf_counter()
+            system(questions[index], vectors[index])
+            wall = (time.perf_counter() - started) * 1000
+            if i < WARMUP:
+                continue
+            walls[name].append(wall)
+            sent = profiler.statements
+            per_search[name].append((sum(s[1] for s in sent), sum(s[2] for s in sent), len(sent)))
+            for statement, ms, server in sent:
+                per_kind[(name, statement)].append((ms, server))
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{data.name}, {len(questions)} questions, load {load}; p50 ms (statements: mean per search)")
+    for name, times in walls.items():
+        rows = per_search[name]
+        driver = statistics.median(r[0] for r in rows)
+        server = statistics.median(r[1] for r in rows)
+        count = statistics.fmean(r[2] for r in rows)
+        print(f"{name}: wall {statistics.median(times):.1f}, driver {driver:.1f}, server {server:.1f}, {count:.1f}")
+        for (owner, statement), timed in sorted(per_kind.items()):
+            if owner == name:
+                wall_ms = statistics.median(t[0] for t in timed)
+                server_ms = statistics.median(t[1] for t in timed)
+                print(f"    {statement}: {len(timed) / len(rows):.1f} per search, {wall_ms:.1f} / {server_ms:.1f}")
+    store.close()
+
+
+if __name__ == "__main__":
+    main()
