@@ -332,13 +332,13 @@ def extractive_facts(
     ]
     on_topic = SPEAKER_MIN_SHARE * float(similarity.max())
     asked = asked_terms(question)
-    kinds = answer_type.expected(question)
+    typed = answer_type.naming_expected([strip_label(c.span) for c in candidates], question)
     scores = [
         score
         + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
         + (ASKED_WEIGHT * states(c, asked) if not named or c.speaker in named else 0.0)
         + PROMPT_WEIGHT * c.prompt
-        + (TYPE_WEIGHT if kinds and answer_type.names_expected(strip_label(c.span), question, kinds) else 0.0)
+        + (TYPE_WEIGHT if typed[i] else 0.0)
         - (QUESTION_PENALTY if _asks(c.span) else 0.0)
         for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
