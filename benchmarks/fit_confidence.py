@@ -104,6 +104,11 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
     return float(beta[0]), beta[1:]
 
 
+def probability(intercept: float, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The fitted model's probability for each row of `x`."""
+    return 1 / (1 + np.exp(-(intercept + x @ weights)))
+
+
 def cross_validated(x: np.ndarray, y: np.ndarray, ids: list[str]) -> np.ndarray:
     """Each row's probability from a fit without any row of its question (leave one question out): the figure to
     quote for how well the signals separate, since the fit's own AUROC on the rows it was fitted on is optimistic."""
@@ -111,7 +116,7 @@ def cross_validated(x: np.ndarray, y: np.ndarray, ids: list[str]) -> np.ndarray:
     for qid in dict.fromkeys(ids):
         out = np.asarray([i == qid for i in ids])
         intercept, weights = fit(x[~out], y[~out])
-        scores[out] = 1 / (1 + np.exp(-(intercept + x[out] @ weights)))
+        scores[out] = probability(intercept, weights, x[out])
     return scores
 
 
@@ -157,7 +162,7 @@ def main() -> None:
     modes: list[Mode] = args.modes.split(",")
     x, y, unanswerable, asked_in, ids = collect(args.split, modes, args.answers)
     intercept, weights = fit(x, y)
-    scores = 1 / (1 + np.exp(-(intercept + x @ weights)))
+    scores = probability(intercept, weights, x)
     held_out = cross_validated(x, y, ids)
     for mode in dict.fromkeys(asked_in.tolist()):
         mine = asked_in == mode

@@ -206,8 +206,12 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
         opener = not surface.isupper() and _everyday(lowered[0]) and words.only_sentence_initial(surface)
-        piece = kind != "NORP" and words.hyphen_part(surface)  # "Canadian-born" still names a nationality
-        return in_lower_case or opener or words.inside_longer_names(surface) or piece
+        return (
+            in_lower_case
+            or opener
+            or words.inside_longer_names(surface)
+            or (kind != "NORP" and words.hyphen_part(surface))  # "Canadian-born" still names a nationality
+        )
     return False
 
 
