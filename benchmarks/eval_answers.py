@@ -20,7 +20,8 @@ Two more reports (definitions in benchmarks/answer_metrics.py, tables in docs/be
 - `--unanswerable MUSIQUE.json` with a HotpotQA file: the same confidence figures on that set's graph, with the
   MuSiQue questions whose answer is in no passage as the unanswerable part. See benchmarks/unanswerable.py.
 
-Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,global] [--dump FILE]
+Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,global] [--splits dev,test+test2]
+           [--dump FILE]
        python benchmarks/eval_answers.py HOTPOT.jsonl --unanswerable MUSIQUE.json [--methods local,drift]
 """
 
@@ -38,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._table import print_table
 from benchmarks.answer_metrics import answer_scores
 from benchmarks.answer_runs import BASELINE, baseline_facts
-from benchmarks.demo_answers import evaluate_demo
+from benchmarks.demo_answers import SPLITS, evaluate_demo
 from benchmarks.eval_data import EvalSet, Question, build_graph, eval_settings, read_set, wait_for_indexes
 from benchmarks.unanswerable import evaluate_confidence
 from retrieval.config import Settings
@@ -123,6 +124,11 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true", help="the labelled demo-corpus set on the demo graph")
     parser.add_argument("--dump", type=Path, default=None, help="with --demo: write per-question results (JSONL)")
     parser.add_argument(
+        "--splits",
+        default=",".join(SPLITS),
+        help='with --demo: comma-separated report groups, each a split or splits joined by "+" (test+test2)',
+    )
+    parser.add_argument(
         "--unanswerable", type=Path, default=None, help="MuSiQue JSON: confidence figures, its questions unanswerable"
     )
     parser.add_argument("--start", type=int, default=0, help="skip the first N questions (settings chosen on them)")
@@ -135,7 +141,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.demo:
-        evaluate_demo((args.methods or "baseline,local,drift,global").split(","), dump=args.dump)
+        evaluate_demo((args.methods or "baseline,local,drift,global").split(","), args.splits.split(","), args.dump)
     for path in args.datasets:
         span = slice(args.start, None if args.limit is None else args.start + args.limit)
         chosen = (args.methods or "baseline,local,drift").split(",")

@@ -82,8 +82,8 @@ def test_signals_read_coverage_names_and_arms_from_the_answer() -> None:
     answer = Answer(question="Where did Marie Curie discover radium?", mode="local", answered_by="extractive")
     answer.key_facts, answer.evidence = [fact], [hit]
     values = answerability.signals(answer)
-    assert values["coverage"] == pytest.approx(3 / 4)  # discover, marie, curie, but not radium
-    assert values["names"] == 1.0 and values["similarity"] == 0.6 and values["arms"] == 0.0
+    assert values["coverage"] == pytest.approx(1 / 2)  # of the topic words: discover, but not radium
+    assert values["names"] == 1.0 and values["similarity"] == 0.6 and values["arms"] == 0.0  # no keyword arm
     assert answerability.question_names("What did Lisa Su's team build?") == ["lisa", "su"]
 
 
@@ -139,7 +139,7 @@ def test_lead_reads_the_first_fact_and_typed_the_kind_of_thing_asked_for() -> No
     answer = Answer(question="Where did Marie Curie discover polonium?", mode="local", answered_by="extractive")
     answer.key_facts, answer.evidence = [first, second], [Hit(id="c", text="x", score=1.0)]
     values = answerability.signals(answer)
-    assert values["lead"] == pytest.approx(2 / 4)  # marie, curie; the second fact states discover and polonium
+    assert values["lead"] == 0.0  # it names Marie Curie only; the second fact states discover and polonium
     assert values["coverage"] == 1.0
     assert values["typed"] == 1.0  # Warsaw is a place the question does not name
     answer.key_facts = [second]
@@ -154,3 +154,28 @@ def test_typed_reads_a_model_s_cited_passages_not_its_wording() -> None:
     assert answerability.signals(answer)["typed"] == 0.0  # "Paris" is the model's word, no cited passage's
     answer.answered_by = "extractive"
     assert answerability.signals(answer)["typed"] == 1.0
+
+
+def test_arms_compare_the_best_passages_of_each_arm_and_focus_where_the_facts_come_from() -> None:
+    """Both arms found all six passages; four of the five nearest in meaning are among the five best by keywords.
+    Three of the four facts quote one document."""
+    answer = Answer(question="Who discovered polonium?", mode="local", answered_by="extractive")
+    answer.evidence = [
+        Hit(id=f"c{i}", text="x", score=1.0, sources={"vector": 1.0 - i / 10, "fulltext": float(i)}) for i in range(6)
+    ]
+    answer.key_facts = [
+        KeyFact(fact=f"Fact {n}.", citations=[Citation(chunk_id="c", span="", document_name=name)])
+        for n, name in enumerate(["curie.txt", "curie.txt", "nobel.txt", "curie.txt"])
+    ]
+    values = answerability.signals(answer)
+    assert values["arms"] == pytest.approx(4 / 5)  # nearest c0-c4, best by keywords c1-c5
+    assert values["focus"] == pytest.approx(3 / 4)
+    answer.evidence = [
+        Hit(id=f"c{i}", text="x", score=1.0, sources={"vector": 1.0 - i / 10, "fulltext": float(10 - i)})
+        for i in range(10)
+    ]
+    assert answerability.signals(answer)["arms"] == 1.0  # the same five first by both
+    answer.evidence = [
+        Hit(id=f"c{i}", text="x", score=1.0, sources={"vector": 1.0 - i / 10, "fulltext": float(i)}) for i in range(10)
+    ]
+    assert answerability.signals(answer)["arms"] == 0.0  # meaning's five best are keywords' five worst

@@ -12,7 +12,14 @@ from retrieval.models import Hit, QueryParams
 from retrieval.search.evidence import extractive_facts, shortlist
 from retrieval.search.fact_pool import fact_pool
 from retrieval.search.hybrid import search_chunks
-from retrieval.search.turns import OPENING_SPEAKER, opening_speaker, prompt, speaker_of, with_opening_speakers
+from retrieval.search.turns import (
+    OPENING_SPEAKER,
+    addresses,
+    opening_speaker,
+    prompt,
+    speaker_of,
+    with_opening_speakers,
+)
 from retrieval.store import GraphStore
 from tests.conftest import SEARCH_PROJECT
 
@@ -31,6 +38,15 @@ INTERVIEW = (
     "KEVIN SCOTT: And what did Loopt do?\n\n"
     "SAM ALTMAN: We made location-based software for cell phones. And it was early. Later I did other things.\n\n"
     "KEVIN SCOTT: Sam Altman has started a company called Loopt and made a lot of friends in the valley."
+)
+
+#: The host says what answers; the guest's own sentences are on the topic but do not say it.
+INTRODUCTION = (
+    "KEVIN SCOTT: Today our guest is Mira Murati. She worked as an engineer and product manager, most notably "
+    "helping to develop the Tesla Model X.\n\n"
+    "MIRA MURATI: Tesla was an incredible place to work.\n\n"
+    "MIRA MURATI: That was a very exciting time about ten years ago at Tesla.\n\n"
+    "MIRA MURATI: I did not necessarily want to become a car person, though."
 )
 
 
@@ -103,3 +119,16 @@ def test_an_unlabelled_text_has_no_prompt() -> None:
     text = "Loopt made software. It was early. What did it do? It made maps."
     question = "What did Sam Altman's company Loopt make?"
     assert all(c.prompt == 0 for c in shortlist(question, [Hit(id="x", text=text, score=1.0)]))
+
+
+def test_what_the_host_says_of_the_guest_answers_a_question_about_her(embedder: Embedder) -> None:
+    """Her own sentences get the named speaker's bonus; the host's sentence about her ("She worked ...") is credited
+    with naming her, so the one that says which car is a key fact too (uncredited, it fell under the share of the
+    best score that `fact_selection.choose` keeps, behind her three sentences about Tesla in general)."""
+    said = "She worked as an engineer and product manager, most notably helping to develop the Tesla Model X."
+    assert addresses(said, INTRODUCTION, {"Mira Murati"})
+    assert not addresses(said, INTRODUCTION, {"Lisa Su"})  # the passage is not about her
+    assert not addresses("Tesla was an incredible place to work.", INTRODUCTION, {"Mira Murati"})  # about no one
+    hit = Hit(id="e55:1", text=INTRODUCTION, score=1.0, document_id="e55")
+    facts = extractive_facts("Which Tesla car did Mira Murati help develop?", None, [hit], embedder, 5)
+    assert f"Kevin Scott: {said}" in [f.fact for f in facts]

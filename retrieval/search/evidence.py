@@ -28,7 +28,7 @@ from retrieval.search import answer_type
 from retrieval.search.fact_selection import choose
 from retrieval.search.filler import never_a_fact
 from retrieval.search.keywords import content_terms
-from retrieval.search.turns import prompt, speaker_of
+from retrieval.search.turns import addresses, prompt, speaker_of
 from retrieval.store import bm25
 from retrieval.text.readable import clean_spoken, sentence_key
 from retrieval.text.speakers import LABEL, strip_label
@@ -272,11 +272,12 @@ def asked_terms(question: str) -> list[str]:
     return [t for t in content_terms(question) if t not in _ASKING]
 
 
-def states(candidate: Candidate, asked: Sequence[str]) -> float:
-    """Share of the asked-about words a sentence states, its speaker's name counting as said (the subject)."""
+def states(candidate: Candidate, asked: Sequence[str], subjects: Collection[str] = ()) -> float:
+    """Share of the asked-about words a sentence states, its speaker's name (and `subjects`, the people it is
+    about: `addresses`) counting as said."""
     if not asked:
         return 0.0
-    said = f"{candidate.span} {candidate.speaker or ''}"
+    said = f"{candidate.span} {candidate.speaker or ''} {' '.join(subjects)}"
     return sum(1 for t in asked if bm25.contains(said, t)) / len(asked)
 
 
@@ -313,8 +314,9 @@ def extractive_facts(
     """The `max_facts` best evidence sentences of `hits`, de-duplicated, each citing its chunk with a verbatim span.
 
     Only the `embedded` best of a lexical shortlist are embedded and scored by similarity; a sentence
-    said by a person the question names gets a bonus, and so does one naming a thing of the kind asked for
-    ("Where ...?" a place: `answer_type`). The facts are then chosen one by one for what
+    said by a person the question names gets a bonus, one another speaker says about that person (`addresses`) is
+    credited with naming them, and one naming a thing of the kind asked for ("Where ...?" a place: `answer_type`)
+    gets a bonus too. The facts are then chosen one by one for what
     each adds to the others (`fact_selection.choose`: question words not yet covered, the second hop
     of a multi-hop question). A fact shows who said it and reads without fillers; its citation keeps
     the verbatim span.
@@ -333,10 +335,15 @@ def extractive_facts(
     on_topic = SPEAKER_MIN_SHARE * float(similarity.max())
     asked = asked_terms(question)
     typed = answer_type.naming_expected([strip_label(c.span) for c in candidates], question)
+    about = [c.speaker not in named and addresses(c.span, c.hit.text, named) for c in candidates]
     scores = [
         score
         + (SPEAKER_WEIGHT if c.speaker in named and float(similarity[i]) >= on_topic else 0.0)
-        + (ASKED_WEIGHT * states(c, asked) if not named or c.speaker in named else 0.0)
+        + (
+            ASKED_WEIGHT * states(c, asked, named if about[i] else ())
+            if not named or c.speaker in named or about[i]
+            else 0.0
+        )
         + PROMPT_WEIGHT * c.prompt
         + (TYPE_WEIGHT if typed[i] else 0.0)
         - (QUESTION_PENALTY if _asks(c.span) else 0.0)

@@ -9,12 +9,14 @@ And in an interview the host asks, the guest answers: "KEVIN SCOTT: And what did
 "SAM ALTMAN: We made location-based software for cell phones.", a sentence that shares no word with "What did
 Sam Altman's company Loopt make?". So the first sentences of a turn carry the turn before them as their
 `prompt`: how well that prompt matches the question is evidence that they answer it (`prompts`).
+
+And what the host says of the guest answers questions about her too (`addresses`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from retrieval.context import Context
 from retrieval.models import Hit
@@ -117,3 +119,19 @@ def _split(text: str) -> list[str]:
         last = match.end()
     out.append(text[last:])
     return out
+
+
+#: A sentence about someone it does not name: what others say of a guest ("She worked as ...", "you brought up ...").
+_ABOUT_SOMEONE = re.compile(r"\b(?:she|he|her|his|you|your)\b", re.IGNORECASE)
+
+
+def addresses(sentence: str, passage: str, people: Collection[str]) -> bool:
+    """Whether a sentence is about one of `people` without naming them: it says "she", "he" or "you" in a passage
+    that names them (or holds their turns, whose labels name them).
+
+    Why: "Which Tesla car did Mira Murati help develop?" is answered by the host's introduction, "She worked as an
+    engineer and product manager, most notably helping to develop the Tesla Model X."; only her own sentences were
+    credited with stating her name, and five of them about Tesla in general were chosen instead (evidence's
+    `states` now counts the person for such a sentence: on the demo dev split, 29 -> 30 of 36 by hit@5)."""
+    text = passage.lower()
+    return bool(_ABOUT_SOMEONE.search(sentence)) and any(person.lower() in text for person in people)
