@@ -31,7 +31,7 @@ from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_params import quiet
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
-from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident, packed, unpacked
 from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300
@@ -246,15 +246,26 @@ class Neo4jStore(GraphStore):
         return name
 
     def _vector_candidates(
-        self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
+        self,
+        label: str,
+        prop: str,
+        fetch: int,
+        vector: Sequence[float],
+        *,
+        where: str = "",
+        params: Row | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
+        """One row of packed candidates (`records.packed`): the driver's cost per record was a tenth of a vector-only
+        search on Neo4j (60 records)."""
         params = dict(params or {})
         limit = int(params.pop("limit", fetch))
-        rows = self.read(
+        projection = ", ".join(f".{ident(p)}" for p in props) if props else f".*, {ident(prop)}: null"
+        reply = self.read(
             "CALL db.index.vector.queryNodes($index, $fetch, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
             + "WITH node, score ORDER BY score DESC LIMIT $limit "
-            + f"RETURN node.id AS id, score, node {{.*, {ident(prop)}: null}} AS props",
+            + packed(["node.id", "score", f"node {{{projection}}}"]),
             {
                 **params,
                 "index": self._index_name("vector", label, prop),
@@ -264,7 +275,8 @@ class Neo4jStore(GraphStore):
             },
         )
         # Neo4j's cosine score is (1 + cos) / 2; report plain cosine like the embedded store does.
-        return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in rows]
+        found = unpacked(reply, ["id", "score", "props"])
+        return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in found]
 
     def fulltext_search(
         self,
@@ -342,6 +354,7 @@ class Neo4jStore(GraphStore):
             cap=stats.cap,
             new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
             returned=list(dict.fromkeys([*fields, *props])),
+            fields=fields,
             whole=whole,
         )
         cypher, filter_params = neo4j_hybrid.statement(plan, filters)
@@ -353,12 +366,11 @@ class Neo4jStore(GraphStore):
         def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
             return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
 
-        def cosines(ids: list[str]) -> dict[str, float | None]:
+        def cosines(ids: list[str]) -> list[list[Any]]:
             cypher, kept = neo4j_hybrid.cosine_statement(plan, filters)
-            found = self.read(cypher, {**kept, "ids": ids, "q": params["q"]})
-            return {str(i): score for i, score in found[0]["cosines"]}
+            return list(self.read(cypher, {**kept, "ids": ids, "q": params["q"]})[0]["cosines"])
 
-        found = neo4j_hybrid.arms(row, plan, text, fields, corpus=corpus, cosines=cosines)
+        found = neo4j_hybrid.arms(row, plan, text, corpus=corpus, cosines=cosines)
         return found.vector, found.keyword
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
