@@ -76,17 +76,26 @@ def _profile(document: str) -> _Profile:
 
 
 def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
-    profile = _profile(document)
+    return _scored(_profile(document), _weights(terms, corpus), corpus)
+
+
+def _weights(terms: Sequence[str], corpus: Corpus) -> list[tuple[str, float]]:
+    """Each term with its idf: the same for every document, so a pool's scoring computes it once, not per document."""
+    weights = []
+    for term in terms:
+        df = max(1, corpus.doc_freq.get(term, 1))
+        weights.append((term, math.log(1.0 + (corpus.documents - df + 0.5) / (df + 0.5))))
+    return weights
+
+
+def _scored(profile: _Profile, weights: Sequence[tuple[str, float]], corpus: Corpus) -> float:
     length = profile.length or 1
     norm = K1 * (1.0 - B + B * length / max(corpus.mean_length, 1.0))
     total = 0.0
-    for term in terms:
+    for term, idf in weights:
         tf = _frequency(profile, term)
-        if not tf:
-            continue
-        df = max(1, corpus.doc_freq.get(term, 1))
-        idf = math.log(1.0 + (corpus.documents - df + 0.5) / (df + 0.5))
-        total += idf * tf * (K1 + 1.0) / (tf + norm)
+        if tf:
+            total += idf * tf * (K1 + 1.0) / (tf + norm)
     return total
 
 
@@ -174,8 +183,13 @@ def ranked(
     rows: Iterable[Mapping[str, Any]], fields: Sequence[str], words: Sequence[str], corpus: Corpus, k: int
 ) -> list[StoreHit]:
     """Candidate rows (`id`, `props`) as hits scored by BM25 over `fields`, best `k` that match at all."""
+    weights = _weights(words, corpus)
     scored = [
-        StoreHit(str(r["id"]), score(" ".join(str(r["props"].get(f) or "") for f in fields), words, corpus), r["props"])
+        StoreHit(
+            str(r["id"]),
+            _scored(_profile(" ".join(str(r["props"].get(f) or "") for f in fields)), weights, corpus),
+            r["props"],
+        )
         for r in rows
     ]
     return sorted((h for h in scored if h.score > 0), key=lambda hit: -hit.score)[:k]
