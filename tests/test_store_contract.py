@@ -99,6 +99,17 @@ def test_vector_search_returns_similarity_matching_exact_cosine(loaded: GraphSto
     assert "embedding" not in hits[0].props and hits[0].props["text"].startswith("passage 42")
 
 
+def test_vector_search_reads_only_the_properties_asked_for(loaded: GraphStore, corpus: np.ndarray) -> None:
+    """A vector-only search shows a few properties of each hit; the rest need not be read (on Neo4j they were
+    most of its reply). Same hits and scores, filtered or not."""
+    label, query = loaded.settings.chunk_label, corpus[42].tolist()
+    for filters in (None, {"group": "g0"}):
+        every = loaded.vector_search(label, query, 10, filters=filters)
+        few = loaded.vector_search(label, query, 10, filters=filters, props=["group", "n"])
+        assert [(h.id, round(h.score, 6)) for h in few] == [(h.id, round(h.score, 6)) for h in every]
+        assert all(h.props == {"group": e.props["group"], "n": e.props["n"]} for h, e in zip(few, every, strict=True))
+
+
 def test_exact_vector_search_ranks_an_id_set_by_exact_cosine(loaded: GraphStore, corpus: np.ndarray) -> None:
     label = loaded.settings.chunk_label
     ids = [f"c{i}" for i in range(5, 300, 7)]
@@ -229,6 +240,9 @@ def test_hybrid_arms_read_exact_cosines_only_for_kept_keyword_hits_the_vector_ar
     s = loaded.settings
     query, text = corpus[5].tolist(), "quantum computing"
     loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index)  # label statistics, read once
+    found = loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index, props=["group"])
+    if found is not None:  # every hit of both arms carries the indexed text and the props asked, however it came
+        assert all(h.props["text"].startswith("passage ") and h.props["group"] for h in [*found[0], *found[1]])
     asked: list[list[str]] = []
     read = loaded.read
 

@@ -350,7 +350,6 @@ class Neo4jStore(GraphStore):
             fulltext_index=index,
             fetch=int(fetch),
             vector_fetch=max(first, self.settings.hnsw_ef_runtime),
-            pool=max(BM25_POOL, 4 * int(fetch)),
             cap=stats.cap,
             new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
             returned=list(dict.fromkeys([*fields, *props])),
@@ -366,11 +365,7 @@ class Neo4jStore(GraphStore):
         def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
             return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
 
-        def cosines(ids: list[str]) -> list[list[Any]]:
-            cypher, kept = neo4j_hybrid.cosine_statement(plan, filters)
-            return list(self.read(cypher, {**kept, "ids": ids, "q": params["q"]})[0]["cosines"])
-
-        found = neo4j_hybrid.arms(row, plan, text, corpus=corpus, cosines=cosines)
+        found = neo4j_hybrid.arms(row, plan, text, corpus=corpus)
         return found.vector, found.keyword
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
