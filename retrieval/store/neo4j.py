@@ -39,7 +39,8 @@ INDEX_WAIT_S = 300
 #: out a leader switch, short enough that a server that is down fails the page (and its banner shows) quickly.
 RETRY_S = 3.0
 CONNECT_TIMEOUT_S = 5.0
-#: Fulltext candidates Lucene ranks before BM25 re-scores them (at least 4 k).
+#: Fulltext candidates Lucene ranks before BM25 re-scores them (at least 4 k) in `fulltext_search`; the hybrid
+#: statement asks for as many as its arm keeps (`neo4j_hybrid`: a larger pool moved no R@k on the dev sets).
 BM25_POOL = 200
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
 READ_ONLY_CACHE = 1024
