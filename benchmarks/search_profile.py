@@ -31,7 +31,7 @@ from retrieval.embed import make_embedder
 #: A statement's kind, by a marker in its text (first match wins); anything else is "other".
 KINDS = (
     ("db.index.vector.queryNodes($vector_index", "hybrid (both arms)"),
-    ("AS cosines", "hybrid: kept keyword hits' cosines"),
+    ("db.index.vector.queryNodes($index", "vector search"),
     ("UNWIND $hits AS source", "bridge: spread"),
     ("vector.similarity.cosine(n.", "bridge: reached chunks' cosines"),
     ("AS next", "walk: seeds + first hop"),

@@ -136,10 +136,10 @@ def _count_reads(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
-    """On Neo4j both arms, the counts BM25 needs for new words and the completion of each arm are one statement
-    (a search's cost there was its round trips), and one more reads the cosines of kept keyword hits the vector arm
-    lacks (none here: this small graph's vector arm holds every chunk; test_store_contract has that read); the
-    embedded store runs the steps against its local server."""
+    """On Neo4j both arms, the counts BM25 needs for new words and the completion of each arm, the cosines of the
+    keyword hits the vector arm lacks among them, are one statement (a search's cost there was its round trips;
+    test_store_contract has a search that completes its vector arm); the embedded store runs the steps against its
+    local server."""
     search_chunks(ctx, "Who discovered polonium?", params(ctx))  # index names and label statistics, read once
     reads = _count_reads(ctx, monkeypatch)
     hits = search_chunks(ctx, "Which element did Pierre Curie find in pitchblende?", params(ctx))

@@ -99,6 +99,17 @@ def test_vector_search_returns_similarity_matching_exact_cosine(loaded: GraphSto
     assert "embedding" not in hits[0].props and hits[0].props["text"].startswith("passage 42")
 
 
+def test_vector_search_reads_only_the_properties_asked_for(loaded: GraphStore, corpus: np.ndarray) -> None:
+    """A vector-only search shows a few properties of each hit; the rest need not be read (on Neo4j they were
+    most of its reply). Same hits and scores, filtered or not."""
+    label, query = loaded.settings.chunk_label, corpus[42].tolist()
+    for filters in (None, {"group": "g0"}):
+        every = loaded.vector_search(label, query, 10, filters=filters)
+        few = loaded.vector_search(label, query, 10, filters=filters, props=["group", "n"])
+        assert [(h.id, round(h.score, 6)) for h in few] == [(h.id, round(h.score, 6)) for h in every]
+        assert all(h.props == {"group": e.props["group"], "n": e.props["n"]} for h, e in zip(few, every, strict=True))
+
+
 def test_exact_vector_search_ranks_an_id_set_by_exact_cosine(loaded: GraphStore, corpus: np.ndarray) -> None:
     label = loaded.settings.chunk_label
     ids = [f"c{i}" for i in range(5, 300, 7)]
@@ -221,33 +232,33 @@ def test_properties_reads_every_property_but_the_vector(loaded: GraphStore) -> N
     assert loaded.properties(s.chunk_label, []) == {}
 
 
-def test_hybrid_arms_read_exact_cosines_only_for_kept_keyword_hits_the_vector_arm_lacks(
+def test_hybrid_arms_complete_the_vector_arm_with_exact_cosines_in_one_read(
     loaded: GraphStore, corpus: np.ndarray, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Neo4j's hybrid statement leaves the pool's cosines out; a second read scores the kept keyword hits the
-    vector arm lacks (here the 'quantum' passages of cluster 0, far from a cluster-5 query), and none other."""
+    """Neo4j's hybrid statement returns, beside the vector index's hits, the exact cosine and what a hit shows of
+    each pool candidate the vector arm lacks (here the 'quantum' passages of cluster 0, far from a cluster-5 query):
+    the kept ones complete the vector arm, with no second read, and every hit carries the text and the props asked."""
     s = loaded.settings
     query, text = corpus[5].tolist(), "quantum computing"
     loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index)  # label statistics, read once
-    asked: list[list[str]] = []
+    reads: list[str] = []
     read = loaded.read
 
-    def spied(cypher: str, params: dict[str, object] | None = None, **kwargs: object) -> object:
-        if params and "ids" in params:
-            asked.append(list(params["ids"]))  # type: ignore[call-overload]
-        return read(cypher, params, **kwargs)  # type: ignore[arg-type]
+    def spied(cypher: str, *args: object, **kwargs: object) -> object:
+        reads.append(cypher)
+        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(loaded, "read", spied)
-    found = loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index)
+    found = loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index, props=["group"])
     if loaded.backend != "neo4j":
         assert found is None  # the embedded store runs the arms step by step (search/hybrid.py)
         return
-    assert found is not None
+    assert found is not None and len(reads) == 1, reads
     vector, keyword = found
-    assert len(asked) == 1 and asked[0] and all(int(i[1:]) % 10 == 0 for i in asked[0])
-    from_index = {h.id for h in vector} - set(asked[0])
-    assert len(from_index) == 20  # the index's own hits; every asked id completes the arm
-    assert set(asked[0]) == {h.id for h in keyword} - from_index
+    completed = {h.id for h in vector} & {h.id for h in keyword}
+    assert completed == {h.id for h in keyword} and all(int(i[1:]) % 10 == 0 for i in completed)
+    assert len(vector) - len(completed) == 20  # the index's own hits, then the completed ones
     exact = corpus @ corpus[5]
     for hit in vector:
         assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-3)
+    assert all(h.props["text"].startswith("passage ") and h.props["group"] for h in [*vector, *keyword])

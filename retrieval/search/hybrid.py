@@ -103,6 +103,7 @@ def _search(
             fulltext_index=fulltext_index,
             restrict_ids=restrict_ids,
             arms=(use_vector, use_keyword),
+            shown=_shown(ctx, kind),
         )
     vector_hits, keyword_hits = arms
     fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
@@ -124,8 +125,11 @@ def _arms(
     fulltext_index: str | None,
     restrict_ids: Sequence[str] | None,
     arms: tuple[bool, bool],
+    shown: Sequence[str],
 ) -> tuple[list[StoreHit], list[StoreHit]]:
-    """Each arm's candidates, then each completed with the other's (one store call per step)."""
+    """Each arm's candidates, then each completed with the other's (one store call per step). A vector-only
+    search reads only what a hit shows (`shown`) of its candidates; a hybrid one reads every property, the
+    indexed ones its keyword arm scores among them."""
     use_vector, use_keyword = arms
     vector_hits: list[StoreHit] = []
     keyword_hits: list[StoreHit] = []
@@ -133,7 +137,7 @@ def _arms(
     # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
     exhaustive = restrict_ids is not None and fetch >= len(where["id"])
     if use_vector:
-        vector_hits = _vector_arm(ctx, label, vector, fetch, where)
+        vector_hits = _vector_arm(ctx, label, vector, fetch, where, props=None if use_keyword else shown)
     if use_keyword:
         known = vector_hits if exhaustive else []
         keyword_hits = _keyword_arm(
@@ -245,11 +249,13 @@ def _fuse(
     return fused
 
 
-def _vector_arm(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:
+def _vector_arm(
+    ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any], *, props: Sequence[str] | None
+) -> list[StoreHit]:
     ids = where.get("id")
     if isinstance(ids, list) and len(ids) <= EXACT_RESTRICT_LIMIT:
         return _exact(ctx, label, vector, k, where)
-    return ctx.vectors.search(label, vector, k, filters=where)
+    return ctx.vectors.search(label, vector, k, filters=where, props=props)
 
 
 def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Mapping[str, Any]) -> list[StoreHit]:

@@ -122,10 +122,19 @@ class GraphStore(ABC):
     # --- search -----------------------------------------------------------------------------
     @abstractmethod
     def _vector_candidates(
-        self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
+        self,
+        label: str,
+        prop: str,
+        fetch: int,
+        vector: Sequence[float],
+        *,
+        where: str = "",
+        params: Row | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
         """The `fetch` nearest nodes by cosine similarity (higher is better), then `where` (on `node`) applied
-        in the database, best first, at most `params["limit"]` (default: all that pass)."""
+        in the database, best first, at most `params["limit"]` (default: all that pass); each with `props` only
+        (None: every property but the vector)."""
 
     def vector_search(
         self,
@@ -136,23 +145,26 @@ class GraphStore(ABC):
         prop: str | None = None,
         filters: Filters | None = None,
         fetch: int | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
         """Top-k by similarity; with filters, over-fetch until k matches are found or the index is exhausted.
 
         `fetch` is the first round's candidate count: a caller that knows its filter keeps ~1/n of the
-        label passes ~k*n and saves the rounds that would otherwise discover that.
+        label passes ~k*n and saves the rounds that would otherwise discover that. `props`: the only properties
+        read of each hit (None: every one but the vector); a vector-only search shows a few of each hit, and the
+        rest (a chunk's claimed relations, an entity's sources) were most of its reply on Neo4j.
         """
         prop = prop or self.settings.embedding_property
         if k < 1:
             return []
         if not filters:
-            return self._vector_candidates(label, prop, k, vector)
+            return self._vector_candidates(label, prop, k, vector, props=props)
         where, params = filter_clause("node", filters)
         params["limit"] = int(k)
         fetch = min(max(fetch or k * 4, k, 32), self.max_overfetch)
         population: int | None = None
         while True:
-            hits = self._vector_candidates(label, prop, fetch, vector, where=where, params=params)
+            hits = self._vector_candidates(label, prop, fetch, vector, where=where, params=params, props=props)
             if len(hits) >= k or fetch >= self.max_overfetch:
                 return hits
             if population is None:

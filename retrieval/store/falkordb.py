@@ -41,17 +41,26 @@ class FalkorDBStore(FalkorDBQueries):
 
     # --- search -----------------------------------------------------------------------------
     def _vector_candidates(
-        self, label: str, prop: str, fetch: int, vector: Sequence[float], *, where: str = "", params: Row | None = None
+        self,
+        label: str,
+        prop: str,
+        fetch: int,
+        vector: Sequence[float],
+        *,
+        where: str = "",
+        params: Row | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
         self._require_index("vector", label, prop)
         params = dict(params or {})
         limit = int(params.pop("limit", fetch))
+        projection = ", ".join(f".{ident(p)}" for p in props) if props else self._projection(label, prop)
         with self._index_checked("vector", label, prop):
             rows = self.read(
                 "CALL db.idx.vector.queryNodes($label, $prop, $fetch, vecf32($q)) YIELD node, score "
                 + (f"WHERE {where} " if where else "")
                 + "WITH node, score ORDER BY score LIMIT $limit "  # project only what is kept
-                + f"RETURN node.id AS id, score, node {{{self._projection(label, prop)}}} AS props",
+                + f"RETURN node.id AS id, score, node {{{projection}}} AS props",
                 {
                     **params,
                     "label": label,

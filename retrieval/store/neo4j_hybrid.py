@@ -1,19 +1,19 @@
-"""Both arms of a hybrid search on Neo4j in one statement, and at most one more for the kept keyword hits' cosines.
+"""Both arms of a hybrid search on Neo4j in one statement.
 
 Why: on Neo4j a search's cost was its round trips, not the database's work. Separately, the vector arm, the
 keyword arm, the document counts BM25 needs for new words, the keyword scores of vector-only candidates, the
 exact cosine of keyword-only candidates and the properties of the kept keyword hits each cost one. Here one
 statement returns the vector index's candidates, Lucene's candidate pool and the match counts of the words not
 counted yet. Python then ranks the pool with BM25 exactly as `fulltext_search` does and completes each arm with the
-other's candidates exactly as `retrieval/search/hybrid.py` does, so results are the same. The exact cosines the
-vector arm is completed with (computed by the server: no vector crosses the wire) are read afterwards, for the kept
-keyword hits the vector arm lacks only: computed for the whole pool in the first statement, they were two thirds of
-its server time once the vector index was rebuilt in one pass (MuSiQue chunks, pool 240: 33.5 ms against 7 ms
-without; docs/benchmarks.md), though BM25 keeps 60 of the 240 and the vector arm holds many of those already.
-Every candidate comes with its id, the indexed text (what BM25 reads) and the few properties the caller names
-(what a hit shows), never every property: the pool holds hundreds of candidates of which a search keeps a few,
-and their other properties (a chunk's claimed relations, an entity's source chunks and aliases) cost the server,
-the wire and the driver more than the rest of the search did.
+other's candidates exactly as `retrieval/search/hybrid.py` does. Lucene's pool is as large as the arm BM25 keeps
+(`fetch`): a pool four times larger (240 for 60) changed no R@k on either dev set and cost most of the reply and
+of the Python time (docs/benchmarks.md, "The plain searches"). So BM25 keeps about every pool candidate, and the
+exact cosine the vector arm is completed with (computed by the server: no vector crosses the wire) is computed in
+the statement for the pool candidates the vector arm lacks, not in a second read for the kept ones.
+A vector candidate comes with its id, score, the indexed text (what BM25 reads) and the few properties the caller
+names (what a hit shows), never every property: their other properties (a chunk's claimed relations, an entity's
+source chunks and aliases) cost the server, the wire and the driver more than the rest of the search did. A pool
+candidate the vector arm holds comes as its id alone.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ class HybridPlan:
     prop: str
     vector_index: str
     fulltext_index: str
-    fetch: int  # hits each arm keeps
+    fetch: int  # hits each arm keeps, and Lucene's candidates BM25 ranks
     vector_fetch: int  # candidates the vector index is asked for (over-fetched when filtered)
-    pool: int  # Lucene candidates BM25 ranks
     cap: int  # matches counted per new word at most
     new_words: Sequence[str]
     returned: Sequence[str]  # the properties each candidate carries: the indexed ones and those the caller names
+    fields: Sequence[str]  # the indexed properties (BM25's input)
     whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
 
 
@@ -51,36 +51,28 @@ class HybridArms:
 
 
 def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
-    """The first read: vector candidates, the fulltext pool, and match counts for the new words.
+    """The one read: vector candidates, the fulltext pool, and match counts for the new words.
 
-    Each candidate is a list, not a map: `[id, score, *returned]` (the vector index's score; Lucene's, unused).
-    Why: the reply holds hundreds of candidates, and a map repeats every key in each, which the driver decodes one
-    by one; positions halve the values a search decodes."""
+    Each candidate is a list, not a map: a vector one `[id, score, *returned]` (the index's score), a pool one
+    `[id, cosine, *returned]` (the cosine null where it has no vector), or `[id]` when the vector arm holds it.
+    Why: the reply holds a hundred candidates, and a map repeats every key in each, which the driver decodes one by
+    one; positions halve the values a search decodes."""
     where, params = filter_clause("node", filters)
     where_clause = f"WHERE {where} " if where else ""
     values = "".join(f", node.{ident(f)}" for f in plan.returned)
+    cosine = f"vector.similarity.cosine(node.{ident(plan.prop)}, $q)"
     cypher = (
         "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
         f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
         f"RETURN collect([node.id, score{values}]) AS vector }} "
-        "CALL { CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
-        f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $pool "
-        f"RETURN collect([node.id, score{values}]) AS pool }} "
+        "CALL { WITH vector WITH [c IN vector | c[0]] AS seen "
+        "CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
+        f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT $fetch "
+        f"RETURN collect(CASE WHEN node.id IN seen THEN [node.id] ELSE [node.id, {cosine}{values}] END) AS pool }} "
         "CALL { UNWIND $words AS w CALL { WITH w "
         "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
         "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect([w.word, n]) AS counts } "
         "RETURN vector, pool, counts"
-    )
-    return cypher, params
-
-
-def cosine_statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
-    """The second read: the exact cosine of the pool's kept hits the vector arm lacks (`$ids`, `$q`), under the
-    same filter as the pool, as one row of `[id, cosine]` pairs (null where a node has no vector)."""
-    where, params = filter_clause("node", filters)
-    cypher = (
-        f"UNWIND $ids AS id MATCH (node:{ident(plan.label)} {{id: id}}) {f'WHERE {where} ' if where else ''}"
-        f"RETURN collect([node.id, vector.similarity.cosine(node.{ident(plan.prop)}, $q)]) AS cosines"
     )
     return cypher, params
 
@@ -92,41 +84,42 @@ def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_para
         "fulltext_index": plan.fulltext_index,
         "vector_fetch": plan.vector_fetch,
         "fetch": plan.fetch,
-        "pool": plan.pool,
         "cap": plan.cap,
         "q": [float(x) for x in vector],
         "lucene": lucene_query(text),
-        "lucene_options": {"limit": plan.pool} if plan.whole else {},
+        "lucene_options": {"limit": plan.fetch} if plan.whole else {},
         "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
     }
 
 
 def arms(
-    row: Mapping[str, Any],
-    plan: HybridPlan,
-    text: str,
-    fields: Sequence[str],
-    *,
-    corpus: Callable[[Mapping[str, int]], bm25.Corpus],
-    cosines: Callable[[list[str]], Mapping[str, float | None]],
+    row: Mapping[str, Any], plan: HybridPlan, text: str, *, corpus: Callable[[Mapping[str, int]], bm25.Corpus]
 ) -> HybridArms:
-    """Both completed arms from the statement's row and `cosines` of the ids it names (the second read, asked only
-    for the kept keyword hits the vector arm lacks); each hit's props are the plan's `returned` properties."""
-    returned = plan.returned
-    vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h)) for h in row["vector"]]
+    """Both completed arms from the statement's row; each hit's props are the plan's `returned` properties."""
+    returned, fields = plan.returned, plan.fields
+    vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h[2:])) for h in row["vector"]]
+    shown = {h.id: h.props for h in vector}
+    cosines: dict[str, object] = {}
+    pool = []
+    for h in row["pool"]:
+        if len(h) == 1:
+            pool.append({"id": h[0], "props": shown[h[0]]})
+        else:
+            cosines[str(h[0])] = h[1]
+            pool.append({"id": h[0], "props": _props(returned, h[2:])})
     counts = {str(word): int(n) for word, n in row["counts"]}
     words = terms(text)
     stats = corpus(counts)
-    pool = [{"id": h[0], "props": _props(returned, h)} for h in row["pool"]]
     keyword = bm25.ranked(pool, fields, words, stats, plan.fetch)
-    vector_ids = {h.id for h in vector}
     keyword_ids = {h.id for h in keyword}
     only_vector = [{"id": h.id, "props": h.props} for h in vector if h.id not in keyword_ids]
     if only_vector and words:
         keyword += bm25.ranked(only_vector, fields, words, stats, len(only_vector))
-    only_keyword = [h for h in keyword if h.id not in vector_ids]
-    cosine = cosines([h.id for h in only_keyword]) if only_keyword else {}
-    vector += [StoreHit(h.id, _cosine(cosine[h.id]), h.props) for h in only_keyword if cosine.get(h.id) is not None]
+    vector += [
+        StoreHit(h.id, _cosine(cosines[h.id]), h.props)
+        for h in keyword
+        if h.id not in shown and cosines.get(h.id) is not None
+    ]
     by_score = lambda hit: -hit.score  # noqa: E731 - ranks follow scores once the arms are completed
     return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
 
@@ -136,6 +129,6 @@ def _cosine(score: object) -> float:
     return 2.0 * float(score) - 1.0  # type: ignore[arg-type]
 
 
-def _props(names: Sequence[str], candidate: Sequence[Any]) -> dict[str, Any]:
-    """A candidate's `[id, score, *values]` as the properties it has (a missing one is null, left out)."""
-    return {name: value for name, value in zip(names, candidate[2:], strict=True) if value is not None}
+def _props(names: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:
+    """A candidate's values of `names` as the properties it has (a missing one is null, left out)."""
+    return {name: value for name, value in zip(names, values, strict=True) if value is not None}

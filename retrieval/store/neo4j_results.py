@@ -35,6 +35,8 @@ def plain(value: Any) -> Any:
     base class among them) cost more than the rest of decoding them."""
     if type(value) in _PLAIN:
         return value
+    if type(value) is list:  # a packed reply: lists of plain values, one call per list rather than per value
+        return [v if type(v) in _PLAIN else plain(v) for v in value]
     if isinstance(value, Node):
         return {"_labels": sorted(value.labels), **{k: plain(v) for k, v in value.items()}}
     if isinstance(value, Relationship):

@@ -206,8 +206,16 @@ class QdrantVectors(VectorStore):
 
     # --- search ---------------------------------------------------------------------------
     def search(
-        self, label: str, vector: Sequence[float], k: int, *, filters: Filters | None = None, fetch: int | None = None
+        self,
+        label: str,
+        vector: Sequence[float],
+        k: int,
+        *,
+        filters: Filters | None = None,
+        fetch: int | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
+        """`props` is not narrowed here: the graph read that keeps the hits returns every property (`_hydrate`)."""
         return self._search(label, vector, k, filters, fetch, exact=False)
 
     def exact_search(self, label: str, vector: Sequence[float], k: int, *, filters: Filters) -> list[StoreHit]:

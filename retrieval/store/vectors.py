@@ -32,9 +32,19 @@ class VectorStore(ABC):
 
     @abstractmethod
     def search(
-        self, label: str, vector: Sequence[float], k: int, *, filters: Filters | None = None, fetch: int | None = None
+        self,
+        label: str,
+        vector: Sequence[float],
+        k: int,
+        *,
+        filters: Filters | None = None,
+        fetch: int | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
-        """Top-k nodes of `label` by cosine similarity (higher is better); with filters, top-k stays filled."""
+        """Top-k nodes of `label` by cosine similarity (higher is better); with filters, top-k stays filled.
+
+        `props`: the properties the caller reads of a hit (None: every one but the vector); a store may return
+        more, never fewer of those a node has."""
 
     @abstractmethod
     def exact_search(self, label: str, vector: Sequence[float], k: int, *, filters: Filters) -> list[StoreHit]:
@@ -72,9 +82,16 @@ class GraphVectors(VectorStore):
     in_graph = True
 
     def search(
-        self, label: str, vector: Sequence[float], k: int, *, filters: Filters | None = None, fetch: int | None = None
+        self,
+        label: str,
+        vector: Sequence[float],
+        k: int,
+        *,
+        filters: Filters | None = None,
+        fetch: int | None = None,
+        props: Sequence[str] | None = None,
     ) -> list[StoreHit]:
-        return self.graph.vector_search(label, vector, k, filters=filters, fetch=fetch)
+        return self.graph.vector_search(label, vector, k, filters=filters, fetch=fetch, props=props)
 
     def exact_search(self, label: str, vector: Sequence[float], k: int, *, filters: Filters) -> list[StoreHit]:
         return self.graph.exact_vector_search(label, vector, k, filters=filters)
