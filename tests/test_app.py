@@ -22,6 +22,7 @@ from components.network import SELECTED_RING
 from components.sidebar import TUNING_PANEL
 from retrieval.config import Settings
 from retrieval.conversation.thread import REWRITE_PROMPT
+from retrieval.judge.answerability import LABELS
 from tests.conftest import DemoGraph, backend_env, close_app
 from tests.e2e.graph import app_env
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
@@ -301,12 +302,12 @@ def test_every_answer_shows_its_confidence_and_the_toggle_shows_its_parts(app: A
     assert "support by the cited passages: **" not in _text(app)
     assert any("quote match" in e.label for e in app.expander)  # each citation says how well the shown quote matched
     app.toggle(key="show_confidence").set_value(True).run()
-    for part in ("support by the cited passages", "asked-about words stated by the key facts", "similarity of the"):
+    for part in (LABELS["support"], LABELS["coverage"], "similarity of the"):
         assert f"- {part}" in _text(app), part
     _go(app, "home")
     _go(app, "ask")
     assert app.toggle(key="show_confidence").value  # remembered for the session
-    assert "- asked-about words stated by the key facts: **" in _text(app)
+    assert f"- {LABELS['coverage']}: **" in _text(app)
 
 
 def test_a_weak_answer_states_its_limitation(app: AppTest) -> None:

@@ -26,10 +26,14 @@ def pick_row(grid: Locator, n: int) -> None:
 
 
 def wait_rows(grid: Locator, ready: Callable[[list[list[str]]], bool], timeout_s: float = 60) -> list[list[str]]:
-    """The grid's rows once `ready(rows)` holds: after a rerun the grid redraws a moment after the text around it."""
+    """The grid's rows once `ready(rows)` holds: after a rerun the grid redraws a moment after the text around it.
+
+    Rows of unequal length are a redraw caught halfway (its accessible table filled cell by cell): not ready yet,
+    and not handed to `ready`, which may read any column."""
     deadline = time.monotonic() + timeout_s
     while True:
         found = rows(grid)
-        if ready(found) or time.monotonic() > deadline:
+        whole = len({len(row) for row in found}) <= 1
+        if (whole and ready(found)) or time.monotonic() > deadline:
             return found
         grid.page.wait_for_timeout(300)

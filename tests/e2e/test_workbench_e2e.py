@@ -131,10 +131,11 @@ def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_ti
     grid = page.get_by_test_id("stDataFrame").first
     # Waits for the listing with the invalidated memory marked: the grid redraws a moment after the caption.
     listed = wait_rows(
-        grid, lambda r: any("fire very small" in row[1] and row[0] == "" and row[2] == "false" for row in r)
+        grid,
+        lambda r: any(len(row) > 2 and "fire very small" in row[1] and row[0] == "" and row[2] == "false" for row in r),
     )
-    row = next(i for i, r in enumerate(listed) if "fire very small" in r[1])
-    assert listed[row][2] == "false", listed
+    row = next((i for i, r in enumerate(listed) if len(r) > 2 and "fire very small" in r[1]), None)
+    assert row is not None and listed[row][2] == "false", listed
     pick_row(grid, row)
     page.get_by_role("button", name=re.compile(r"^Restore 1")).click()
     expect(page.get_by_role("button", name=re.compile(r"^Restore"))).to_have_count(0, timeout=WAIT_MS)
