@@ -158,8 +158,8 @@ def report(graphs: dict[str, Graph]) -> None:
     def add(measure: str, target: str, values: list[object]) -> None:
         rows.append([measure, target, *values])
 
-    samples = ((HELDOUT_LABELS, ">= 0.92"), (TUNED2_LABELS, ""), (TUNED_LABELS, ""), (FRESH_LABELS, ""), (OLD_LABELS, ""))
-    for path, target in samples:
+    tuning = (TUNED2_LABELS, TUNED_LABELS, FRESH_LABELS, OLD_LABELS)
+    for path, target in ((HELDOUT_LABELS, ">= 0.92"), *((p, "") for p in tuning)):
         scored = [precision(g, path) for g in graphs.values()]
         add(f"precision, {path.name}", target, [f"{p:.3f} (n={n})" for p, n, _g in scored])
         add("  real entities gone", "", [g for _p, _n, g in scored])
