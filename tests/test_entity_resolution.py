@@ -226,7 +226,8 @@ def test_an_incremental_run_merges_into_the_stored_person_and_remove_undoes_it(
 
 def test_an_everyday_word_that_ends_one_longer_name_is_that_name_shortened() -> None:
     """ "the Valley" in a conversation about "Silicon Valley" is Silicon Valley; "Research" beside two longer
-    names ending in it, a name in no shared document, a different type and a rarer word stay apart."""
+    names ending in it, a name in no shared document, a different type, a rarer word and a last word the others
+    do not qualify ("City of London") stay apart."""
     rows = [
         _mention("a", "silicon-valley", "Silicon Valley", "LOC", 3),
         _mention("a", "valley", "Valley", "LOC", 2),
@@ -239,11 +240,13 @@ def test_an_everyday_word_that_ends_one_longer_name_is_that_name_shortened() -> 
         _mention("e", "brain-valley", "Brain Valley", "LOC"),
         _mention("f", "hungary", "Hungary", "GPE"),
         _mention("f", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        _mention("g", "london", "London", "GPE", 3),
+        _mention("g", "city-of-london", "City of London", "GPE"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:valley") == "p:silicon-valley"
     assert "Valley is Silicon Valley shortened" in merged.reasons["p:valley"]
-    for key in ("research", "windows", "brain", "hungary"):
+    for key in ("research", "windows", "brain", "hungary", "london"):
         assert merged.of(f"p:{key}") == f"p:{key}", (key, merged.reasons)
 
 

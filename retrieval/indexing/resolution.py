@@ -25,9 +25,9 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
   mentioning it mention that one person and no other person of that name comes close;
-- an everyday word that ends one longer name of its type in a shared document ("the Valley" of a conversation
-  about "Silicon Valley"; "Research" beside "Microsoft Research" and "Google Research" stays apart): the longer
-  name shortened, as a reader knows it.
+- an everyday word that ends one longer name of its type in a shared document as the head the other words
+  qualify ("the Valley" of a conversation about "Silicon Valley"; "Research" beside "Microsoft Research" and
+  "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`).
@@ -403,10 +403,12 @@ def _qualified_org_pairs(keys: dict[str, Key], by_slug: dict[str, Key]) -> list[
 
 def _shortened_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     """ "Valley" -> "Silicon Valley": a one-word name (no person) that is an everyday English word and the last
-    word of exactly one longer name of the same type mentioned in one of its documents."""
+    word of exactly one longer name of the same type mentioned in one of its documents, where it is the head
+    the other words qualify: in "City of London" or "Kingdom of Hungary" the last word names a thing of its own
+    (word lists ignore case: "London" is as frequent as "valley")."""
     by_last: dict[tuple[str, str], list[Key]] = defaultdict(list)
     for key in keys.values():
-        if len(key.tokens) > 1 and key.type != "PERSON":
+        if len(key.tokens) > 1 and key.type != "PERSON" and key.tokens[-2] not in _MINOR:
             by_last[(key.tokens[-1], key.type)].append(key)
     out = []
     for key in sorted(keys.values(), key=lambda k: k.id):
