@@ -212,8 +212,10 @@ def test_a_name_spoken_of_as_a_thing_is_not_a_person() -> None:
         ("Kevin said its price fell.", "Kevin"),
         ("He met Lisa, his colleague, at noon.", "Lisa"),
         ("Mark was a great engineer.", "Mark"),
+        ("Erik Lee Preminger, based on the novel by his mother, wrote it.", "Erik Lee Preminger"),
+        ("Kevin Scott, the band's singer, spoke.", "Kevin Scott"),
     )}  # fmt: skip
-    assert list(thing.values()) == [True, True, True, True, False, False, False], thing
+    assert list(thing.values()) == [True, True, True, True, False, False, False, False, False], thing
     startup = entity_types.evidence(_span(nlp()("Sam founded Loopt, his first startup."), "Loopt"))
     assert not startup.strong  # ", his first startup" is about the name, not "he" referring back to it
     assert entity_types.checked("Loopt", Counter({"PERSON": 5}), 0, 0, thing=2) != "PERSON"

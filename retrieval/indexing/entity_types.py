@@ -127,17 +127,24 @@ def _apposed_possessive(after: list[str]) -> bool:
 
 def _speaks_of_a_thing(ent: Any, after: list[str]) -> bool:
     """ "Loopt made its exit", "Webvan, which ...", "Loopt was an interesting company", "Loopt, his first
-    startup": the sentence speaks of the name as of a thing ("its" and "which" refer to things only; a copula
-    or an appositive's comma before a thing noun says what kind of thing)."""
+    startup": the sentence speaks of the name as of a thing ("its" and "which" refer to things only; the noun
+    that says what the name is names a kind of thing)."""
     if (after[:1] != [","] and "its" in after[1:3]) or after[:1] == ["which"] or after[:2] == [",", "which"]:
         return True
-    if not after or after[0] not in _COPULAS | {","}:
-        return False
-    window = ent.doc[ent.end + 1 : min(ent.sent.end, ent.end + 6)]
-    for token in window:
-        if token.pos_ in ("NOUN", "PROPN"):
-            return token.lower_ in _THING_NOUNS
-    return False
+    return any(noun.lower_ in _THING_NOUNS for noun in _kind_nouns(ent.root))
+
+
+def _kind_nouns(root: Any) -> list[Any]:
+    """The nouns the parse says a name is: its appositive's head ("Loopt, his first startup") and, when it is the
+    subject of "to be", the attribute ("Loopt was an interesting company").
+
+    Why the parse and not the next noun after a comma or a copula: "Erik Lee Preminger, based on the novel" and
+    "Bradley Christiansen, was in the band" name a novel and a band that the person is not (on HotpotQA passages
+    the next-noun reading retyped such people)."""
+    nouns = [t for t in root.children if t.dep_ == "appos"]
+    if root.dep_ == "nsubj" and root.head.lemma_ == "be":
+        nouns += [t for t in root.head.children if t.dep_ == "attr"]
+    return nouns
 
 
 def _listed_with_people(ent: Any) -> bool:
