@@ -222,3 +222,52 @@ def test_an_incremental_run_merges_into_the_stored_person_and_remove_undoes_it(
     remove_document(settings, store, embedder, "corpus/a.txt", project="p")
     alone = entity(store, "p:lisa-sus")
     assert alone is not None and alone["title"] == "Lisa Sus", "without document A there is no Lisa Su"
+
+
+def test_an_everyday_word_that_ends_one_longer_name_is_that_name_shortened() -> None:
+    """ "the Valley" in a conversation about "Silicon Valley" is Silicon Valley; "Research" beside two longer
+    names ending in it, a name in no shared document, a different type, a rarer word and a last word the others
+    do not qualify ("City of London") stay apart."""
+    rows = [
+        _mention("a", "silicon-valley", "Silicon Valley", "LOC", 3),
+        _mention("a", "valley", "Valley", "LOC", 2),
+        _mention("b", "microsoft-research", "Microsoft Research", "ORG", 2),
+        _mention("b", "google-research", "Google Research", "ORG", 2),
+        _mention("b", "research", "Research", "ORG"),
+        _mention("c", "windows", "Windows", "ORG", 2),
+        _mention("d", "microsoft-windows", "Microsoft Windows", "ORG"),
+        _mention("e", "brain", "Brain", "ORG"),
+        _mention("e", "brain-valley", "Brain Valley", "LOC"),
+        _mention("f", "hungary", "Hungary", "GPE"),
+        _mention("f", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        _mention("g", "london", "London", "GPE", 3),
+        _mention("g", "city-of-london", "City of London", "GPE"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:valley") == "p:silicon-valley"
+    assert "Valley is Silicon Valley shortened" in merged.reasons["p:valley"]
+    for key in ("research", "windows", "brain", "hungary", "london"):
+        assert merged.of(f"p:{key}") == f"p:{key}", (key, merged.reasons)
+
+
+SHORTENED = (
+    "Maria Lopez moved to Silicon Valley in 1990 to start a company. Maria Lopez said the Valley rewarded risk. "
+    "Maria Lopez still lives in the Valley with her family."
+)
+
+
+def test_a_shortened_name_is_an_alias_of_the_longer_name_in_the_graph(
+    graph,  # noqa: F811
+    embedder,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """On both backends: "the Valley" of a conversation about "Silicon Valley" is one node, the longer name, with
+    "Valley" among its aliases and the reason kept."""
+    settings, store = graph
+    folder = write_corpus(tmp_path / "corpus", {"a.txt": SHORTENED})
+    run_index(settings, store, embedder, [folder], project="p")
+    whole = entity(store, "p:silicon-valley")
+    assert whole is not None
+    assert "Valley" in whole["aliases"]  # type: ignore[operator]
+    assert any("shortened" in r for r in whole["reasons"])  # type: ignore[union-attr]
+    assert entity(store, "p:valley") is None

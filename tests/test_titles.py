@@ -188,3 +188,38 @@ def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> Non
     chunks = {"p:1": ["mp", "chopin"], "a:1": ["amd"]}
     tree = [Community("piano", 0, ("mp", "chopin"), ()), Community("chips", 0, ("amd",), ())]
     assert community_titles(tree, people, _mentions(chunks), texts)["piano"] == "Chopin"
+
+
+def test_places_come_after_the_topics_a_community_talks_about() -> None:
+    """A place mentioned in every passage ("Bronx") says where a conversation happens: it follows a topic
+    mentioned in fewer of them ("telescopes"), which it outscores where topics are common (a large community
+    beside); a community whose passages name only places keeps them."""
+    entities = {
+        **ENTITIES,
+        "bronx": _entity("bronx", "Bronx", "GPE"),
+        "charlotte": _entity("charlotte", "Charlotte", "GPE"),
+        "nc": _entity("nc", "North Carolina", "GPE"),
+        "scopes": _entity("scopes", "telescopes"),
+        **{f"x{i}": _entity(f"x{i}", f"topic {i}") for i in range(4)},
+    }
+    chunks = {
+        **CHUNKS,
+        **{f"g:{i}": ["x0", "x1", "x2", "x3"] for i in range(60)},  # a large community: topics are common
+        "e:1": ["bronx", "scopes"],
+        "e:2": ["bronx", "scopes"],
+        "e:3": ["bronx"],
+        "e:4": ["bronx"],
+        "e:5": ["bronx"],
+        "e:6": ["bronx"],
+        "f:1": ["nc", "charlotte"],
+        "f:2": ["nc", "charlotte"],
+    }
+    tree = [
+        Community("sky", 0, ("bronx", "scopes"), ()),
+        Community("trip", 0, ("nc", "charlotte"), ()),
+        Community("chips", 0, ("su", "amd", "chips", "dc"), ()),
+        Community("big", 0, ("x0", "x1", "x2", "x3"), ()),
+    ]
+    titles = community_titles(tree, entities, _mentions(chunks))
+    assert titles["sky"] == "telescopes & Bronx", titles  # Bronx still named, after the topic
+    assert set(titles["trip"].replace(" &", ",").split(", ")) == {"North Carolina", "Charlotte"}, titles

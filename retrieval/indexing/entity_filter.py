@@ -80,6 +80,9 @@ _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
 #: A capitalised word just before or just after a name: the name may be part of a longer one.
 _CAPITAL_BEFORE = re.compile(r"([A-Z][\w'’\-]*) $")
 _CAPITAL_AFTER = re.compile(r"^ ([A-Z][\w'’\-]*)")
+#: A capitalised word, then the small words of a title, just before a name: "Behind the" of "Behind the Tech",
+#: "Scientists in the" of "Scientists in the Crib".
+_TITLE_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for|with|behind|and)?(?: ?(?:the|a|an))? $")
 #: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
 _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
 #: A full stop that ends an abbreviation, not a sentence: an initial or a title ("J. Smith", "Mr. Ed").
@@ -126,6 +129,14 @@ class DocumentWords:
         spans = self._occurrences(word)
         return bool(spans) and all(self._joined(start, end) for start, end in spans)
 
+    def mostly_in_longer_names(self, word: str) -> bool:
+        """Whether half the occurrences or more of a one-word name (as written) are inside a longer capitalised name, a
+        title's small words allowed between ("Behind the Tech" beside "tech companies"): for a common noun, the
+        piece of a longer name, not a name of its own."""
+        spans = self._occurrences(word)
+        joined = sum(1 for start, end in spans if self._joined(start, end) or self._titled(start))
+        return bool(spans) and 2 * joined >= len(spans)
+
     def only_sentence_initial(self, word: str) -> bool:
         """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",
         "Stick around."): the capital then says nothing about a name."""
@@ -147,6 +158,15 @@ class DocumentWords:
         before = _CAPITAL_BEFORE.search(self.text[max(0, start - 30) : start])
         after = _CAPITAL_AFTER.search(self.text[end : end + 30])
         return any(m is not None and m.group(1).lower() not in STOP_WORDS for m in (before, after))
+
+    def _titled(self, start: int) -> bool:
+        """A title's capitalised word and small words just before `start`; a function word that opens a sentence
+        is no title's ("In the Valley" is a sentence; "Welcome to Behind the Tech" names a show)."""
+        window = self.text[max(0, start - 40) : start]
+        before = _TITLE_BEFORE.search(window)
+        if before is None or len(before.group(1)) < 2:
+            return False
+        return before.group(1).lower() not in STOP_WORDS or not self._opens(window[: before.start(1)])
 
     def counted(self, acronym: str) -> bool:
         """Whether the document writes the acronym's plural ("CPUs", "EVs"): a name of one thing has none."""
@@ -187,7 +207,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if surface.isupper() and " " not in surface and words.counted(surface):
         return True  # "CPU" beside "CPUs", "EV" beside "EVs": a thing one counts is a common noun, not a name
     if kind == CONCEPT:
-        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or _everyday(key))
+        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or everyday(key))
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
     words_of = surface.split()
@@ -205,11 +225,15 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # "Category 3": a nationality or group has no number
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
-        opener = not surface.isupper() and _everyday(lowered[0]) and words.only_sentence_initial(surface)
+        # an everyday word the document also writes in lower case is a common noun there ("tech companies"); word
+        # lists ignore case ("London", "Florida" are as frequent), so the document's own lower case must say it
+        common_noun = everyday(lowered[0]) and lowered[0] in words.lower_case
+        opener = not surface.isupper() and everyday(lowered[0]) and words.only_sentence_initial(surface)
         return (
             in_lower_case
             or opener
             or words.inside_longer_names(surface)
+            or (kind != "PERSON" and common_noun and words.mostly_in_longer_names(surface))
             or (kind != "NORP" and words.hyphen_part(surface))  # "Canadian-born" still names a nationality
         )
     return False
@@ -227,7 +251,7 @@ def _role(tokens: list[str]) -> bool:
     return any(t in _OFFICE_WORDS for t in tokens) and all(t in _OFFICE_WORDS or t in _ROLE_JOINERS for t in tokens)
 
 
-def _everyday(word: str) -> bool:
+def everyday(word: str) -> bool:
     """An everyday English word or the plural of one ("booms"): a capital at a sentence's start is no name, and a
     lone keyphrase "computers" is as generic as "computer"."""
     return _common(word) or (word.endswith("s") and _common(word[:-1]))

@@ -20,14 +20,18 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
 - a verb before a name is evidence only when it is a speech verb that stands before its speaker ("said X");
   "who wrote Sapiens" names a work. ", who" after a name right after a preposition of place ("in Cambridge,
   who ...") refers to the people there, and after "the" to a character or a thing, not to a person's name;
-- a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK").
+- a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK");
+- a name in a list of people ("Teller and Dirac and Fermi", two other members or more typed PERSON, more
+  persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb;
+- a mention that speaks of a thing ("Loopt made its exit", "X, which ...", "X was an interesting company") is
+  *thing evidence*: a PERSON whose mentions have more of it than of person evidence is not a person.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, NamedTuple
 
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
@@ -64,14 +68,36 @@ ROLES = frozenset(
 _PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _INNER_POSSESSIVE = re.compile(r"\w['’]s\s+\w")
 _QUOTES = frozenset({'"', "“", "‘", "'"})
+#: Nouns that say what kind of thing a name is ("Loopt was an interesting company"), never a person.
+_THING_NOUNS = frozenset(
+    {
+        "company", "startup", "firm", "business", "product", "app", "game", "movie", "film", "book", "novel",
+        "show", "series", "song", "album", "band", "website", "site", "brand", "platform", "device", "machine",
+    }
+)  # fmt: skip
+_COPULAS = frozenset({"is", "was", "'s", "’s"})
+#: Fewest other people a list must name before its other members count as people too.
+LIST_PEOPLE = 2
 
 
-def evidence(ent: Any) -> tuple[bool, bool, bool, bool]:
-    """(person evidence, strong person evidence, "the" or a quote before, a preposition of place before and no
-    possessive after) for one spaCy entity span in its document.
+class Evidence(NamedTuple):
+    """What one mention says about its name's type (see the module docstring)."""
 
-    Strong evidence (a title, a role noun or an address before the name, "he"/"she" after it) outweighs
-    the model's type; a speech verb alone ("Google said") does not."""
+    person: bool
+    strong: bool
+    #: "the" or a quote right before: a work's or a thing's name.
+    the: bool
+    #: A preposition of place right before and no possessive after ("walk into Best Buy").
+    where: bool
+    #: The mention speaks of a thing ("its" after its verb, ", which", a copula and a thing noun) and not of a person.
+    thing: bool = False
+
+
+def evidence(ent: Any) -> Evidence:
+    """What one spaCy entity span says about its name's type, in its document.
+
+    Strong evidence (a title, a role noun or an address before the name, "he"/"she" after it, a list of
+    people around it) outweighs the model's type; a speech verb alone ("Google said") does not."""
     doc = ent.doc
     before = [t.lower_ for t in doc[max(ent.sent.start, ent.start - 3) : ent.start]]
     after = [t.lower_ for t in doc[ent.end : min(ent.sent.end, ent.end + 3)]]
@@ -80,22 +106,74 @@ def evidence(ent: Any) -> tuple[bool, bool, bool, bool]:
     strong = bool(
         (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES))
         or any(word in _ADDRESS for word in before)
-        or (following and following[0] in _PRONOUNS)
+        or (following and following[0] in _PRONOUNS and not _apposed_possessive(after))
         or (after[:2] == [",", "who"] and not placed)
+        or _listed_with_people(ent)
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
     the = bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
     possessive = ent.text.endswith(("'s", "’s")) or bool(after and after[0] in _POSSESSIVE)
     where = bool(before and before[-1] in _WHERE and not possessive)
-    return strong or spoken or apposed, strong, the, where
+    person = strong or spoken or apposed
+    return Evidence(person, strong, the, where, not person and _speaks_of_a_thing(ent, after))
+
+
+def _apposed_possessive(after: list[str]) -> bool:
+    """ ", his first startup" after a name: an appositive about the name (a thing of his), not "he" referring
+    back to it."""
+    return after[:1] == [","] and after[1:2] in (["his"], ["her"])
+
+
+def _speaks_of_a_thing(ent: Any, after: list[str]) -> bool:
+    """ "Loopt made its exit", "Webvan, which ...", "Loopt was an interesting company", "Loopt, his first
+    startup": the sentence speaks of the name as of a thing ("its" and "which" refer to things only; the noun
+    that says what the name is names a kind of thing)."""
+    if (after[:1] != [","] and "its" in after[1:3]) or after[:1] == ["which"] or after[:2] == [",", "which"]:
+        return True
+    return any(noun.lower_ in _THING_NOUNS for noun in _kind_nouns(ent.root))
+
+
+def _kind_nouns(root: Any) -> list[Any]:
+    """The nouns the parse says a name is: its appositive's head ("Loopt, his first startup") and, when it is the
+    subject of "to be", the attribute ("Loopt was an interesting company").
+
+    Why the parse and not the next noun after a comma or a copula: "Erik Lee Preminger, based on the novel" and
+    "Bradley Christiansen, was in the band" name a novel and a band that the person is not (on HotpotQA passages
+    the next-noun reading retyped such people)."""
+    nouns = [t for t in root.children if t.dep_ == "appos"]
+    if root.dep_ == "nsubj" and root.head.lemma_ == "be":
+        nouns += [t for t in root.head.children if t.dep_ == "attr"]
+    return nouns
+
+
+def _listed_with_people(ent: Any) -> bool:
+    """Whether the name is one of a list ("Teller and Dirac and Fermi") whose other members are mostly names the
+    model typed PERSON, at least `LIST_PEOPLE` of them: a list of names is a list of one kind."""
+    root = ent.root
+    head = root
+    while head.dep_ == "conj" and head.head is not head:
+        head = head.head
+    members = [head, *(t for t in head.subtree if t.dep_ == "conj" and t.i != head.i)]
+    if root not in members or len(members) <= LIST_PEOPLE:
+        return False
+    kinds = {t.i: t.ent_type_ for t in members if t.i != root.i and t.ent_type_}
+    people = sum(1 for kind in kinds.values() if kind == "PERSON")
+    return people >= LIST_PEOPLE and 2 * people > len(kinds)
 
 
 def checked(
-    surface: str, kinds: Counter[str], person_evidence: int, the_before: int, *, strong: int = 0, placed: int = 0
+    surface: str,
+    kinds: Counter[str],
+    person_evidence: int,
+    the_before: int,
+    *,
+    strong: int = 0,
+    placed: int = 0,
+    thing: int = 0,
 ) -> str:
     """The document's type for a name, from the model's votes (`kinds`) and the evidence counted for it
-    (`placed`: mentions right after a preposition of place)."""
+    (`placed`: mentions right after a preposition of place; `thing`: mentions that speak of a thing)."""
     kind = majority_type(kinds)
     named = {k: n for k, n in kinds.items() if k != CONCEPT}
     word = surface.strip()
@@ -106,7 +184,8 @@ def checked(
         titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
-        if " " not in word and not person_evidence and (the_before or not given_name(word)):
+        a_thing = thing > person_evidence and not strong  # "Loopt made its exit"
+        if a_thing or (" " not in word and not person_evidence and (the_before or not given_name(word))):
             others = {k: n for k, n in named.items() if k != "PERSON"}
             return max(others.items(), key=lambda item: (item[1], item[0]))[0] if others else CONCEPT
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:

@@ -101,6 +101,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     the_before: Counter[str] = Counter()
     placed: Counter[str] = Counter()  # mentions right after a preposition of place ("into Best Buy")
     strong: Counter[str] = Counter()
+    thing: Counter[str] = Counter()  # mentions that speak of a thing ("Loopt made its exit")
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
@@ -125,11 +126,12 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
                 named_spans.add((ent.start, ent.end))
-                is_person, is_strong, the, where = entity_types.evidence(ent)
-                person[key] += is_person
-                strong[key] += is_strong
-                the_before[key] += the
-                placed[key] += where
+                seen = entity_types.evidence(ent)
+                person[key] += seen.person
+                strong[key] += seen.strong
+                the_before[key] += seen.the
+                placed[key] += seen.where
+                thing[key] += seen.thing
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
             key = slug(surface)
@@ -155,6 +157,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             the_before[key],
             strong=strong[key],
             placed=placed[key],
+            thing=thing[key],
         )
         for key, counter in kinds.items()
     }

@@ -24,7 +24,10 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - an organisation named with its parent's name in front ("Xerox PARC" -> "PARC") when the parent is an entity
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
-  mentioning it mention that one person and no other person of that name comes close.
+  mentioning it mention that one person and no other person of that name comes close;
+- an everyday word that ends one longer name of its type in a shared document as the head the other words
+  qualify ("the Valley" of a conversation about "Silicon Valley"; "Research" beside "Microsoft Research" and
+  "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`).
@@ -37,6 +40,7 @@ from dataclasses import dataclass, field
 
 import jellyfish
 
+from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.store.records import Row
 
@@ -216,6 +220,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     out.extend(_longer_name_pairs(keys))
     out.extend(_misspelled_pairs(keys))
     out.extend(_qualified_org_pairs(keys, by_slug))
+    out.extend(_shortened_pairs(keys))
     out.extend(_name_part_pairs(keys, {variant for variant, _t, _r in out}))
     return out
 
@@ -393,6 +398,25 @@ def _qualified_org_pairs(keys: dict[str, Key], by_slug: dict[str, Key]) -> list[
         named = len(rest.tokens) > 1 or (rest.surface.isupper() and len(rest.surface) >= 3)
         if named and _together(key, rest) and _together(key, parent):
             out.append((key.id, rest.id, f"{key.surface} is {rest.surface} named with {parent.surface}"))
+    return out
+
+
+def _shortened_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
+    """ "Valley" -> "Silicon Valley": a one-word name (no person) that is an everyday English word and the last
+    word of exactly one longer name of the same type mentioned in one of its documents, where it is the head
+    the other words qualify: in "City of London" or "Kingdom of Hungary" the last word names a thing of its own
+    (word lists ignore case: "London" is as frequent as "valley")."""
+    by_last: dict[tuple[str, str], list[Key]] = defaultdict(list)
+    for key in keys.values():
+        if len(key.tokens) > 1 and key.type != "PERSON" and key.tokens[-2] not in _MINOR:
+            by_last[(key.tokens[-1], key.type)].append(key)
+    out = []
+    for key in sorted(keys.values(), key=lambda k: k.id):
+        if len(key.tokens) != 1 or key.type in ("PERSON", CONCEPT) or not everyday(key.slug):
+            continue
+        longer = [k for k in by_last.get((key.slug, key.type), []) if _together(key, k)]
+        if len(longer) == 1:
+            out.append((key.id, longer[0].id, f"{key.surface} is {longer[0].surface} shortened (in one document)"))
     return out
 
 

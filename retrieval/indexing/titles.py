@@ -40,7 +40,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
@@ -69,7 +69,9 @@ MIN_CHUNKS = 2
 #: A topic of several words is worth more than one word: "machine learning" over "learning".
 BIGRAM_BOOST = 1.5
 #: Places, nationalities and languages say where a conversation happens, seldom what it is about ("Europe,
-#: Japanese & Xerox"): they count this much of a topic's score.
+#: Japanese & Xerox", "Neil Degrasse Tyson: role model, Bronx & New York"): they count this much of a topic's
+#: score, and come after every other topic mentioned in as many chunks (they fill a title only when the
+#: community's passages have too few other topics: "North Carolina & Charlotte").
 WHERE = frozenset({"GPE", "LOC", "NORP", "LANGUAGE", "FAC"})
 WHERE_WEIGHT = 0.5
 #: Words of spoken English that say nothing about a topic, on top of spaCy's stop words.
@@ -102,15 +104,24 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _ABBREVIATION = re.compile(r"(?<![\w.])[A-Z][a-z]{0,2}\.$")
 
 
-def _topics(entities: Mapping[str, Entity]) -> dict[str, tuple[str, float]]:
-    """Entity id -> (title, weight) of the entities a title may use: topics and names of things, not people
-    (they are listed beside), nor a lone everyday word."""
-    out: dict[str, tuple[str, float]] = {}
+class Topic(NamedTuple):
+    """An entity a title may name: its title, its weight, and whether it says where (WHERE)."""
+
+    title: str
+    weight: float
+    where: bool
+
+
+def _topics(entities: Mapping[str, Entity]) -> dict[str, Topic]:
+    """Entity id -> the entities a title may use: topics and names of things, not people (they are listed
+    beside), nor a lone everyday word."""
+    out: dict[str, Topic] = {}
     for key, entity in entities.items():
         lowered = entity.title.lower()
         if entity.type != "PERSON" and len(lowered) > 2 and lowered not in _STOP:
-            weight = (BIGRAM_BOOST if " " in lowered else 1.0) * (WHERE_WEIGHT if entity.type in WHERE else 1.0)
-            out[key] = (entity.title, weight)
+            where = entity.type in WHERE
+            weight = (BIGRAM_BOOST if " " in lowered else 1.0) * (WHERE_WEIGHT if where else 1.0)
+            out[key] = Topic(entity.title, weight, where)
     return out
 
 
@@ -149,7 +160,7 @@ def community_titles(
     phrases = _passage_phrases(few, passages, entities, texts or {})
     for community in few:  # the graph's topics against the passage's phrases, weighed the same way
         for key, n in counts[community.id].items():
-            title, weight = topics[key]
+            title, weight, _where = topics[key]
             idf = math.log(1 + chunk_count / max(1, len(chunks_of.get(key, ()))))
             scores = phrases.setdefault(community.id, {})
             scores[title] = max(scores.get(title, 0.0), n * idf * weight)
@@ -291,17 +302,17 @@ def _key_phrase(span: Any) -> str:
     return "".join(t.text_with_ws for t in tokens).strip()
 
 
-def _ranked(
-    count: Counter[str], totals: Counter[str], average: float, topics: Mapping[str, tuple[str, float]]
-) -> list[str]:
-    """Topic titles best first; those mentioned once come only when no topic is mentioned in several chunks."""
+def _ranked(count: Counter[str], totals: Counter[str], average: float, topics: Mapping[str, Topic]) -> list[str]:
+    """Topic titles best first, places after the other topics; those mentioned once come only when no topic is
+    mentioned in several chunks."""
 
     def score(key: str) -> float:
-        return count[key] * math.log(1 + average / totals[key]) * topics[key][1]
+        return count[key] * math.log(1 + average / totals[key]) * topics[key].weight
 
     shared = [k for k in count if count[k] >= MIN_CHUNKS]
     keys = shared or list(count)
-    return _distinct([topics[k][0] for k in sorted(keys, key=lambda k: (-score(k), topics[k][0]))])
+    order = sorted(keys, key=lambda k: (topics[k].where, -score(k), topics[k].title))
+    return _distinct([topics[k].title for k in order])
 
 
 def _distinct(phrases: Iterable[str]) -> list[str]:
