@@ -12,6 +12,7 @@ from retrieval.context import Context
 from retrieval.embed import make_embedder
 from retrieval.errors import ConfigError, DriftLensError, IndexMissing
 from retrieval.models import Citation, Hit, KeyFact, QueryParams
+from retrieval.search import expand as expand_module
 from retrieval.search import fusion
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.enrich import check_retrieval_query
@@ -182,8 +183,9 @@ def test_parallel_reads_change_nothing_but_the_wait(ctx: Context, monkeypatch: p
 
 
 def test_walk_and_spread_replies_are_one_row(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A hop, the walk's properties and the bridge's spread come as one row of lists (the Neo4j driver pays
-    per record received, ~50 us each), whatever the number of neighbours, properties and links."""
+    """A hop (with the properties it brings), the walk's properties and the bridge's spread come as one row of lists
+    (the Neo4j driver pays per record received, ~50 us each), whatever the number of neighbours, properties and
+    links."""
     replies: list[tuple[str, int]] = []
     read = ctx.store.read
 
@@ -200,9 +202,29 @@ def test_walk_and_spread_replies_are_one_row(ctx: Context, monkeypatch: pytest.M
     hops = [n for cypher, n in packed if "LIMIT $per" in cypher]
     assert hops and all(n == 1 for n in hops)  # one row however many neighbours
     properties = [n for cypher, n in packed if "ingested_at" in cypher and "UNION ALL" not in cypher]
-    assert properties == [1]
+    assert properties and all(n == 1 for n in properties)
     spread = [n for cypher, n in packed if "UNION ALL" in cypher]
     assert spread == [1]  # both sides of the union and the walk's seeds, one row
+
+
+def test_a_hop_brings_the_properties_the_walk_shows(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second hop's read brings the properties of its frontier (the first hop's nodes, which came with the
+    seeds without them) and of the nodes the walk likely keeps: a two-hop walk reads none after it, and shows what
+    a walk reading them after its hops shows (`LIKELY_FACTOR` 0: the hop's read brings none of the reached)."""
+    p = params(ctx, max_hops=2, max_nodes=100)
+
+    def walk(likely: int) -> tuple[list[tuple[str, float, str, object]], list[str]]:
+        monkeypatch.setattr(expand_module, "LIKELY_FACTOR", likely)
+        reads = _count_reads(ctx, monkeypatch)
+        found = expand(ctx, ["marie"], p)
+        entities = [(e.id, round(e.score, 9), e.text, e.metadata) for e in found.entities]
+        # the properties' read: the seeds' and the hops' reads carry properties too, with neighbours (`$per`)
+        return entities, [r for r in reads if "ingested_at" in r and "$per" not in r]
+
+    shown, read_after = walk(expand_module.LIKELY_FACTOR)
+    alone, read_alone = walk(0)
+    assert shown == alone and any(e[3]["hop"] == 2 for e in shown)  # type: ignore[index]
+    assert read_after == [] and len(read_alone) == 1
 
 
 @pytest.mark.parametrize("max_nodes", [100, 3])

@@ -48,15 +48,17 @@ _FOLLOWS = (
 )
 
 
-def _props(s: Settings) -> str:
-    """Properties of a reached entity `e` (what a hit shows, and the timestamps recency needs)."""
-    return f"{entity_props(s)}, e.updated_at AS updated_at, e.ingested_at AS ingested_at"
+def _props(s: Settings, var: str = "e") -> str:
+    """Properties of a reached entity `var` (what a hit shows, and the timestamps recency needs)."""
+    return f"{entity_props(s, var)}, {var}.updated_at AS updated_at, {var}.ingested_at AS ingested_at"
 
 
 #: The columns `_props` names.
 _PROPS = ("title", "type", "description", "updated_at", "ingested_at")
 #: The columns of a hop's rows: the frontier node, the node it reaches, that node's degree and the edge's weight.
 _HOP = ("source", "id", "degree", "weight")
+#: A hop's read carries the properties of this many times the nodes the hop has room for, its likeliest by score.
+LIKELY_FACTOR = 2
 #: The columns of a seed's row (`seed_rows`): its id, degree and properties, and its first hop's neighbours.
 SEED_COLUMNS = ("id", "degree", *_PROPS, "next")
 
@@ -118,9 +120,9 @@ def expand(
     the edge that reached each node (with its description: for callers that show the edges). `read`: the seeds'
     rows (`seed_rows`) a caller read already, for these seeds or more.
 
-    Round trips: seeds with their first hop, one per further hop (UNWIND over the frontier), properties of the
-    reached nodes, the edges when asked, evidence and its texts; each reads a bounded number of rows per node,
-    so a hub costs what a leaf costs.
+    Round trips: seeds with their first hop, one per further hop (UNWIND over the frontier, with the properties of
+    the nodes it likely keeps), properties of the reached nodes no hop brought, the edges when asked, evidence and
+    its texts; each reads a bounded number of rows per node, so a hub costs what a leaf costs.
     """
     seeds = list(dict.fromkeys(seed_entity_ids))
     if not seeds:
@@ -153,6 +155,8 @@ class _Walk:
         self.frontier: list[str] = []
         #: The seeds' neighbours, read with the seeds (the rows `_neighbours` gives for the first hop).
         self.first_hop: list[dict[str, Any]] | None = None
+        #: Properties a hop's read brought, by node id (`_neighbours`).
+        self.read_props: dict[str, dict[str, Any]] = {}
         #: The frontier node each reached node was reached from (its edge is read once, after the walk).
         self.reached_from: dict[str, str] = {}
         self.truncated = False
@@ -197,7 +201,7 @@ class _Walk:
         if hop == 1 and self.first_hop is not None:
             rows = [row for row in self.first_hop if row["id"] not in self.nodes]  # read with the seeds
         else:
-            rows = self._neighbours(self.frontier)
+            rows = self._neighbours(self.frontier, room)
         degrees = self._degrees(rows)
         candidates: dict[str, _Node] = {}
         via: dict[str, str] = {}
@@ -209,7 +213,7 @@ class _Walk:
             score /= 1.0 + self.params.degree_penalty * math.log1p(degree)
             best = candidates.get(row["id"])
             if best is None or score > best.score:
-                candidates[row["id"]] = _Node(row["id"], score, hop, {}, degree)
+                candidates[row["id"]] = _Node(row["id"], score, hop, self.read_props.get(row["id"], {}), degree)
                 via[row["id"]] = row["source"]
         if not candidates:
             return False
@@ -244,23 +248,56 @@ class _Walk:
         )
         return bool(rows)
 
-    def _neighbours(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+    def _neighbours(self, ids: Sequence[str], room: int) -> list[dict[str, Any]]:
         """Strongest of the first EDGES_SCANNED edges per node that `expansion_direction` follows,
-        NEIGHBOURS_PER_NODE at most, minus the nodes already visited: ids, degree and weight only.
+        NEIGHBOURS_PER_NODE at most, minus the nodes already visited: ids, degree and weight only. The same read
+        brings properties (`read_props`): of the frontier nodes read without them (a first hop's, which came with
+        the seeds) and of the reached nodes the walk likely keeps (the `LIKELY_FACTOR * room` best by the score
+        `step` gives, computed by the server).
 
-        Why so few columns: a hop reads hundreds of rows to keep tens of nodes, and decoding each value costs
-        the service more than the server spends finding it; the kept edges' descriptions are read once, after
-        the walk. The far node carries no label: anchored on the id index, the walk then follows the node's
-        own adjacency (a label there makes the planner scan the label instead).
+        Why so few columns per row: a hop reads hundreds of rows to keep tens of nodes, and decoding each value
+        costs the service more than the server spends finding it. Why the likely nodes' properties: the walk would
+        otherwise read the kept nodes' properties after its last hop, one more round trip on the search's longest
+        path; every row's properties cost the server more than that round trip (11 ms at load ~15). The server's
+        pick only saves the read: `step` keeps what it keeps, and a kept node outside it is read after the walk.
+        The kept edges' descriptions are read once, after the walk. The far node carries no label: anchored on the
+        id index, the walk then follows the node's own adjacency (a label there makes the planner scan the label
+        instead).
         """
-        rows = self.ctx.store.read(
+        s = self.ctx.settings
+        columns = ("id", *_PROPS)
+        score = (
+            "$scores[source] * coalesce(weight, 1.0) / (coalesce(weight, 1.0) + 1.0) "
+            "/ (1.0 + $penalty * log(1.0 + coalesce(degree, 0)))"
+        )
+        found = self.ctx.store.read(
             f"UNWIND $ids AS fid CALL {{ WITH fid MATCH (a:{self.label} {{id: fid}})-[r:{self.related}]-(b) "
             f"WHERE {_FOLLOWS} WITH b, r LIMIT $scan RETURN b.id AS id, b.degree AS degree, r.weight AS weight "
             "ORDER BY weight DESC LIMIT $per } "
-            f"WITH fid AS source, id, degree, weight WHERE NOT id IN $seen {packed(_HOP)}",
-            {"ids": list(ids), "seen": list(self.nodes), **hop_parameters(self.params)},
+            "WITH fid AS source, id, degree, weight WHERE NOT id IN $seen "
+            f"WITH collect([{', '.join(_HOP)}]) AS rows, collect([id, {score}]) AS scored "
+            "CALL { WITH scored UNWIND scored AS pair WITH pair[0] AS id, max(pair[1]) AS score "
+            f"ORDER BY score DESC LIMIT $likely MATCH (b:{self.label} {{id: id}}) WITH id, {_props(s, 'b')} "
+            f"RETURN collect([{', '.join(columns)}]) AS likely }} "
+            f"CALL {{ WITH rows UNWIND $bare AS id MATCH (e:{self.label} {{id: id}}) WITH id, {_props(s)} "
+            f"RETURN collect([{', '.join(columns)}]) AS bare }} RETURN rows, likely + bare AS props",
+            {
+                "ids": list(ids),
+                "seen": list(self.nodes),
+                "bare": [node_id for node_id in ids if not self.nodes[node_id].props],
+                "scores": {node_id: self.nodes[node_id].score * HOP_DECAY for node_id in ids},
+                "penalty": self.params.degree_penalty,
+                "likely": LIKELY_FACTOR * room,
+                **hop_parameters(self.params),
+            },
         )
-        return unpacked(rows, _HOP)
+        for row in unpacked([{"rows": found[0]["props"]}], columns) if found else []:
+            node_id = row.pop("id")
+            if node_id in self.nodes:
+                self.nodes[node_id].props = row
+            else:
+                self.read_props[node_id] = row
+        return unpacked(found, _HOP)
 
     def _degrees(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
         """Stored degrees by id; a graph written before the indexer stored them is counted instead."""
@@ -276,7 +313,8 @@ class _Walk:
         return {node_id: int(degree or 0) for node_id, degree in degrees.items()}
 
     def _properties(self) -> None:
-        """Properties of the reached nodes, read once after the walk (candidates that lost need none)."""
+        """Properties of the reached nodes that no hop's read brought (a walk that ended after its first hop), read
+        once after the walk (candidates that lost need none)."""
         ids = [n.id for n in self.nodes.values() if not n.props]
         if not ids:
             return
