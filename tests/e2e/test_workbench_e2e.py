@@ -46,7 +46,14 @@ def _tuning(page: Page) -> Locator:
     return slider
 
 
-def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, backend_url: str) -> None:
+def _idle(page: Page) -> None:
+    """Wait until the page's run is over: a button clicked while the page reruns is undone by the rerun."""
+    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=WAIT_MS)
+
+
+def test_settings_live_in_the_url_and_can_be_my_defaults(
+    browser: Browser, backend_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     with browse(browser, backend_url) as first:
         first.open("Home")
         page = first.page
@@ -60,24 +67,33 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(browser: Browser, backe
         shared = page.url
         first.assert_offline()
 
-    with browse(browser, backend_url) as second:  # a new tab on the shared link: the same settings
-        second.page.goto(shared)
-        expect(_tuning(second.page)).to_have_value("50", timeout=WAIT_MS)
-        expect(second.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
-        second.page.get_by_role("button", name="Save as my defaults").click()
-        expect(second.page.get_by_text("Saved: new sessions start with these settings.")).to_be_visible(timeout=WAIT_MS)
+    try:
+        with browse(browser, backend_url) as second:  # a new tab on the shared link: the same settings
+            second.page.goto(shared)
+            expect(_tuning(second.page)).to_have_value("50", timeout=WAIT_MS)
+            expect(second.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
+            _idle(second.page)
+            second.page.get_by_role("button", name="Save as my defaults").click()
+            saved = second.page.get_by_text("Saved: new sessions start with these settings.")
+            expect(saved).to_be_visible(timeout=WAIT_MS)
 
-    with browse(browser, backend_url) as third:  # a plain link: the analyst's own defaults
-        third.open("Home")
-        expect(_tuning(third.page)).to_have_value("50", timeout=WAIT_MS)
-        expect(third.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
-        third.page.get_by_role("button", name="Forget my defaults").click()
-        expect(third.page.get_by_text(re.compile(r"^Forgot your defaults"))).to_be_visible(timeout=WAIT_MS)
+        with browse(browser, backend_url) as third:  # a plain link: the analyst's own defaults
+            third.open("Home")
+            expect(_tuning(third.page)).to_have_value("50", timeout=WAIT_MS)
+            expect(third.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
+            _idle(third.page)
+            third.page.get_by_role("button", name="Forget my defaults").click()
+            expect(third.page.get_by_text(re.compile(r"^Forgot your defaults"))).to_be_visible(timeout=WAIT_MS)
 
-    with browse(browser, backend_url) as fourth:  # forgotten: the configured defaults again
-        fourth.open("Home")
-        expect(_tuning(fourth.page)).to_have_value("10", timeout=WAIT_MS)
-        fourth.assert_offline()
+        with browse(browser, backend_url) as fourth:  # forgotten: the configured defaults again
+            fourth.open("Home")
+            expect(_tuning(fourth.page)).to_have_value("10", timeout=WAIT_MS)
+            fourth.assert_offline()
+    finally:
+        # Saved defaults outlive the test in the app's data folder, which later tests' apps share: a failure
+        # above must not leave every later session in DRIFT with top-k 50.
+        for saved_defaults in tmp_path_factory.getbasetemp().glob("**/defaults/*.json"):
+            saved_defaults.unlink(missing_ok=True)
 
 
 def test_tuning_knobs_are_drawn_only_while_their_panel_is_open(session: Session) -> None:
