@@ -72,9 +72,8 @@ def load(driver: Driver, vectors: np.ndarray) -> float:
 
 def clear(driver: Driver) -> None:
     driver.execute_query(f"DROP INDEX {INDEX} IF EXISTS")
-    while driver.execute_query("MATCH (c:KnnProbe) WITH c LIMIT 10000 DETACH DELETE c RETURN count(*) AS n").records[0][
-        "n"
-    ]:
+    batch = "MATCH (c:KnnProbe) WITH c LIMIT 10000 DETACH DELETE c RETURN count(*) AS n"
+    while driver.execute_query(batch).records[0]["n"]:  # in batches: one transaction of 100k deletes is heavy
         pass
 
 

@@ -55,6 +55,8 @@ def _props(s: Settings, var: str = "e") -> str:
 
 #: The columns `_props` names.
 _PROPS = ("title", "type", "description", "updated_at", "ingested_at")
+#: The columns of a row of properties: the node's id, then `_PROPS`.
+_PROP_ROW = ("id", *_PROPS)
 #: The columns of a hop's rows: the frontier node, the node it reaches, that node's degree and the edge's weight.
 _HOP = ("source", "id", "degree", "weight")
 #: A hop's read carries the properties of this many times the nodes the hop has room for, its likeliest by score.
@@ -265,7 +267,6 @@ class _Walk:
         instead).
         """
         s = self.ctx.settings
-        columns = ("id", *_PROPS)
         score = (
             "$scores[source] * coalesce(weight, 1.0) / (coalesce(weight, 1.0) + 1.0) "
             "/ (1.0 + $penalty * log(1.0 + coalesce(degree, 0)))"
@@ -278,9 +279,9 @@ class _Walk:
             f"WITH collect([{', '.join(_HOP)}]) AS rows, collect([id, {score}]) AS scored "
             "CALL { WITH scored UNWIND scored AS pair WITH pair[0] AS id, max(pair[1]) AS score "
             f"ORDER BY score DESC LIMIT $likely MATCH (b:{self.label} {{id: id}}) WITH id, {_props(s, 'b')} "
-            f"RETURN collect([{', '.join(columns)}]) AS likely }} "
+            f"RETURN collect([{', '.join(_PROP_ROW)}]) AS likely }} "
             f"CALL {{ WITH rows UNWIND $bare AS id MATCH (e:{self.label} {{id: id}}) WITH id, {_props(s)} "
-            f"RETURN collect([{', '.join(columns)}]) AS bare }} RETURN rows, likely + bare AS props",
+            f"RETURN collect([{', '.join(_PROP_ROW)}]) AS bare }} RETURN rows, likely + bare AS props",
             {
                 "ids": list(ids),
                 "seen": list(self.nodes),
@@ -291,7 +292,7 @@ class _Walk:
                 **hop_parameters(self.params),
             },
         )
-        for row in unpacked([{"rows": found[0]["props"]}], columns) if found else []:
+        for row in unpacked(found, _PROP_ROW, key="props"):
             node_id = row.pop("id")
             if node_id in self.nodes:
                 self.nodes[node_id].props = row
@@ -318,13 +319,12 @@ class _Walk:
         ids = [n.id for n in self.nodes.values() if not n.props]
         if not ids:
             return
-        columns = ("id", *_PROPS)
         rows = self.ctx.store.read(
             f"UNWIND $ids AS id MATCH (e:{self.label} {{id: id}}) WITH id, {_props(self.ctx.settings)} "
-            + packed(columns),
+            + packed(_PROP_ROW),
             {"ids": ids},
         )
-        for row in unpacked(rows, columns):
+        for row in unpacked(rows, _PROP_ROW):
             self.nodes[row["id"]].props = row
 
     def ranked(self) -> list[_Node]:

@@ -32,9 +32,10 @@ def packed(columns: Sequence[str]) -> str:
     return "RETURN collect([" + ", ".join(columns) + "]) AS rows"
 
 
-def unpacked(rows: Sequence[Row], columns: Sequence[str]) -> list[Row]:
-    """The rows `packed` folded, one dict each, in their order (a UNION's packed rows one after the other)."""
-    return [dict(zip(columns, values, strict=True)) for row in rows for values in row["rows"]]
+def unpacked(rows: Sequence[Row], columns: Sequence[str], key: str = "rows") -> list[Row]:
+    """The rows `packed` folded (or any column `key` of lists), one dict each, in their order (a UNION's packed
+    rows one after the other)."""
+    return [dict(zip(columns, values, strict=True)) for row in rows for values in row[key]]
 
 
 @dataclass(frozen=True)
