@@ -11,9 +11,9 @@ its words:
   other than its names; all of them when it has no others) the key facts state, in any form ("studied" states
   "study"); a model's facts are read from the passages they cite, not from the model's wording. Not the names:
   a transcript fact says who speaks, so "Mira Murati" is stated by every fact of hers, on any topic (on the demo
-  dev split, leave one question out, this and `lead` read so, with `arms` and `focus` below: AUROC local 0.826 ->
-  0.854, DRIFT 0.818 -> 0.837; local answerable questions alone, hits against misses, 0.49 -> 0.59. Not better on
-  the held-out questions: docs/benchmarks.md);
+  dev split, leave one question out, this and the first fact's share read so, with `arms` and `focus` below: AUROC
+  local 0.826 -> 0.854, DRIFT 0.818 -> 0.837; local answerable questions alone, hits against misses, 0.49 -> 0.59.
+  Not better on the held-out questions: docs/benchmarks.md);
 - `names`: share of the question's names (capitalised words past the first) the key facts state;
 - `exists`: share of the asked-about words the documents hold at all: in the retrieved evidence, or in any
   passage of the project by the chunk keyword index (the engine asks it, `engine._holding`). The evidence alone
