@@ -20,7 +20,7 @@ Two more reports (definitions in benchmarks/answer_metrics.py, tables in docs/be
 - `--unanswerable MUSIQUE.json` with a HotpotQA file: the same confidence figures on that set's graph, with the
   MuSiQue questions whose answer is in no passage as the unanswerable part. See benchmarks/unanswerable.py.
 
-Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,global] [--splits dev,test+test2]
+Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,global] [--splits dev,test3,test+test2]
            [--dump FILE]
        python benchmarks/eval_answers.py HOTPOT.jsonl --unanswerable MUSIQUE.json [--methods local,drift]
 """
@@ -126,7 +126,7 @@ def main() -> None:
     parser.add_argument(
         "--splits",
         default=",".join(SPLITS),
-        help='with --demo: comma-separated report groups, each a split or splits joined by "+" (test+test2)',
+        help='with --demo: comma-separated report groups, each a split or splits joined by "+" (test+test2+test3)',
     )
     parser.add_argument(
         "--unanswerable", type=Path, default=None, help="MuSiQue JSON: confidence figures, its questions unanswerable"

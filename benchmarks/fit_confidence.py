@@ -8,7 +8,7 @@ answerable and a key fact matches a gold evidence sentence (hit@5, benchmarks/an
 questions and misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the
 probability of 1; the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of
 each mode's right answers.
-Only the named split is read: report on the held-out ones (benchmarks/eval_answers.py --demo --splits test,test2).
+Only the named split is read: report on the held-out ones (benchmarks/eval_answers.py --demo --splits test,test2,test3).
 """
 
 from __future__ import annotations

@@ -39,8 +39,7 @@ def test_a_sentence_names_the_type_asked_for_but_not_the_question_s_own_names() 
     ) == [False, True]  # the asked-about person alone does not answer "Who ...?"
 
 
-def test_the_typed_signal_is_neutral_when_no_type_is_asked() -> None:
-    assert answer_type.typed(["It rained all day."], "What did the captain say about the storm?") == 1.0
-    assert answer_type.typed(["It rained all day."], "Where did the storm hit?") == 0.0
+def test_every_text_is_typed_when_no_type_is_asked_else_those_naming_one() -> None:
+    assert answer_type.typed(["It rained all day."], "What did the captain say about the storm?") == [True]
     facts = ["It rained all day.", "The storm hit Galveston, Texas."]
-    assert answer_type.typed(facts, "Where did the storm hit?") == 1.0
+    assert answer_type.typed(facts, "Where did the storm hit?") == [False, True]

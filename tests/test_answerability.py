@@ -133,27 +133,32 @@ def test_exists_reads_the_documents_counts_and_together_one_passage() -> None:
     assert answerability.signals(answer, {"radium": 1, "bitcoin": 2})["complete"] == 1.0
 
 
-def test_lead_reads_the_first_fact_and_typed_the_kind_of_thing_asked_for() -> None:
-    first = KeyFact(fact="Marie Curie was born in Warsaw.", citations=[Citation(chunk_id="c", span="")])
-    second = KeyFact(fact="She studied physics and discovered polonium.", citations=[Citation(chunk_id="c", span="")])
+def test_answers_needs_one_fact_stating_what_was_asked_and_naming_the_kind_asked_for() -> None:
+    """A near miss spreads the question over sentences: one names a place, another states the topic; neither
+    answers "Where ...?" by itself."""
+    place = KeyFact(fact="Marie Curie was born in Warsaw.", citations=[Citation(chunk_id="c", span="")])
+    topic = KeyFact(fact="She studied physics and discovered polonium.", citations=[Citation(chunk_id="c", span="")])
+    both = KeyFact(fact="She discovered polonium in Paris.", citations=[Citation(chunk_id="c", span="")])
     answer = Answer(question="Where did Marie Curie discover polonium?", mode="local", answered_by="extractive")
-    answer.key_facts, answer.evidence = [first, second], [Hit(id="c", text="x", score=1.0)]
+    answer.key_facts, answer.evidence = [place, topic], [Hit(id="c", text="x", score=1.0)]
     values = answerability.signals(answer)
-    assert values["lead"] == 0.0  # it names Marie Curie only; the second fact states discover and polonium
-    assert values["coverage"] == 1.0
-    assert values["typed"] == 1.0  # Warsaw is a place the question does not name
-    answer.key_facts = [second]
-    assert answerability.signals(answer)["typed"] == 0.0  # no place named
+    assert values["coverage"] == 1.0  # together the facts state discover and polonium
+    assert values["answers"] == 0.0  # Warsaw's sentence states no topic word, the topic's sentence names no place
+    answer.key_facts = [place, both]
+    assert answerability.signals(answer)["answers"] == 1.0
+    answer.question = "What did Marie Curie discover?"  # no kind asked: a fact stating a topic word is enough
+    answer.key_facts = [topic]
+    assert answerability.signals(answer)["answers"] == 1.0
 
 
-def test_typed_reads_a_model_s_cited_passages_not_its_wording() -> None:
+def test_answers_reads_a_model_s_cited_passages_not_its_wording() -> None:
     hit = Hit(id="c", text="Marie Curie studied physics.", score=1.0)
     fact = KeyFact(fact="She worked in Paris.", citations=[Citation(chunk_id="c", span="")])
     answer = Answer(question="Where did Marie Curie work?", mode="local", answered_by="llm")
     answer.key_facts, answer.evidence = [fact], [hit]
-    assert answerability.signals(answer)["typed"] == 0.0  # "Paris" is the model's word, no cited passage's
+    assert answerability.signals(answer)["answers"] == 0.0  # "Paris" is the model's word, no cited passage's
     answer.answered_by = "extractive"
-    assert answerability.signals(answer)["typed"] == 1.0
+    assert answerability.signals(answer)["answers"] == 1.0
 
 
 def test_arms_compare_the_best_passages_of_each_arm_and_focus_where_the_facts_come_from() -> None:

@@ -20,8 +20,8 @@ from retrieval.cli.index import DEMO_DIR
 DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 KINDS = {"single", "cross", "unanswerable"}
 SPLITS = {"dev", "test"}
-#: A held-out part written after the first two (benchmarks/data/README.md): its own split, never mixed into them.
-LATER_SPLITS = {"test2"}
+#: Held-out parts written after the first two (benchmarks/data/README.md): each its own split, never mixed into them.
+LATER_SPLITS = {"test2", "test3"}
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
@@ -89,11 +89,17 @@ def test_questions_have_the_documented_kinds_counts_and_fields(questions: list[d
             assert len(q["episodes"]) >= 2, q["id"]
 
 
-def test_the_later_held_out_part_is_of_the_documented_size_and_kinds(questions: list[dict[str, Any]]) -> None:
-    """test2 is reported on its own and with test: too few unanswerable questions would make its shares noise."""
-    later = Counter(q["kind"] for q in questions if q["split"] == "test2")
-    assert sum(later.values()) >= 25 and later["unanswerable"] >= 10 and later["cross"] >= 2, later
-    assert not any(q.get("dev_only") for q in questions if q["split"] == "test2")
+@pytest.mark.parametrize("split, unanswerable", [("test2", 10), ("test3", 8)])
+def test_the_later_held_out_parts_are_of_the_documented_size_and_kinds(
+    questions: list[dict[str, Any]], split: str, unanswerable: int
+) -> None:
+    """Each later part is reported on its own and with test: too few unanswerable questions would make its shares
+    noise, and one with no single-fact question of some episode would not test that episode."""
+    later = Counter(q["kind"] for q in questions if q["split"] == split)
+    assert sum(later.values()) >= 25 and later["unanswerable"] >= unanswerable and later["cross"] >= 2, later
+    assert not any(q.get("dev_only") for q in questions if q["split"] == split)
+    covered = {q["episodes"][0] for q in questions if q["split"] == split and q["kind"] == "single"}
+    assert covered == set(_episodes()), set(_episodes()) - covered
 
 
 def test_single_fact_questions_cover_every_demo_episode(questions: list[dict[str, Any]]) -> None:

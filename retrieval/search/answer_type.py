@@ -4,8 +4,8 @@ date, "Where ...?" a place, "How many ...?" a number, "Which company ...?" an or
 Why: a sentence can share every word of the question and still not answer it. "Where did Mira Murati finish high
 school?" is near "I went to high school in Albania." and "Mira Murati finished high school in Vancouver." alike by
 its words; only the second names a place. So the key facts prefer a sentence that names a thing of the asked type
-other than the question's own names, and the confidence reads whether the key facts name one at all (a "who"
-question answered by five sentences that name no one else is most likely a near miss).
+other than the question's own names, and the confidence reads whether one key fact both names one and states what
+was asked (a "who" question answered by five sentences that name no one else is most likely a near miss).
 
 The types are spaCy's named-entity labels (the small English model the offline indexer loads); the question's wh-word
 and the noun after "which"/"what" decide the type by a fixed table of English words, not by any corpus' names. A
@@ -94,10 +94,9 @@ def naming_expected(texts: Sequence[str], question: str, kinds: frozenset[str] |
     return [any(label in kinds and name not in asked for name, label in found) for found in _entities(texts)]
 
 
-def typed(texts: Sequence[str], question: str) -> float:
-    """The confidence signal: 1 when the question asks for no type or one of `texts` names a thing of its type,
-    else 0 (a "where" question whose key facts name no place)."""
+def typed(texts: Sequence[str], question: str) -> list[bool]:
+    """For each of `texts`, whether it could be the answer by its kind: True for every text when the question asks
+    for no type, else whether it names a thing of that type (`naming_expected`). The confidence's `answers` signal
+    reads it together with the question's topic words, sentence by sentence."""
     kinds = expected(question)
-    if not kinds:
-        return 1.0
-    return float(any(naming_expected(texts, question, kinds)))
+    return naming_expected(texts, question, kinds) if kinds else [True] * len(texts)
