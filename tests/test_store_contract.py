@@ -10,6 +10,7 @@ import pytest
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, ReadOnlyViolation
 from retrieval.store import GraphStore, open_store
+from retrieval.store.neo4j import HYBRID_POOL
 from tests.backends import Occupant
 from tests.conftest import make_settings
 
@@ -258,6 +259,7 @@ def test_hybrid_arms_complete_the_vector_arm_with_exact_cosines_in_one_read(
     completed = {h.id for h in vector} & {h.id for h in keyword}
     assert completed == {h.id for h in keyword} and all(int(i[1:]) % 10 == 0 for i in completed)
     assert len(vector) - len(completed) == 20  # the index's own hits, then the completed ones
+    assert len(completed) == round(HYBRID_POOL * 20) < N // 10  # Lucene's pool, not every one of its 30 matches
     exact = corpus @ corpus[5]
     for hit in vector:
         assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-3)

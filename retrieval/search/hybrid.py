@@ -106,7 +106,7 @@ def _search(
             shown=_shown(ctx, kind),
         )
     vector_hits, keyword_hits = arms
-    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)))[:k]
+    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)), k)
     if shown:
         props = {h.id: h.props for h in [*keyword_hits, *vector_hits]}
     else:
@@ -227,9 +227,10 @@ def _complete_arms(
 
 
 def _fuse(
-    params: QueryParams, vector_hits: list[StoreHit], keyword_hits: list[StoreHit], n_terms: int
+    params: QueryParams, vector_hits: list[StoreHit], keyword_hits: list[StoreHit], n_terms: int, k: int
 ) -> list[fusion.Fused]:
-    """Ranked ids; `sources` always holds the normalised per-arm scores, whatever fused them."""
+    """The best `k` ids; `sources` always holds the normalised per-arm scores, whatever fused them (set for the
+    kept ones only: a hybrid search fuses about a hundred candidates to keep twenty)."""
     vector = {h.id: fusion.vector_norm(h.score) for h in vector_hits}
     keyword = {h.id: fusion.keyword_norm(h.score, n_terms) for h in keyword_hits}
     if params.search_type == "vector":
@@ -242,6 +243,7 @@ def _fuse(
         fused = fusion.rrf(rankings, params.rrf_k, {"vector": 2 * params.alpha, "fulltext": 2 * (1 - params.alpha)})
     else:
         fused = fusion.linear(vector, keyword, params.alpha)
+    fused = fused[:k]
     for item in fused:
         item.sources = {
             arm: scores[item.id] for arm, scores in (("vector", vector), ("fulltext", keyword)) if item.id in scores

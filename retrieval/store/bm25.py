@@ -51,32 +51,39 @@ def tokens(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class _Profile:
-    """A document's term counts with its stemmed variants folded in, and its length.
+    """A document's term frequencies, stemmed variants folded in, and its length.
 
-    `stems[p]` sums the counts of the words `p` is the stem of (the word itself, or it extended by at most
-    STEM_SLACK characters, `p` at least MIN_STEM long): a term's frequency is then one lookup. Why: scoring a
-    search's few hundred candidates looked each term's extensions up word by word (a bisect and a scan per
-    document and term), the largest part of a hybrid search's Python time on Neo4j; building the sums once per
-    cached document costs a few lookups per word."""
+    `frequency[p]`, for `p` at least MIN_STEM long, sums the counts of the words `p` is the stem of (the word
+    itself, or it extended by at most STEM_SLACK characters); for a shorter `p`, it is the word's own count (a
+    short term gets no variants). The two never share a key (their lengths differ), so a term's frequency is one
+    lookup in one table. Why: scoring a search's hundred-odd candidates is the largest part of a hybrid search's
+    Python on Neo4j; a lookup per term and document is what is left of it, and a profile the cache lost (a search
+    reads more texts than it holds) is built from the token counts with plain dict operations."""
 
-    counts: Mapping[str, int]
-    stems: Mapping[str, int]
+    frequency: Mapping[str, int]
     length: int
 
 
 @lru_cache(maxsize=PROFILE_CACHE)
 def _profile(document: str) -> _Profile:
     """Tokenising dominates scoring; keyed by the text itself, a cached profile can never be stale."""
-    counts = Counter(tokens(document))
-    stems: Counter[str] = Counter()
+    words = tokens(document)
+    counts = Counter(words)
+    frequency: dict[str, int] = {}
+    get = frequency.get
     for word, n in counts.items():
-        for cut in range(min(STEM_SLACK, len(word) - MIN_STEM) + 1):
-            stems[word[: len(word) - cut]] += n
-    return _Profile(counts, stems, sum(counts.values()))
+        size = len(word)
+        if size < MIN_STEM:
+            frequency[word] = n
+            continue
+        for end in range(size, max(MIN_STEM, size - STEM_SLACK) - 1, -1):
+            stem = word[:end]
+            frequency[stem] = get(stem, 0) + n
+    return _Profile(frequency, len(words))
 
 
 def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
-    return _scored(_profile(document), _weights(terms, corpus), corpus)
+    return _scored(_profile(document), _weights(terms, corpus), corpus.mean_length)
 
 
 def _weights(terms: Sequence[str], corpus: Corpus) -> list[tuple[str, float]]:
@@ -88,12 +95,13 @@ def _weights(terms: Sequence[str], corpus: Corpus) -> list[tuple[str, float]]:
     return weights
 
 
-def _scored(profile: _Profile, weights: Sequence[tuple[str, float]], corpus: Corpus) -> float:
+def _scored(profile: _Profile, weights: Sequence[tuple[str, float]], mean_length: float) -> float:
     length = profile.length or 1
-    norm = K1 * (1.0 - B + B * length / max(corpus.mean_length, 1.0))
+    norm = K1 * (1.0 - B + B * length / max(mean_length, 1.0))
+    frequency = profile.frequency
     total = 0.0
     for term, idf in weights:
-        tf = _frequency(profile, term)
+        tf = frequency.get(term, 0)
         if tf:
             total += idf * tf * (K1 + 1.0) / (tf + norm)
     return total
@@ -101,12 +109,7 @@ def _scored(profile: _Profile, weights: Sequence[tuple[str, float]], corpus: Cor
 
 def contains(document: str, term: str) -> bool:
     """Whether BM25 would count `term` in the document (itself or a stemmed variant)."""
-    return _frequency(_profile(document), term) > 0
-
-
-def _frequency(profile: _Profile, term: str) -> int:
-    """The term's count, with its stemmed variants ("computers", "computing" for "comput...") when it is long."""
-    return profile.stems.get(term, 0) if len(term) >= MIN_STEM else profile.counts.get(term, 0)
+    return _profile(document).frequency.get(term, 0) > 0
 
 
 #: Nodes read once per label (until the next write) for the mean length and common terms' frequencies.
@@ -184,12 +187,13 @@ def ranked(
 ) -> list[StoreHit]:
     """Candidate rows (`id`, `props`) as hits scored by BM25 over `fields`, best `k` that match at all."""
     weights = _weights(words, corpus)
-    scored = [
-        StoreHit(
-            str(r["id"]),
-            _scored(_profile(" ".join(str(r["props"].get(f) or "") for f in fields)), weights, corpus),
-            r["props"],
+    scored = []
+    for r in rows:
+        props = r["props"]
+        text = (
+            " ".join(str(props.get(f) or "") for f in fields) if len(fields) != 1 else str(props.get(fields[0]) or "")
         )
-        for r in rows
-    ]
-    return sorted((h for h in scored if h.score > 0), key=lambda hit: -hit.score)[:k]
+        value = _scored(_profile(text), weights, corpus.mean_length)
+        if value > 0:
+            scored.append(StoreHit(str(r["id"]), value, props))
+    return sorted(scored, key=lambda hit: -hit.score)[:k]

@@ -5,11 +5,12 @@ keyword arm, the document counts BM25 needs for new words, the keyword scores of
 exact cosine of keyword-only candidates and the properties of the kept keyword hits each cost one. Here one
 statement returns the vector index's candidates, Lucene's candidate pool and the match counts of the words not
 counted yet. Python then ranks the pool with BM25 exactly as `fulltext_search` does and completes each arm with the
-other's candidates exactly as `retrieval/search/hybrid.py` does. Lucene's pool is as large as the arm BM25 keeps
-(`fetch`): a pool four times larger (240 for 60) changed no R@k on either dev set and cost most of the reply and
-of the Python time (docs/benchmarks.md, "The plain searches"). So BM25 keeps about every pool candidate, and the
-exact cosine the vector arm is completed with (computed by the server: no vector crosses the wire) is computed in
-the statement for the pool candidates the vector arm lacks, not in a second read for the kept ones.
+other's candidates exactly as `retrieval/search/hybrid.py` does. Lucene's pool is smaller than the arm BM25
+keeps (`pool`, half of `fetch`: `neo4j.HYBRID_POOL`): larger pools (up to 240 for 60) changed no R@k on either
+dev set and cost the reply's texts, the server's cosines and the Python's BM25 (docs/benchmarks.md, "The plain
+searches" and "The hybrid search's own time"). So BM25 keeps every pool candidate that matches, and the exact
+cosine the vector arm is completed with (computed by the server: no vector crosses the wire) is computed in the
+statement for the pool candidates the vector arm lacks, not in a second read for the kept ones.
 A vector candidate comes with its id, score, the indexed text (what BM25 reads) and the few properties the caller
 names (what a hit shows), never every property: their other properties (a chunk's claimed relations, an entity's
 source chunks and aliases) cost the server, the wire and the driver more than the rest of the search did. A pool
@@ -35,7 +36,8 @@ class HybridPlan:
     prop: str
     vector_index: str
     fulltext_index: str
-    fetch: int  # hits each arm keeps, and Lucene's candidates BM25 ranks
+    fetch: int  # hits each arm keeps
+    pool: int  # Lucene's candidates BM25 ranks
     vector_fetch: int  # candidates the vector index is asked for (over-fetched when filtered)
     cap: int  # matches counted per new word at most
     new_words: Sequence[str]
@@ -67,7 +69,7 @@ def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str,
         f"RETURN collect([node.id, score{values}]) AS vector }} "
         "CALL { WITH vector WITH [c IN vector | c[0]] AS seen "
         "CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
-        f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT $fetch "
+        f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT $pool "
         f"RETURN collect(CASE WHEN node.id IN seen THEN [node.id] ELSE [node.id, {cosine}{values}] END) AS pool }} "
         "CALL { UNWIND $words AS w CALL { WITH w "
         "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
@@ -84,10 +86,11 @@ def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_para
         "fulltext_index": plan.fulltext_index,
         "vector_fetch": plan.vector_fetch,
         "fetch": plan.fetch,
+        "pool": plan.pool,
         "cap": plan.cap,
         "q": [float(x) for x in vector],
         "lucene": lucene_query(text),
-        "lucene_options": {"limit": plan.fetch} if plan.whole else {},
+        "lucene_options": {"limit": plan.pool} if plan.whole else {},
         "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
     }
 
