@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, sync_playwright
 
 from tests.backends import NEO4J, Occupant
 from tests.conftest import DemoGraph
@@ -106,6 +106,20 @@ def browser(app_url: str) -> Iterator[Browser]:
         chromium.close()
 
 
+def idle(page: Page, timeout_ms: int = 60_000) -> None:
+    """Wait until the page's script run is over. Why: a button clicked while the page reruns (after a row is
+    picked, a setting changed) can be undone by that rerun, and the click is then lost, not delayed."""
+    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=timeout_ms)
+
+
+def clicked(page: Page, button: Locator) -> None:
+    """Click a button that a rerun draws (a picked row's actions) once that rerun is over: it is drawn while the
+    run is still going, and a click then is lost (`idle`)."""
+    button.wait_for(state="visible", timeout=60_000)
+    idle(page)
+    button.click()
+
+
 def ask(page: Page, question: str) -> None:
     """Type a question into Ask's box and send it, as a user would."""
     box = page.get_by_placeholder("Ask the graph")
@@ -133,7 +147,7 @@ class Session:
     def screenshot(self, name: str) -> Path:
         """The page once its script run is over and every element is drawn: widgets still on their way, and charts
         whose code is still loading, show as grey placeholders (skeletons)."""
-        self.page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=60_000)
+        idle(self.page)
         self.page.get_by_test_id("stSkeleton").first.wait_for(state="detached", timeout=60_000)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{name}.png"

@@ -10,7 +10,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import Session, ask
+from tests.e2e.conftest import Session, ask, idle
 from tests.e2e.widgets import choose, click_inside, unfold
 
 pytestmark = pytest.mark.e2e
@@ -26,7 +26,7 @@ def test_label_previews_heatmap_ticks_and_found_passages(backend_session: Sessio
     toggle = panel.get_by_text("Label evidence for tuning").last
     previews = panel.get_by_test_id("stMarkdownContainer").filter(has_text=" — ")
     expect(toggle).to_be_visible(timeout=WAIT_MS)
-    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=WAIT_MS)
+    idle(page)
     unfold(toggle, previews.first)
     # "**document** — …before **the sentence that matched** after…": the cited chunk's sentence names Marley
     expect(previews.first.locator("strong").nth(1)).to_contain_text("Marley")

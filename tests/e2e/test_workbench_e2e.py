@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import Session, browse
+from tests.e2e.conftest import Session, browse, clicked, idle
 from tests.e2e.graph import MEMORY_SCOPE
 from tests.e2e.grid import pick_row, wait_rows
 from tests.e2e.widgets import choose, unfold
@@ -46,11 +46,6 @@ def _tuning(page: Page) -> Locator:
     return slider
 
 
-def _idle(page: Page) -> None:
-    """Wait until the page's run is over: a button clicked while the page reruns is undone by the rerun."""
-    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=WAIT_MS)
-
-
 def test_settings_live_in_the_url_and_can_be_my_defaults(
     browser: Browser, backend_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -72,7 +67,7 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(
             second.page.goto(shared)
             expect(_tuning(second.page)).to_have_value("50", timeout=WAIT_MS)
             expect(second.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
-            _idle(second.page)
+            idle(second.page)
             second.page.get_by_role("button", name="Save as my defaults").click()
             saved = second.page.get_by_text("Saved: new sessions start with these settings.")
             expect(saved).to_be_visible(timeout=WAIT_MS)
@@ -81,7 +76,7 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(
             third.open("Home")
             expect(_tuning(third.page)).to_have_value("50", timeout=WAIT_MS)
             expect(third.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
-            _idle(third.page)
+            idle(third.page)
             third.page.get_by_role("button", name="Forget my defaults").click()
             expect(third.page.get_by_text(re.compile(r"^Forgot your defaults"))).to_be_visible(timeout=WAIT_MS)
 
@@ -102,7 +97,7 @@ def test_tuning_knobs_are_drawn_only_while_their_panel_is_open(session: Session)
     session.open("Home")
     page = session.page
     sidebar = page.get_by_test_id("stSidebar")
-    page.get_by_test_id("stStatusWidgetRunningIcon").wait_for(state="detached", timeout=WAIT_MS)
+    idle(page)
     expect(sidebar.get_by_test_id("stExpander").get_by_text("Tuning", exact=True)).to_be_visible()
     expect(sidebar.get_by_test_id("stSlider")).to_have_count(0)
     top_k = _tuning(page)
@@ -139,7 +134,7 @@ def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_ti
     assert scores == sorted(scores, reverse=True) and 0 < scores[-1] < scores[0] <= 1
 
     pick_row(grid, 0)
-    page.get_by_role("button", name="Invalidate 1").click()
+    clicked(page, page.get_by_role("button", name="Invalidate 1"))
     expect(page.get_by_text("2 most similar valid memories")).to_be_visible(timeout=WAIT_MS)  # search skips it
     box.fill("")
     box.press("Enter")
@@ -153,7 +148,7 @@ def test_memory_search_ranks_by_similarity_undoes_invalidation_and_scales_the_ti
     row = next((i for i, r in enumerate(listed) if len(r) > 2 and "fire very small" in r[1]), None)
     assert row is not None and listed[row][2] == "false", listed
     pick_row(grid, row)
-    page.get_by_role("button", name=re.compile(r"^Restore 1")).click()
+    clicked(page, page.get_by_role("button", name=re.compile(r"^Restore 1")))
     expect(page.get_by_role("button", name=re.compile(r"^Restore"))).to_have_count(0, timeout=WAIT_MS)
     box.fill("How warm is Bob Cratchit's fire?")
     box.press("Enter")
