@@ -137,6 +137,13 @@ class DocumentWords:
         joined = sum(1 for start, end in spans if self._joined(start, end) or self._titled(start))
         return bool(spans) and 2 * joined >= len(spans)
 
+    def always_in_longer_names(self, name: str) -> bool:
+        """Whether every occurrence of a name (as written) is joined to a capitalised word, or follows a title's
+        capitalised word and small words ("Sea of Stars" only ever in "To Sleep in a Sea of Stars"): a piece of a
+        longer name."""
+        spans = self._occurrences(name)
+        return bool(spans) and all(self._joined(start, end) or self._titled(start) for start, end in spans)
+
     def only_sentence_initial(self, word: str) -> bool:
         """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",
         "Stick around."): the capital then says nothing about a name."""
@@ -167,6 +174,12 @@ class DocumentWords:
         if before is None or len(before.group(1)) < 2:
             return False
         return before.group(1).lower() not in STOP_WORDS or not self._opens(window[: before.start(1)])
+
+    def written_alone(self, part: str, whole: str) -> bool:
+        """Whether the document writes `part` (as written) outside the longer name `whole` too: "Mac" of "Windows
+        and Mac" beside "a Mac" elsewhere is a name of its own, "Gamble" of "Procter and Gamble" is not."""
+        inside = len(re.findall(rf"(?<![\w'’\-]){re.escape(part)}(?![\w'’\-])", whole))
+        return len(self._occurrences(part)) > inside * len(self._occurrences(whole))
 
     def counted(self, acronym: str) -> bool:
         """Whether the document writes the acronym's plural ("CPUs", "EVs"): a name of one thing has none."""
@@ -207,7 +220,11 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if surface.isupper() and " " not in surface and words.counted(surface):
         return True  # "CPU" beside "CPUs", "EV" beside "EVs": a thing one counts is a common noun, not a name
     if kind == CONCEPT:
-        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or everyday(key))
+        if surface.isupper():
+            return False
+        if len(tokens) == 1:
+            return len(key) < 4 or everyday(key)
+        return plural(tokens[-1]) and all(everyday(t) for t in tokens)  # "data sets"; not "neural networks"
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
     words_of = surface.split()
@@ -223,6 +240,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True
     if kind == "NORP" and any(c.isdigit() for c in surface):
         return True  # "Category 3": a nationality or group has no number
+    if len(tokens) > 1 and kind != "PERSON" and words.always_in_longer_names(surface):
+        return True  # "Sea of Stars" of "To Sleep in a Sea of Stars": a piece of a longer title
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
         # an everyday word the document also writes in lower case is a common noun there ("tech companies"); word
@@ -255,6 +274,16 @@ def everyday(word: str) -> bool:
     """An everyday English word or the plural of one ("booms"): a capital at a sentence's start is no name, and a
     lone keyphrase "computers" is as generic as "computer"."""
     return _common(word) or (word.endswith("s") and _common(word[:-1]))
+
+
+def plural(word: str) -> bool:
+    """A lower-case noun in the plural ("sets", "companies"): its singular is the more frequent word. A topic of
+    everyday words is named in the singular or as a mass noun ("machine learning"); in the plural they name a
+    kind of thing ("data sets", "tech companies"). Words in -ics name a field ("physics"), not several of one."""
+    if not word.endswith("s") or word.endswith(("ss", "us", "is", "ics")):
+        return False
+    singular = word[:-3] + "y" if word.endswith("ies") else word[:-1]
+    return zipf_frequency(singular, "en") > zipf_frequency(word, "en")
 
 
 def _common(word: str) -> bool:
