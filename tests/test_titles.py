@@ -181,6 +181,32 @@ def test_a_part_of_one_documents_conversation_is_led_by_that_documents_main_pers
     assert "RuneQuest" in titles["youth"] and "Putney School" in titles["youth"], titles
 
 
+def test_a_first_name_alone_does_not_lead_a_part_of_someone_elses_conversation() -> None:
+    """ "Peter" (no surname known) holds a community of Reid's episode: it is Reid's story, "Reid Hoffman: ...";
+    a full name holding the same passages ("Peter Thiel") leads them."""
+    chunks = {
+        **{f"r:{i}": ["reid", "amd"] for i in range(5)},
+        **{f"r:{i}": ["peter", "paypal"] for i in range(5, 9)},
+        "b:1": ["mae", "nasa"],
+        "c:1": ["su", "chips"],
+    }
+    tree = [
+        Community("story", 0, ("peter", "paypal"), ()),
+        Community("reid", 0, ("reid", "amd"), ()),
+        Community("space", 0, ("mae", "nasa"), ()),
+        Community("chips", 0, ("su", "chips"), ()),
+    ]
+    for name, lead in (("Peter", "Reid Hoffman"), ("Peter Thiel", "Peter Thiel")):
+        people = {
+            **ENTITIES,
+            "reid": _entity("reid", "Reid Hoffman", "PERSON", 9),
+            "peter": _entity("peter", name, "PERSON", 4),
+            "paypal": _entity("paypal", "PayPal", "ORG", 4),
+        }
+        titles = community_titles(tree, people, _mentions(chunks))
+        assert titles["story"].startswith(f"{lead}: ") and "PayPal" in titles["story"], titles
+
+
 def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> None:
     """Murray Perahia and Chopin: the passage's topic is Chopin; "assertion" is a word of it, not its subject."""
     people = {**ENTITIES, "mp": _entity("mp", "Murray Perahia", "PERSON"), "chopin": _entity("chopin", "Chopin", "ORG")}

@@ -137,13 +137,6 @@ class DocumentWords:
         joined = sum(1 for start, end in spans if self._joined(start, end) or self._titled(start))
         return bool(spans) and 2 * joined >= len(spans)
 
-    def always_in_longer_names(self, name: str) -> bool:
-        """Whether every occurrence of a name (as written) is joined to a capitalised word, or follows a title's
-        capitalised word and small words ("Sea of Stars" only ever in "To Sleep in a Sea of Stars"): a piece of a
-        longer name."""
-        spans = self._occurrences(name)
-        return bool(spans) and all(self._joined(start, end) or self._titled(start) for start, end in spans)
-
     def only_sentence_initial(self, word: str) -> bool:
         """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",
         "Stick around."): the capital then says nothing about a name."""
@@ -224,7 +217,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
             return False
         if len(tokens) == 1:
             return len(key) < 4 or everyday(key)
-        return plural(tokens[-1]) and all(everyday(t) for t in tokens)  # "data sets"; not "neural networks"
+        # "data sets"; not "neural networks", nor a title in capitals the model took for a topic ("Summer Wars")
+        return surface.islower() and plural(tokens[-1]) and all(everyday(t) for t in tokens)
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
     words_of = surface.split()
@@ -240,8 +234,6 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True
     if kind == "NORP" and any(c.isdigit() for c in surface):
         return True  # "Category 3": a nationality or group has no number
-    if len(tokens) > 1 and kind != "PERSON" and words.always_in_longer_names(surface):
-        return True  # "Sea of Stars" of "To Sleep in a Sea of Stars": a piece of a longer title
     if len(tokens) == 1:
         in_lower_case = lowered[0] not in words.mid_sentence_capitals and lowered[0] in words.lower_case
         # an everyday word the document also writes in lower case is a common noun there ("tech companies"); word
