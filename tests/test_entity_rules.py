@@ -257,3 +257,26 @@ def test_a_common_noun_mostly_inside_a_longer_name_is_a_piece_of_it() -> None:
     assert not junk("Brown", "PERSON", DocumentWords.of(brown, 1))
     rain = "We drove on. In the Valley it rained. The Valley flooded the valley floor."
     assert not junk("Valley", "LOC", DocumentWords.of(rain, 1))
+
+
+def test_two_names_joined_by_and_are_two_names_when_each_is_written_alone() -> None:
+    """ "Windows and Mac" in a text that also writes "Windows" and "a Mac" alone is those two names, not a third;
+    "Procter and Gamble", whose parts are not names of their own there, stays one name."""
+    text = (
+        "I have used Windows and Mac for years. Windows crashed twice. I bought a Mac last year.\n"
+        "She worked at Procter and Gamble for ten years, and Procter and Gamble paid well."
+    )
+    keys = extracted(text)
+    assert "windows-and-mac" not in keys and {"windows", "mac", "procter-and-gamble"} <= set(keys), keys
+    words = DocumentWords.of(text, 1)
+    assert words.written_alone("Mac", "Windows and Mac") and not words.written_alone("Gamble", "Procter and Gamble")
+
+
+def test_a_plural_phrase_of_everyday_words_is_a_kind_of_thing_not_a_topic() -> None:
+    """ "data sets" and "video games" (everyday words, in the plural) name kinds of things; "physics" (a field in
+    -ics), "neural networks" (not everyday words), a singular subject and a capitalised title stay."""
+    words = DocumentWords.of("data sets video games physics neural networks semiconductor", 1)
+    assert junk("data sets", "CONCEPT", words) and junk("video games", "CONCEPT", words)
+    assert not junk("Summer Wars", "CONCEPT", DocumentWords.of("Summer Wars is a film.", 1))
+    kept = ("physics", "neural networks", "semiconductor", "machine learning", "computer science")
+    assert not any(junk(name, "CONCEPT", words) for name in kept)

@@ -153,6 +153,15 @@ def test_a_host_in_every_document_does_not_title_his_hub_its_guest_leads_it() ->
     assert "radio shows" not in titles["hub"], titles
 
 
+#: Reid Hoffman's episode ("r") beside one passage each of two other documents.
+REID_EPISODE = {**{f"r:{i}": ["reid", "amd"] for i in range(5)}, "b:1": ["mae", "nasa"], "c:1": ["su", "chips"]}
+REID_AND_OTHERS = (
+    Community("reid", 0, ("reid", "amd"), ()),
+    Community("space", 0, ("mae", "nasa"), ()),
+    Community("chips", 0, ("su", "chips"), ()),
+)
+
+
 def test_a_part_of_one_documents_conversation_is_led_by_that_documents_main_person() -> None:
     """No member leads the youth community, but its passages are all from Reid's episode: "Reid Hoffman: ..."."""
     people = {
@@ -161,24 +170,27 @@ def test_a_part_of_one_documents_conversation_is_led_by_that_documents_main_pers
         "rq": _entity("rq", "RuneQuest", "ORG", 3),
         "putney": _entity("putney", "Putney School", "ORG", 3),
     }
-    chunks = {
-        **{f"r:{i}": ["reid", "amd"] for i in range(5)},
-        "r:6": ["rq", "putney"],
-        "r:7": ["rq", "putney"],
-        "r:8": ["rq"],
-        "r:9": ["putney"],
-        "b:1": ["mae", "nasa"],
-        "c:1": ["su", "chips"],
-    }
-    tree = [
-        Community("youth", 0, ("rq", "putney"), ()),
-        Community("reid", 0, ("reid", "amd"), ()),
-        Community("space", 0, ("mae", "nasa"), ()),
-        Community("chips", 0, ("su", "chips"), ()),
-    ]
+    chunks = {**REID_EPISODE, "r:6": ["rq", "putney"], "r:7": ["rq", "putney"], "r:8": ["rq"], "r:9": ["putney"]}
+    tree = [Community("youth", 0, ("rq", "putney"), ()), *REID_AND_OTHERS]
     titles = community_titles(tree, people, _mentions(chunks))
     assert titles["youth"].startswith("Reid Hoffman: "), titles
     assert "RuneQuest" in titles["youth"] and "Putney School" in titles["youth"], titles
+
+
+def test_a_first_name_alone_does_not_lead_a_part_of_someone_elses_conversation() -> None:
+    """ "Peter" (no surname known) holds a community of Reid's episode: it is Reid's story, "Reid Hoffman: ...";
+    a full name holding the same passages ("Peter Thiel") leads them."""
+    chunks = {**REID_EPISODE, **{f"r:{i}": ["peter", "paypal"] for i in range(5, 9)}}
+    tree = [Community("story", 0, ("peter", "paypal"), ()), *REID_AND_OTHERS]
+    for name, lead in (("Peter", "Reid Hoffman"), ("Peter Thiel", "Peter Thiel")):
+        people = {
+            **ENTITIES,
+            "reid": _entity("reid", "Reid Hoffman", "PERSON", 9),
+            "peter": _entity("peter", name, "PERSON", 4),
+            "paypal": _entity("paypal", "PayPal", "ORG", 4),
+        }
+        titles = community_titles(tree, people, _mentions(chunks))
+        assert titles["story"].startswith(f"{lead}: ") and "PayPal" in titles["story"], titles
 
 
 def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> None:

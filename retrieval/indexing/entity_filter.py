@@ -168,6 +168,12 @@ class DocumentWords:
             return False
         return before.group(1).lower() not in STOP_WORDS or not self._opens(window[: before.start(1)])
 
+    def written_alone(self, part: str, whole: str) -> bool:
+        """Whether the document writes `part` (as written) outside the longer name `whole` too: "Mac" of "Windows
+        and Mac" beside "a Mac" elsewhere is a name of its own, "Gamble" of "Procter and Gamble" is not."""
+        inside = len(re.findall(rf"(?<![\w'’\-]){re.escape(part)}(?![\w'’\-])", whole))
+        return len(self._occurrences(part)) > inside * len(self._occurrences(whole))
+
     def counted(self, acronym: str) -> bool:
         """Whether the document writes the acronym's plural ("CPUs", "EVs"): a name of one thing has none."""
         return bool(self._occurrences(acronym + "s"))
@@ -207,7 +213,12 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if surface.isupper() and " " not in surface and words.counted(surface):
         return True  # "CPU" beside "CPUs", "EV" beside "EVs": a thing one counts is a common noun, not a name
     if kind == CONCEPT:
-        return len(tokens) == 1 and not surface.isupper() and (len(key) < 4 or everyday(key))
+        if surface.isupper():
+            return False
+        if len(tokens) == 1:
+            return len(key) < 4 or everyday(key)
+        # "data sets"; not "neural networks", nor a title in capitals the model took for a topic ("Summer Wars")
+        return surface.islower() and plural(tokens[-1]) and all(everyday(t) for t in tokens)
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
     words_of = surface.split()
@@ -255,6 +266,16 @@ def everyday(word: str) -> bool:
     """An everyday English word or the plural of one ("booms"): a capital at a sentence's start is no name, and a
     lone keyphrase "computers" is as generic as "computer"."""
     return _common(word) or (word.endswith("s") and _common(word[:-1]))
+
+
+def plural(word: str) -> bool:
+    """A lower-case noun in the plural ("sets", "companies"): its singular is the more frequent word. A topic of
+    everyday words is named in the singular or as a mass noun ("machine learning"); in the plural they name a
+    kind of thing ("data sets", "tech companies"). Words in -ics name a field ("physics"), not several of one."""
+    if not word.endswith("s") or word.endswith(("ss", "us", "is", "ics")):
+        return False
+    singular = word[:-3] + "y" if word.endswith("ies") else word[:-1]
+    return zipf_frequency(singular, "en") > zipf_frequency(word, "en")
 
 
 def _common(word: str) -> bool:

@@ -14,6 +14,8 @@ import itertools
 from collections import Counter, defaultdict
 from typing import Any
 
+from spacy.tokens import Span
+
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
@@ -31,6 +33,10 @@ _LEADING = ("the ", "a ", "an ", "this ", "that ", "these ", "those ", "my ", "o
 MAX_PAIRED_PER_CHUNK = 12
 MAX_EVIDENCE_CHARS = 400
 SPACY_BATCH = 32
+#: Words that join two names in one span ("Windows and Mac").
+_JOINS = frozenset({"and", "&"})
+#: Types whose names join words with "and" as one name: places, works, laws and events.
+_WHOLE_COORDINATIONS = frozenset({"GPE", "LOC", "FAC", "WORK_OF_ART", "LAW", "EVENT"})
 #: A speaker label outweighs any tag the model gives the name: it says outright the name is a person's.
 LABEL_TYPE_WEIGHT = 5
 
@@ -115,7 +121,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
                 surfaces[key][name] += 1
                 person[key] += 1
-        for ent in doc.ents:
+        for ent in (name for span in doc.ents for name in _names(span, words)):
             surface = _clean(ent.text)
             key = slug(surface)
             if "\n" in ent.text.strip() or _inside(ent.start_char, markup):
@@ -170,6 +176,23 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     named = {key: (surfaces[key].most_common(1)[0][0] if surfaces[key] else key) for key in types if key not in dropped}
     aliases = alias_map(named, types)
     return [_chunk_result(found, types, aliases, dropped) for found in raw]
+
+
+def _names(ent: Any, words: DocumentWords) -> list[Any]:
+    """The names a model's entity span holds: itself, or the two names it joins with "and" when the document
+    also writes each of them alone ("Windows and Mac", "Windows and Office"). Why: the small model runs two
+    names into one; a name that is a coordination of two is two names. A name whose parts are not names of
+    their own ("Procter and Gamble", "Bill and Melinda Gates Foundation") stays whole, and so do places and
+    works, whose names join words ("Trinidad and Tobago", "Pride and Prejudice")."""
+    joins = [t.i for t in ent if t.lower_ in _JOINS and ent.start < t.i < ent.end - 1]
+    if len(joins) != 1 or ent.label_ in _WHOLE_COORDINATIONS:
+        return [ent]
+    cut = joins[0]
+    parts = [Span(ent.doc, ent.start, cut, label=ent.label_), Span(ent.doc, cut + 1, ent.end, label=ent.label_)]
+    whole = _clean(ent.text)
+    if all(_clean(p.text)[:1].isupper() and words.written_alone(_clean(p.text), whole) for p in parts):
+        return parts
+    return [ent]
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:

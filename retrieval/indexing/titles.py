@@ -19,6 +19,8 @@ LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads
 such member whose passages come mostly (DOCUMENT_SHARE) from one document of a collection is a part of that
 document's conversation ("Reid Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his
 episode): it is led by the document's main person, the one (not everywhere) mentioned in the most of its chunks.
+That person also leads in place of a member known by a first name only ("Peter" of a story Reid Hoffman tells in
+his episode): a first name alone is someone met in the conversation, not whose conversation it is.
 A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
 level but talks in every conversation: the passages that mention them are not what their community is about,
 so they count only when the community has no other passages (the host's hub is then titled by its guest's
@@ -344,8 +346,17 @@ def _lead(
         (m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), entities[m].title)
     )
     found = len(chunks_of.get(people[0], ())) if people else 0
+    teller = _teller(chunks, main_person)
     if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks):
-        return entities[people[0]].title
+        lead = entities[people[0]].title
+        # a first name alone ("Peter") is someone met in a conversation: the conversation's own person leads
+        return teller if teller and " " not in lead and " " in teller else lead
+    return teller
+
+
+def _teller(chunks: set[str], main_person: Mapping[str, str]) -> str:
+    """The main person of the document most of a community's passages come from ("" when they are few or come
+    from several documents): whose conversation the community is part of."""
     if len(chunks) <= FEW_PASSAGES:
         return ""
     document, n = Counter(_document(c) for c in chunks).most_common(1)[0]
