@@ -20,7 +20,7 @@ import pytest
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder
-from retrieval.errors import IndexMissing
+from retrieval.errors import IndexMissing, QueryError
 from retrieval.service.app import create_app
 from retrieval.store import GraphStore, open_store
 from retrieval.store.falkordb import FalkorDBStore
@@ -70,7 +70,7 @@ def test_a_dropped_index_names_what_is_missing_and_the_command(
             else f"DROP VECTOR INDEX FOR (n:{s.chunk_label}) ON (n.{s.embedding_property})"
         )
         other_client.query(drop)
-        _until_the_index_refuses(graph, embedder.embed_query(SEARCH["query"]))
+        _until_the_index_refuses(other_client, embedder.embed_query(SEARCH["query"]))
         searched = client.post("/v1/retrieval/search", json=SEARCH)
     assert searched.status_code == 500, searched.text
     body = searched.json()
@@ -78,18 +78,25 @@ def test_a_dropped_index_names_what_is_missing_and_the_command(
     assert s.chunk_vector_index in body["detail"] and "python -m retrieval index" in body["detail"], body
 
 
-def _until_the_index_refuses(graph: GraphStore, vector: list[float], timeout_s: float = 10.0) -> None:
-    """Wait until the service's own connection is refused by the dropped index.
+def _until_the_index_refuses(other: GraphStore, vector: list[float], timeout_s: float = 10.0) -> None:
+    """Wait until the database refuses a search of the dropped index (asked on the other connection, so the
+    service's store keeps the index it cached: its search is what meets the drop).
 
     Why: in one CI run FalkorDB answered the service's search from the dropped index after the other
     connection's DROP had replied (not reproduced in 40 tries under load); Neo4j refuses at once.
-    What the test checks is the service's message once the database says the index is gone.
     """
+    s = other.settings
+    probe = (
+        "CALL db.index.vector.queryNodes($index, 1, $q) YIELD node RETURN node.id AS id"
+        if other.backend == "neo4j"
+        else "CALL db.idx.vector.queryNodes($label, $prop, 1, vecf32($q)) YIELD node RETURN node.id AS id"
+    )
+    params = {"index": s.chunk_vector_index, "label": s.chunk_label, "prop": s.embedding_property, "q": vector}
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            graph.vector_search(graph.settings.chunk_label, vector, 1)
-        except IndexMissing:
+            other.read(probe, params)
+        except (IndexMissing, QueryError):
             return
         assert time.monotonic() < deadline, "the dropped index still answered searches"
         time.sleep(0.05)

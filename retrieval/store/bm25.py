@@ -190,10 +190,7 @@ def ranked(
     scored = []
     for r in rows:
         props = r["props"]
-        text = (
-            " ".join(str(props.get(f) or "") for f in fields) if len(fields) != 1 else str(props.get(fields[0]) or "")
-        )
-        value = _scored(_profile(text), weights, corpus.mean_length)
+        value = _scored(_profile(" ".join(str(props.get(f) or "") for f in fields)), weights, corpus.mean_length)
         if value > 0:
             scored.append(StoreHit(str(r["id"]), value, props))
     return sorted(scored, key=lambda hit: -hit.score)[:k]
