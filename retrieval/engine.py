@@ -24,7 +24,7 @@ from retrieval.errors import (
     StoreUnavailable,
 )
 from retrieval.indexing.documents import DocumentInfo, list_documents
-from retrieval.judge.answerability import asked_about, decide
+from retrieval.judge.answerability import asked_about, decide, local_meanings
 from retrieval.judge.confidence import assess, match_citations
 from retrieval.llm.client import ChatModel, Message, make_chat_model
 from retrieval.models import Answer, AnsweredBy, Mode, QueryParams
@@ -60,6 +60,7 @@ class Engine:
         if embedder is None:
             tell("Loading the embedder")
         self.embedder = embedder or make_embedder(settings)
+        self.meanings = local_meanings(settings)
         self.llm = llm if llm is not None else make_chat_model(settings)
         self.bus = ProgressBus(settings, default_url=self.store.pubsub_url)
         tell("Checking the graph")
@@ -229,7 +230,8 @@ class Engine:
         texts.update({chunk_id: hit.text for chunk_id, hit in explore.chunks(ctx, missing).items()})
         match_citations(answer, texts)
         answer.confidence = assess(answer)
-        decide(answer, None if answer.no_data_found else _holding(ctx, asked_about(answer.question)))
+        held = None if answer.no_data_found else _holding(ctx, asked_about(answer.question))
+        decide(answer, held, self.meanings)
 
     def close(self) -> None:
         self.bus.close()

@@ -12,7 +12,7 @@ import pytest
 
 from retrieval import engine as engine_module
 from retrieval.context import Context
-from retrieval.embed import make_embedder
+from retrieval.embed import Embedder, make_embedder
 from retrieval.engine import Engine
 from retrieval.judge import answerability
 from retrieval.llm.client import ChatModel
@@ -149,6 +149,19 @@ def test_answers_needs_one_fact_stating_what_was_asked_and_naming_the_kind_asked
     answer.question = "What did Marie Curie discover?"  # no kind asked: a fact stating a topic word is enough
     answer.key_facts = [topic]
     assert answerability.signals(answer)["answers"] == 1.0
+
+
+def test_answers_counts_a_topic_word_a_fact_states_by_meaning(embedder: Embedder) -> None:
+    """ "My dad was a mathematician" answers "What was her father's profession?" with no word of it by spelling."""
+    fact = KeyFact(fact="My dad was a mathematician.", citations=[Citation(chunk_id="c", span="")])
+    answer = Answer(question="What was Marie Curie's father's profession?", mode="local", answered_by="extractive")
+    answer.key_facts, answer.evidence = [fact], [Hit(id="c", text="x", score=1.0)]
+    meanings = answerability.Meanings(embedder)
+    assert answerability.signals(answer)["answers"] == 0.0  # by spelling alone
+    assert answerability.signals(answer, meanings=meanings)["answers"] == 1.0
+    assert meanings.stated(["father", "profession"], "My dad was a mathematician.") == {"father"}
+    assert meanings.stated(["tennis"], "I play golf on weekends.") == set()  # another sport, not the one asked
+    assert meanings.stated(["linux"], "We shipped it on Windows first.") == set()
 
 
 def test_answers_reads_a_model_s_cited_passages_not_its_wording() -> None:
