@@ -163,12 +163,16 @@ class Meanings:
         return {t for t, row in zip(terms, near, strict=True) if row.max() >= SAME_MEANING}
 
     def _vectors_of(self, words: list[str]) -> np.ndarray:
-        missing = [w for w in dict.fromkeys(words) if w not in self._vectors]
+        """The words' vectors, read into a local mapping first: the service's threads share one `Meanings`, and
+        another thread may empty the shared one between a word's check and its read."""
+        found = {w: v for w in dict.fromkeys(words) if (v := self._vectors.get(w)) is not None}
+        missing = [w for w in dict.fromkeys(words) if w not in found]
         if missing:
+            found.update(zip(missing, self._embedder.embed(missing), strict=True))
             if len(self._vectors) + len(missing) > MEANINGS_KEPT:
                 self._vectors.clear()
-            self._vectors.update(zip(missing, self._embedder.embed(missing), strict=True))
-        return np.stack([self._vectors[w] for w in words])
+            self._vectors.update({w: found[w] for w in missing})
+        return np.stack([found[w] for w in words])
 
 
 def local_meanings(settings: Settings) -> Meanings:
