@@ -280,3 +280,36 @@ def test_a_plural_phrase_of_everyday_words_is_a_kind_of_thing_not_a_topic() -> N
     assert not junk("Summer Wars", "CONCEPT", DocumentWords.of("Summer Wars is a film.", 1))
     kept = ("physics", "neural networks", "semiconductor", "machine learning", "computer science")
     assert not any(junk(name, "CONCEPT", words) for name in kept)
+
+
+def test_the_name_a_kind_of_thing_is_called_is_no_person() -> None:
+    """ "a product called Worlds Away", "a band named X": the name given to a kind of thing is thing evidence; "a
+    son named Jacob" and "a friend called Jessica" are not."""
+    doc = nlp()("He built a product called Worlds Away, and later a son named Jacob met a friend called Jessica.")
+    thing = {n: entity_types.evidence(_span(doc, n)).thing for n in ("Worlds Away", "Jacob", "Jessica")}
+    assert thing == {"Worlds Away": True, "Jacob": False, "Jessica": False}, thing
+
+
+def test_a_word_only_ever_inside_a_title_is_a_piece_of_it() -> None:
+    """ "Crib" and "Portrait" only ever in "Scientists in a Crib" and "Portrait of an Artist" are words of those
+    titles; a name also written alone stays, and so do an acronym ("ACPS in the Raffles"), a place after "on"
+    ("opened on Broadway at the Coronet"), a people ("in the Italian region") and a common word after a
+    sentence's opening "Born in" ("Born in Nice, she ..."), which is no title."""
+    crib = "A book called Scientists in a Crib. She said Scientists in the Crib was fun. I read Portrait of an Artist."
+    words = DocumentWords.of(crib, 1)
+    assert junk("Crib", "ORG", words) and junk("Portrait", "ORG", words)
+    assert not junk("Crib", "ORG", DocumentWords.of(crib + " The Crib sold well.", 1))
+    other = "I went to ACPS in the Raffles. It opened on Broadway at the Coronet, in the Province of the Italian north."
+    kept = DocumentWords.of(other, 1)
+    assert not junk("ACPS", "ORG", kept) and not junk("Broadway", "ORG", kept)
+    assert not junk("Italian", "NORP", kept) and junk("Italian", "ORG", kept)  # the type is what keeps it
+    assert not junk("Nice", "GPE", DocumentWords.of("Born in Nice, she had a nice life.", 1))
+
+
+def test_a_first_name_alone_that_someone_moves_to_is_a_place() -> None:
+    """ "moved to Austin": a destination after a verb of going is where something is, so a one-word given name
+    with no person evidence there is not a person; "talked to Jessica" says nothing of a place."""
+    doc = nlp()("By then I had moved to Austin, and I talked to Jessica every week.")
+    assert entity_types.evidence(_span(doc, "Austin")).where and not entity_types.evidence(_span(doc, "Jessica")).where
+    assert entity_types.checked("Austin", Counter({"PERSON": 1}), 0, 0, placed=1) != "PERSON"
+    assert entity_types.checked("Jessica", Counter({"PERSON": 1}), 0, 0) == "PERSON"

@@ -62,6 +62,8 @@ _JOB_NOUNS = frozenset(
 _NAME_NUMERALS = frozenset({"I", "V", "X"})
 #: Stop words that are also first names ("Will Smith", "May Jemison"): a PERSON may start with them.
 _NAME_STOP_WORDS = frozenset({"will", "may"})
+#: Types whose names stand after "in the" as a matter of course ("in the Italian region", "in the Bronx").
+_ADJECTIVE_OR_PLACE = frozenset({"NORP", "GPE", "LOC", "FAC"})
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
 #: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
@@ -83,6 +85,11 @@ _CAPITAL_AFTER = re.compile(r"^ ([A-Z][\w'’\-]*)")
 #: A capitalised word, then the small words of a title, just before a name: "Behind the" of "Behind the Tech",
 #: "Scientists in the" of "Scientists in the Crib".
 _TITLE_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for|with|behind|and)?(?: ?(?:the|a|an))? $")
+#: A title's capitalised word, a preposition and an article just before a name, or a preposition, "a" and a
+#: capitalised word just after it: "Scientists in a" before "Crib", "in a Crib" after "Scientists" ("the" after
+#: is a sentence's place too: "opened on Broadway at the Coronet Theatre").
+_TITLE_WORD_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for) (?:the|a|an) $")
+_TITLE_WORDS_AFTER = re.compile(r"^ (?:of|in|on|at|for) an? [A-Z]")
 #: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
 _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
 #: A full stop that ends an abbreviation, not a sentence: an initial or a title ("J. Smith", "Mr. Ed").
@@ -159,14 +166,26 @@ class DocumentWords:
         after = _CAPITAL_AFTER.search(self.text[end : end + 30])
         return any(m is not None and m.group(1).lower() not in STOP_WORDS for m in (before, after))
 
-    def _titled(self, start: int) -> bool:
-        """A title's capitalised word and small words just before `start`; a function word that opens a sentence
-        is no title's ("In the Valley" is a sentence; "Welcome to Behind the Tech" names a show)."""
+    def _titled(self, start: int, pattern: re.Pattern[str] = _TITLE_BEFORE) -> bool:
+        """A title's capitalised word and small words (`pattern`) just before `start`; a word that opens a sentence
+        is no title's: "In the Valley" and "Born in Paris" are sentences, "Welcome to Behind the Tech" names a
+        show."""
         window = self.text[max(0, start - 40) : start]
-        before = _TITLE_BEFORE.search(window)
-        if before is None or len(before.group(1)) < 2:
-            return False
-        return before.group(1).lower() not in STOP_WORDS or not self._opens(window[: before.start(1)])
+        before = pattern.search(window)
+        return before is not None and len(before.group(1)) > 1 and not self._opens(window[: before.start(1)])
+
+    def title_piece(self, word: str) -> bool:
+        """Whether every occurrence of a one-word name is one word of a longer title joined by a preposition and an
+        article: "Crib" and "Scientists" only ever in "Scientists in a Crib". An acronym is no title's word ("ACPS
+        in the Raffles", "the envoy of the UN")."""
+        return (
+            not word.isupper()
+            and bool(self._occurrences(word))
+            and all(
+                _TITLE_WORDS_AFTER.match(self.text[end : end + 30]) or self._titled(start, _TITLE_WORD_BEFORE)
+                for start, end in self._occurrences(word)
+            )
+        )
 
     def written_alone(self, part: str, whole: str) -> bool:
         """Whether the document writes `part` (as written) outside the longer name `whole` too: "Mac" of "Windows
@@ -246,6 +265,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
             or words.inside_longer_names(surface)
             or (kind != "PERSON" and common_noun and words.mostly_in_longer_names(surface))
             or (kind != "NORP" and words.hyphen_part(surface))  # "Canadian-born" still names a nationality
+            or (kind not in _ADJECTIVE_OR_PLACE and words.title_piece(surface))  # "Crib" of "Scientists in a Crib"
         )
     return False
 

@@ -23,8 +23,11 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
 - a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK");
 - a name in a list of people ("Teller and Dirac and Fermi", two other members or more typed PERSON, more
   persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb;
-- a mention that speaks of a thing ("Loopt made its exit", "X, which ...", "X was an interesting company") is
-  *thing evidence*: a PERSON whose mentions have more of it than of person evidence is not a person.
+- a mention that speaks of a thing ("Loopt made its exit", "X, which ...", "X was an interesting company", "a
+  product called X") is *thing evidence*: a PERSON whose mentions have
+  more of it than of person evidence is not a person;
+- "to" after a verb of going ("moved to Austin") is a preposition of place, and a one-word given name seen there
+  with no person evidence is not a person.
 """
 
 from __future__ import annotations
@@ -53,6 +56,11 @@ _SPEECH_BEFORE = frozenset({"said", "says", "asked", "asks", "replied", "answere
 _LOCATIVE = frozenset({"in", "at", "from", "into", "to", "near", "across", "around", "outside", "inside"})
 #: Prepositions before where something is, and seldom before a person ("to" and "from" are: "talked to X").
 _WHERE = frozenset({"in", "at", "into", "inside", "near", "outside"})
+#: Verbs of going somewhere: "to" after one is a destination ("moved to Austin"), not a person talked to.
+_MOTION = frozenset(
+    {"moved", "move", "moving", "went", "go", "going", "goes", "flew", "fly", "drove", "drive", "travelled",
+     "traveled", "relocated", "returned", "emigrated", "immigrated", "headed"}
+)  # fmt: skip
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
 _ADDRESS = frozenset({"thank", "thanks", "hi", "hey", "hello", "welcome", "dear", "congratulations"})
 #: Role nouns just before a name ("my colleague Christina", "professor Ng") or after its comma.
@@ -114,9 +122,20 @@ def evidence(ent: Any) -> Evidence:
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
     the = bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
     possessive = ent.text.endswith(("'s", "’s")) or bool(after and after[0] in _POSSESSIVE)
-    where = bool(before and before[-1] in _WHERE and not possessive)
+    destination = len(before) > 1 and before[-1] == "to" and before[-2] in _MOTION
+    where = bool(before and (before[-1] in _WHERE or destination) and not possessive)
     person = strong or spoken or apposed
-    return Evidence(person, strong, the, where, not person and _speaks_of_a_thing(ent, after))
+    return Evidence(person, strong, the, where, not person and (_speaks_of_a_thing(ent, after) or _called(before)))
+
+
+def _called(before: list[str]) -> bool:
+    """ "a product called Worlds Away", "a book titled X": the name is the one a kind of thing is given."""
+    return len(before) > 1 and before[-1] in ("called", "named", "titled") and _thing_noun(before[-2])
+
+
+def _thing_noun(word: str) -> bool:
+    """A noun of a kind of thing, singular or plural ("book", "books")."""
+    return word in _THING_NOUNS or word.removesuffix("s") in _THING_NOUNS
 
 
 def _apposed_possessive(after: list[str]) -> bool:
@@ -185,7 +204,8 @@ def checked(
         if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
         a_thing = thing > person_evidence and not strong  # "Loopt made its exit"
-        if a_thing or (" " not in word and not person_evidence and (the_before or not given_name(word))):
+        lone = " " not in word and not person_evidence
+        if a_thing or (lone and (the_before or placed or not given_name(word))):  # "moved to Austin"
             others = {k: n for k, n in named.items() if k != "PERSON"}
             return max(others.items(), key=lambda item: (item[1], item[0]))[0] if others else CONCEPT
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
