@@ -235,3 +235,36 @@ def test_places_come_after_the_topics_a_community_talks_about() -> None:
     titles = community_titles(tree, entities, _mentions(chunks))
     assert titles["sky"] == "telescopes & Bronx", titles  # Bronx still named, after the topic
     assert set(titles["trip"].replace(" &", ",").split(", ")) == {"North Carolina", "Charlotte"}, titles
+
+
+def test_a_mix_of_two_conversations_is_led_by_both_and_titled_by_the_topic_they_share() -> None:
+    """Andrew's episode ("n") and Daphne's ("k") fell into one community: neither holds 60% of its passages, so
+    it is led by both and its first topic is the one both talk about ("machine learning"), not the loudest
+    one's ("Google Brain", tied on chunks); a member both conversations talk about still leads alone."""
+    chunks = {
+        **{f"n:{i}": ["andrew", "brain"] for i in range(4)},
+        **{f"n:{i}": ["andrew", "ml"] for i in (4, 5)},
+        **{f"k:{i}": ["daphne", "bio"] for i in range(3)},
+        **{f"k:{i}": ["daphne", "ml"] for i in (3, 4)},
+        "b:1": ["mae", "nasa"],
+        "b:2": ["mae", "shuttle"],
+        "b:3": ["nasa", "shuttle"],
+        **{f"{d}:1": ["memes"] for d in "cdef"},  # enough documents that two of them are not "everywhere"
+    }
+    people = {
+        **ENTITIES,
+        "andrew": _entity("andrew", "Andrew Ng", "PERSON", 6),
+        "daphne": _entity("daphne", "Daphne Koller", "PERSON", 5),
+        "charles": _entity("charles", "Charles Simonyi", "PERSON", 8),
+        "brain": _entity("brain", "Google Brain", "ORG", 4),
+        "bio": _entity("bio", "biology"),
+        "ml": _entity("ml", "machine learning"),
+    }
+    members = ("andrew", "daphne", "brain", "bio", "ml")
+    tree = [Community("mix", 0, members, ()), Community("space", 0, ("mae", "nasa", "shuttle"), ())]
+    titles = community_titles(tree, people, _mentions(chunks))
+    assert titles["mix"].startswith("Andrew Ng & Daphne Koller: machine learning, "), titles
+    talked_about = {**chunks, **{c: [*chunks[c], "charles"] for c in ("n:0", "n:1", "n:2", "n:3", "k:0", "k:1", "k:2")}}
+    tree = [Community("mix", 0, (*members, "charles"), ()), tree[1]]
+    titles = community_titles(tree, people, _mentions(talked_about))
+    assert titles["mix"].startswith("Charles Simonyi: "), titles

@@ -19,6 +19,13 @@ LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads
 such member whose passages come mostly (DOCUMENT_SHARE) from one document of a collection is a part of that
 document's conversation ("Reid Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his
 episode): it is led by the document's main person, the one (not everywhere) mentioned in the most of its chunks.
+A community whose passages no document holds DOCUMENT_SHARE of, but two documents or more hold PART_SHARE each,
+is a mix of conversations (Leiden joins two guests' talks on machine learning at the higher levels): naming it
+after the member mentioned most ("Andrew Ng: machine learning, Google Brain & biology", half of it Daphne
+Koller's) tells an analyst only one of its parts. It is led by its parts' main people ("Andrew Ng & Daphne
+Koller: ..."), unless its leading member is none of them (someone both conversations talk about), and a topic
+scores once per part that mentions it, so the title names what the conversations share before what the larger
+one says most.
 That person also leads in place of a member known by a first name only ("Peter" of a story Reid Hoffman tells in
 his episode): a first name alone is someone met in the conversation, not whose conversation it is.
 A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
@@ -66,6 +73,11 @@ LEAD_MIN_CHUNKS = 3
 DOCUMENT_SHARE = 0.6
 #: ...in a collection of at least this many documents (in one novel every passage is the same document's).
 MIN_DOCUMENTS = 3
+#: A community with no such document is a mix of conversations: each document with at least this share of its
+#: passages is a part, and a mix of two parts or more is led by the parts' main people ("Andrew Ng & Daphne
+#: Koller: machine learning, ..."), at most MAX_PARTS of them, and titled by the topics its parts share.
+PART_SHARE = 0.2
+MAX_PARTS = 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
 #: A topic of several words is worth more than one word: "machine learning" over "learning".
@@ -157,6 +169,7 @@ def community_titles(
         by_level[community.level].append(community)
     passages = {c.id: _passages(c.members, chunks_of, everywhere) for c in tree}
     counts = {c.id: _counts(passages[c.id], topics_in) for c in tree}
+    parts = {c.id: _parts(passages[c.id]) if len(documents) >= MIN_DOCUMENTS else [] for c in tree}
     few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
     chunk_count = max(1, len(texts or {}), len({c for chunks in chunks_of.values() for c in chunks}))
     phrases = _passage_phrases(few, passages, entities, texts or {})
@@ -179,7 +192,8 @@ def community_titles(
                 best = phrases[community.id][ranked[0]]
                 ranked = [p for p in ranked[:PASSAGE_PHRASES] if phrases[community.id][p] >= PHRASE_SHARE * best]
             else:
-                ranked = _ranked(counts[community.id], totals, average, topics)
+                spread = _spread(passages[community.id], parts[community.id], topics_in)
+                ranked = _ranked(counts[community.id], totals, average, topics, spread)
             lead = _lead(
                 community,
                 passages[community.id],
@@ -188,6 +202,11 @@ def community_titles(
                 entities=entities,
                 main_person=main_person,
             )
+            tellers = [p for p in dict.fromkeys(main_person.get(d, "") for d in parts[community.id]) if p]
+            if len(tellers) > 1 and (not lead or lead in tellers):
+                # a mix of conversations: whose they are, not the loudest one's (a member the conversations
+                # talk about, "Charles Simonyi" in two of them, still leads)
+                lead = _format(tellers[:MAX_PARTS])
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
@@ -207,6 +226,29 @@ def _counts(chunks: Iterable[str], topics_in: Mapping[str, set[str]]) -> Counter
     for chunk in chunks:
         count.update(topics_in.get(chunk, ()))
     return count
+
+
+def _parts(chunks: set[str]) -> list[str]:
+    """The documents a mix of conversations is made of (see PART_SHARE), most passages first; none when one
+    document holds DOCUMENT_SHARE of the passages (one conversation) or the passages are few."""
+    if len(chunks) <= FEW_PASSAGES:
+        return []
+    ranked = Counter(_document(c) for c in chunks).most_common()
+    if ranked[0][1] >= DOCUMENT_SHARE * len(chunks):
+        return []
+    found = [document for document, n in ranked if n >= max(LEAD_MIN_CHUNKS, PART_SHARE * len(chunks))]
+    return found if len(found) > 1 else []
+
+
+def _spread(chunks: set[str], parts: Sequence[str], topics_in: Mapping[str, set[str]]) -> Counter[str]:
+    """How many of a mix's parts mention each topic (empty for one conversation): the theme of a mix is what
+    its conversations share, not what the largest one says most."""
+    where: dict[str, set[str]] = defaultdict(set)
+    for chunk in chunks:
+        if _document(chunk) in parts:
+            for key in topics_in.get(chunk, ()):
+                where[key].add(_document(chunk))
+    return Counter({key: len(documents) for key, documents in where.items()})
 
 
 def _passage_phrases(
@@ -304,12 +346,19 @@ def _key_phrase(span: Any) -> str:
     return "".join(t.text_with_ws for t in tokens).strip()
 
 
-def _ranked(count: Counter[str], totals: Counter[str], average: float, topics: Mapping[str, Topic]) -> list[str]:
+def _ranked(
+    count: Counter[str],
+    totals: Counter[str],
+    average: float,
+    topics: Mapping[str, Topic],
+    spread: Mapping[str, int],
+) -> list[str]:
     """Topic titles best first, places after the other topics; those mentioned once come only when no topic is
-    mentioned in several chunks."""
+    mentioned in several chunks. In a mix of conversations a topic counts once per part that mentions it
+    (`spread`)."""
 
     def score(key: str) -> float:
-        return count[key] * math.log(1 + average / totals[key]) * topics[key].weight
+        return count[key] * math.log(1 + average / totals[key]) * topics[key].weight * max(1, spread.get(key, 1))
 
     shared = [k for k in count if count[k] >= MIN_CHUNKS]
     keys = shared or list(count)
