@@ -173,7 +173,7 @@ def test_an_acronym_counted_with_a_is_a_kind_of_thing() -> None:
 
 
 def test_an_abbreviation_cut_from_a_name_is_not_an_entity() -> None:
-    """"St" of "St. Louis" alone names nothing; the name it opens stays, and its period ends no sentence."""
+    """ "St" of "St. Louis" alone names nothing; the name it opens stays, and its period ends no sentence."""
     words = DocumentWords.of("A mill in St. Louis costs less. We met Dr. Ng there.", 1)
     assert junk("St", "GPE", words) and junk("Dr.", "PERSON", words)
     assert not junk("St. Louis", "GPE", words) and not junk("Louis", "GPE", words)
