@@ -100,6 +100,7 @@ _ABBREVIATION_STOP = re.compile(rf"(?:^|\s)(?:[A-Z]|{'|'.join(sorted(_NAME_ABBRE
 #: "a"/"an" just before a word, and what may follow a noun phrase's last word: punctuation or a word that opens the
 #: next clause or phrase. "a CPU, and" counts one; "a NASA astronaut" does not.
 _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
+_PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
 
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
@@ -202,11 +203,16 @@ class DocumentWords:
 
     def counted(self, acronym: str) -> bool:
         """Whether the document writes the acronym's plural ("CPUs", "EVs") or counts one of it ("a CPU, and", "a
-        GPU."): a name of one thing has no plural and takes no "a". Only "a X" that ends its phrase counts: before
-        a noun the article belongs to the noun ("a NASA astronaut", "an IBM fellow")."""
-        return bool(self._occurrences(acronym + "s")) or any(
-            _ARTICLE_BEFORE.search(self.text[max(0, start - 4) : start]) and _PHRASE_END.match(self.text[end : end + 8])
-            for start, end in self._occurrences(acronym)
+        GPU.") and never writes it bare after a preposition: a name of one thing has no plural, and "an AMD, like"
+        beside "at AMD" is the firm's product, the firm named. Only "a X" that ends its phrase counts: before a noun
+        the article belongs to the noun ("a NASA astronaut", "an IBM fellow")."""
+        spans = self._occurrences(acronym)
+        return bool(self._occurrences(acronym + "s")) or (
+            any(
+                _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
+                for a, b in spans
+            )
+            and not any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans)
         )
 
     def hyphen_part(self, word: str) -> bool:
