@@ -168,6 +168,8 @@ def test_an_acronym_counted_with_a_is_a_kind_of_thing() -> None:
     """ "a GPU." and "a CPU, and" count one of a kind, with no plural anywhere in the text; "a NASA astronaut" and "an
     IBM fellow" put the article on the noun after the name, which stays, as does a firm also named bare ("at AMD")."""
     text = "It ran on a GPU. I had a CPU, and a fan. A NASA astronaut met an IBM fellow. Buy an AMD, or work at AMD."
+    assert junk("TPU", "ORG", DocumentWords.of("We rented the TPU's and NASA's and ESA's rockets.", 1))
+    assert not junk("NASA", "ORG", DocumentWords.of("We rented the TPU's and NASA's and ESA's rockets.", 1))
     words = DocumentWords.of(text, 1)
     assert junk("GPU", "ORG", words) and junk("CPU", "ORG", words)
     assert not any(junk(name, "ORG", words) for name in ("NASA", "IBM", "AMD"))

@@ -100,6 +100,7 @@ _ABBREVIATION_STOP = re.compile(rf"(?:^|\s)(?:[A-Z]|{'|'.join(sorted(_NAME_ABBRE
 #: "a"/"an" just before a word, and what may follow a noun phrase's last word: punctuation or a word that opens the
 #: next clause or phrase. "a CPU, and" counts one; "a NASA astronaut" does not.
 _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
+_PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
 
@@ -202,18 +203,22 @@ class DocumentWords:
         return len(self._occurrences(part)) > inside * len(self._occurrences(whole))
 
     def counted(self, acronym: str) -> bool:
-        """Whether the document writes the acronym's plural ("CPUs", "EVs") or counts one of it ("a CPU, and", "a
-        GPU.") and never writes it bare after a preposition: a name of one thing has no plural, and "an AMD, like"
-        beside "at AMD" is the firm's product, the firm named. Only "a X" that ends its phrase counts: before a noun
-        the article belongs to the noun ("a NASA astronaut", "an IBM fellow")."""
+        """Whether the document counts the acronym as a kind: its plural ("CPUs", "the CPU's and" with no noun to
+        own), or "a X" ending its phrase ("a CPU, and", "a GPU.") where the text never writes it bare after a
+        preposition. A name of one thing has no plural; "a NASA astronaut", "NASA's and ESA's missions" put the
+        article or the possessive on a noun; "an AMD, like" beside "at AMD" is the firm's product, the firm named."""
         spans = self._occurrences(acronym)
-        return bool(self._occurrences(acronym + "s")) or (
-            any(
-                _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
-                for a, b in spans
-            )
-            and not any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans)
+        apostrophe_plural = any(
+            _PLURAL_ARTICLE_BEFORE.search(self.text[max(0, a - 8) : a]) and _PHRASE_END.match(self.text[b : b + 8])
+            for form in ("'s", "’s")
+            for a, b in self._occurrences(acronym + form)
         )
+        counted_one = any(
+            _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
+            for a, b in spans
+        )
+        named = any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans)
+        return bool(self._occurrences(acronym + "s")) or apostrophe_plural or (counted_one and not named)
 
     def hyphen_part(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of
