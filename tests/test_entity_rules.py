@@ -164,6 +164,24 @@ def test_counted_acronyms_and_plural_generic_nouns_are_not_entities() -> None:
     assert not junk("NASA", "ORG", words) and not junk("polymers", "CONCEPT", words)
 
 
+def test_an_acronym_counted_with_a_is_a_kind_of_thing() -> None:
+    """ "a GPU." and "a CPU, and" count one of a kind, with no plural anywhere in the text; "a NASA astronaut" and "an
+    IBM fellow" put the article on the noun after the name, which stays, as does a firm also named bare ("at AMD")."""
+    text = "It ran on a GPU. I had a CPU, and a fan. A NASA astronaut met an IBM fellow. Buy an AMD, or work at AMD."
+    assert junk("TPU", "ORG", DocumentWords.of("We rented the TPU's and NASA's and ESA's rockets.", 1))
+    assert not junk("NASA", "ORG", DocumentWords.of("We rented the TPU's and NASA's and ESA's rockets.", 1))
+    words = DocumentWords.of(text, 1)
+    assert junk("GPU", "ORG", words) and junk("CPU", "ORG", words)
+    assert not any(junk(name, "ORG", words) for name in ("NASA", "IBM", "AMD"))
+
+
+def test_an_abbreviation_cut_from_a_name_is_not_an_entity() -> None:
+    """ "St" of "St. Louis" alone names nothing; the name it opens stays, and its period ends no sentence."""
+    words = DocumentWords.of("A mill in St. Louis costs less. We met Dr. Ng there.", 1)
+    assert junk("St", "GPE", words) and junk("Dr.", "PERSON", words)
+    assert not junk("St. Louis", "GPE", words) and not junk("Louis", "GPE", words)
+
+
 def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:
     """ "walk into Best Buy": a several-word name seen only where a place is is a shop, not a person; one
     mention of two there, a possessive after it ("at John Smith's") or strong evidence keep the person."""

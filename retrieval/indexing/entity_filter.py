@@ -92,9 +92,18 @@ _TITLE_WORD_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for) (?:the|
 _TITLE_WORDS_AFTER = re.compile(r"^ (?:of|in|on|at|for) an? [A-Z]")
 #: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
 _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
-#: A full stop that ends an abbreviation, not a sentence: an initial or a title ("J. Smith", "Mr. Ed").
-_ABBREVIATION_STOP = re.compile(r"(?:^|\s)(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr)\.\s*$")
+#: Abbreviated words of a name or title ("St. Louis", "Dr. Ng"): alone, one is a piece of the name it opens or
+#: closes, not a name. A full stop after one or after an initial ("J. Smith") ends no sentence.
+_NAME_ABBREVIATIONS = frozenset({"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "Ft", "Jr", "Sr"})
+_ABBREVIATION_STOP = re.compile(rf"(?:^|\s)(?:[A-Z]|{'|'.join(sorted(_NAME_ABBREVIATIONS))})\.\s*$")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
+#: "a"/"an" just before a word, and what may follow a noun phrase's last word: punctuation or a word that opens the
+#: next clause or phrase. "a CPU, and" counts one; "a NASA astronaut" does not.
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
+_PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
+_PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
+_PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
+
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
 _SLUG_LINE = re.compile(r"(?im)^[^\n]*(?:\w_\w|\.(?:txt|md|pdf|docx?)\b|\bep-\d)[^\n]*$")
@@ -194,8 +203,22 @@ class DocumentWords:
         return len(self._occurrences(part)) > inside * len(self._occurrences(whole))
 
     def counted(self, acronym: str) -> bool:
-        """Whether the document writes the acronym's plural ("CPUs", "EVs"): a name of one thing has none."""
-        return bool(self._occurrences(acronym + "s"))
+        """Whether the document counts the acronym as a kind: its plural ("CPUs", "the CPU's and" with no noun to
+        own), or "a X" ending its phrase ("a CPU, and", "a GPU.") where the text never writes it bare after a
+        preposition. A name of one thing has no plural; "a NASA astronaut", "NASA's and ESA's missions" put the
+        article or the possessive on a noun; "an AMD, like" beside "at AMD" is the firm's product, the firm named."""
+        spans = self._occurrences(acronym)
+        apostrophe_plural = any(
+            _PLURAL_ARTICLE_BEFORE.search(self.text[max(0, a - 8) : a]) and _PHRASE_END.match(self.text[b : b + 8])
+            for form in ("'s", "’s")
+            for a, b in self._occurrences(acronym + form)
+        )
+        counted_one = any(
+            _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
+            for a, b in spans
+        )
+        named = any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans)
+        return bool(self._occurrences(acronym + "s")) or apostrophe_plural or (counted_one and not named)
 
     def hyphen_part(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of
@@ -223,6 +246,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # an upper-case phrase: a speaker label's words or a shout, not a name
     if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens) or _CONTRACTION.search(surface):
         return True  # "n't", "I.", "A"; "thatI'd": words run together
+    if surface.rstrip(".") in _NAME_ABBREVIATIONS:
+        return True  # "St" of "St. Louis": the tagger cut the abbreviation from the name it belongs to
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
         return True
     if len(tokens) > 1 and tokens[-1] in _SHOW_WORDS:
