@@ -18,11 +18,11 @@ from retrieval.text.readable import boilerplate, sentence_key
 
 #: Sentences per extractive description (ranked by how often the entity appears in their chunk).
 DESCRIPTION_SENTENCES = 3
-#: Characters of the best sentence embedded with an entity's name and type. Why 80 and not more: entity embedding
-#: is the largest stage that many small documents add (8,345 entities over MuSiQue's 1,890 passages), its cost
-#: follows the tokens (80 characters: 221k tokens against 320k with 160), and MuSiQue train-100 retrieval held
-#: (default R@5 0.723 against 0.720; docs/benchmarks.md, "Many small documents").
-EMBED_CONTEXT_CHARS = 80
+#: Characters of the best sentence embedded with an entity's name and type. Why not fewer: entity embedding is
+#: the largest stage that many small documents add and its cost follows the tokens, but 80 characters (0.66x of the
+#: stage's CPU on MuSiQue's entities) cost HotpotQA dev-200 R@5 0.007 (0.865 -> 0.858, side by side) for MuSiQue's
+#: +0.003 (docs/benchmarks.md, "Many small documents", branch wt67).
+EMBED_CONTEXT_CHARS = 160
 #: A copula right after the name: "Mira Murati is the CTO ...".
 _COPULA = re.compile(r"\s*(?:is|was|are|were|'s|’s)\s+(?:the|a|an|our|my|one|now|currently|also)\b", re.IGNORECASE)
 #: Words that introduce a guest just before the name.
