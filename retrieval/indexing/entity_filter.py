@@ -96,14 +96,13 @@ _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
 #: closes, not a name. A full stop after one or after an initial ("J. Smith") ends no sentence.
 _NAME_ABBREVIATIONS = frozenset({"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "Ft", "Jr", "Sr"})
 _ABBREVIATION_STOP = re.compile(rf"(?:^|\s)(?:[A-Z]|{'|'.join(sorted(_NAME_ABBREVIATIONS))})\.\s*$")
-#: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 #: "a"/"an" just before a word, and what may follow a noun phrase's last word: punctuation or a word that opens the
 #: next clause or phrase. "a CPU, and" counts one; "a NASA astronaut" does not.
 _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
 _PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
-
+#: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
 _SLUG_LINE = re.compile(r"(?im)^[^\n]*(?:\w_\w|\.(?:txt|md|pdf|docx?)\b|\bep-\d)[^\n]*$")
@@ -207,18 +206,19 @@ class DocumentWords:
         own), or "a X" ending its phrase ("a CPU, and", "a GPU.") where the text never writes it bare after a
         preposition. A name of one thing has no plural; "a NASA astronaut", "NASA's and ESA's missions" put the
         article or the possessive on a noun; "an AMD, like" beside "at AMD" is the firm's product, the firm named."""
-        spans = self._occurrences(acronym)
-        apostrophe_plural = any(
+        if self._occurrences(acronym + "s") or any(
             _PLURAL_ARTICLE_BEFORE.search(self.text[max(0, a - 8) : a]) and _PHRASE_END.match(self.text[b : b + 8])
             for form in ("'s", "’s")
             for a, b in self._occurrences(acronym + form)
-        )
-        counted_one = any(
+        ):
+            return True
+        spans = self._occurrences(acronym)
+        if any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans):
+            return False  # named somewhere: "at AMD"
+        return any(
             _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
             for a, b in spans
         )
-        named = any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans)
-        return bool(self._occurrences(acronym + "s")) or apostrophe_plural or (counted_one and not named)
 
     def hyphen_part(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of

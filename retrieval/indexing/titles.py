@@ -243,6 +243,8 @@ def _parts(chunks: set[str]) -> list[str]:
 def _spread(chunks: set[str], parts: Sequence[str], topics_in: Mapping[str, set[str]]) -> Counter[str]:
     """How many of a mix's parts mention each topic (empty for one conversation): the theme of a mix is what
     its conversations share, not what the largest one says most."""
+    if not parts:
+        return Counter()
     where: dict[str, set[str]] = defaultdict(set)
     for chunk in chunks:
         if _document(chunk) in parts:
