@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Locator, Page, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.backends import NEO4J, Occupant
 from tests.conftest import DemoGraph
@@ -118,6 +119,27 @@ def clicked(page: Page, button: Locator) -> None:
     button.wait_for(state="visible", timeout=60_000)
     idle(page)
     button.click()
+
+
+def clicked_until(page: Page, button: Locator, shown: Locator, tries: int = 3) -> None:
+    """Click `button` once the page is idle until `shown` appears. Why more than one try: `idle` cannot see a rerun
+    that has not started yet (one began after it returned in a CI run: the click was lost), and Streamlit drops a
+    click on a button that rerun redraws, as it would an analyst's, who clicks again. A second click is sent only
+    while the button is still enabled (one that took effect may disable it), and `shown` must appear in the end:
+    a message lost after the action happened still fails."""
+    for _ in range(tries - 1):
+        idle(page)
+        button.click()
+        try:
+            shown.wait_for(state="visible", timeout=15_000)
+            return
+        except PlaywrightTimeoutError:
+            if not button.is_enabled():
+                break
+    idle(page)
+    if button.is_enabled():
+        button.click()
+    expect(shown).to_be_visible(timeout=60_000)
 
 
 def ask(page: Page, question: str) -> None:

@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.e2e.conftest import Session, browse, clicked, idle
+from tests.e2e.conftest import Session, browse, clicked, clicked_until, idle
 from tests.e2e.graph import MEMORY_SCOPE
 from tests.e2e.grid import pick_row, wait_rows
 from tests.e2e.widgets import choose, unfold
@@ -67,18 +67,15 @@ def test_settings_live_in_the_url_and_can_be_my_defaults(
             second.page.goto(shared)
             expect(_tuning(second.page)).to_have_value("50", timeout=WAIT_MS)
             expect(second.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
-            idle(second.page)
-            second.page.get_by_role("button", name="Save as my defaults").click()
             saved = second.page.get_by_text("Saved: new sessions start with these settings.")
-            expect(saved).to_be_visible(timeout=WAIT_MS)
+            clicked_until(second.page, second.page.get_by_role("button", name="Save as my defaults"), saved)
 
         with browse(browser, backend_url) as third:  # a plain link: the analyst's own defaults
             third.open("Home")
             expect(_tuning(third.page)).to_have_value("50", timeout=WAIT_MS)
             expect(third.page.get_by_role("combobox", name="Answer mode")).to_have_value("DRIFT")
-            idle(third.page)
-            third.page.get_by_role("button", name="Forget my defaults").click()
-            expect(third.page.get_by_text(re.compile(r"^Forgot your defaults"))).to_be_visible(timeout=WAIT_MS)
+            forgot = third.page.get_by_text(re.compile(r"^Forgot your defaults"))
+            clicked_until(third.page, third.page.get_by_role("button", name="Forget my defaults"), forgot)
 
         with browse(browser, backend_url) as fourth:  # forgotten: the configured defaults again
             fourth.open("Home")
