@@ -233,7 +233,8 @@ def _parts(chunks: set[str]) -> list[str]:
     document holds DOCUMENT_SHARE of the passages (one conversation) or the passages are few."""
     if len(chunks) <= FEW_PASSAGES:
         return []
-    ranked = Counter(_document(c) for c in chunks).most_common()
+    # ties by document id: two parts of as many passages are named in the same order on every run
+    ranked = sorted(Counter(_document(c) for c in chunks).items(), key=lambda item: (-item[1], item[0]))
     if ranked[0][1] >= DOCUMENT_SHARE * len(chunks):
         return []
     found = [document for document, n in ranked if n >= max(LEAD_MIN_CHUNKS, PART_SHARE * len(chunks))]
