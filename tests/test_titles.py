@@ -296,6 +296,19 @@ HUB_PEOPLE = {
 }
 
 
+def test_a_hub_of_more_conversations_than_its_two_largest_is_not_led_by_those_two() -> None:
+    """Two episodes hold 8 of the hub's 14 passages, three more hold the rest: naming Andrew's and Daphne's
+    conversations would hide the others, so the hub keeps its topics; with one more episode of two passages
+    (8 of 10) it is their mix and both lead."""
+    members = ("andrew", "daphne", "ms", "openai", "brain", "bio")
+    tree = [Community("hub", 0, members, ())]
+    titles = community_titles(tree, HUB_PEOPLE, _mentions(_hub_chunks(3)))
+    assert ":" not in titles["hub"] and titles["hub"].startswith("Microsoft"), titles
+    titles = community_titles(tree, HUB_PEOPLE, _mentions(_hub_chunks(1)))
+    lead, _, topics = titles["hub"].partition(": ")
+    assert set(lead.split(" & ")) == {"Andrew Ng", "Daphne Koller"} and topics.startswith("Microsoft"), titles
+
+
 def test_two_parts_of_as_many_passages_are_named_in_the_same_order_on_every_run() -> None:
     """Which of two equal parts is named first must not follow Python's string hashing (PYTHONHASHSEED): a
     rebuilt graph would get another title for the same community, and its labels would no longer match."""

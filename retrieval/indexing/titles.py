@@ -25,7 +25,9 @@ after the member mentioned most ("Andrew Ng: machine learning, Google Brain & bi
 Koller's) tells an analyst only one of its parts. It is led by its parts' main people ("Andrew Ng & Daphne
 Koller: ..."), unless its leading member is none of them (someone both conversations talk about), and a topic
 scores once per part that mentions it, so the title names what the conversations share before what the larger
-one says most.
+one says most. Parts that hold under MIX_COVER of the passages make no mix: the community is a hub of more
+conversations than its two largest ("Microsoft, Google Brain & OpenAI" over four episodes, two of them half its
+passages), and naming two of its people would hide the rest, so it keeps its topics.
 That person also leads in place of a member known by a first name only ("Peter" of a story Reid Hoffman tells in
 his episode): a first name alone is someone met in the conversation, not whose conversation it is.
 A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
@@ -78,6 +80,9 @@ MIN_DOCUMENTS = 3
 #: Koller: machine learning, ..."), at most MAX_PARTS of them, and titled by the topics its parts share.
 PART_SHARE = 0.2
 MAX_PARTS = 3
+#: ...when the parts hold this share of its passages at least: a hub whose passages come from more conversations
+#: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is not theirs to lead.
+MIX_COVER = 2 / 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
 #: A topic of several words is worth more than one word: "machine learning" over "learning".
@@ -237,8 +242,10 @@ def _parts(chunks: set[str]) -> list[str]:
     ranked = sorted(Counter(_document(c) for c in chunks).items(), key=lambda item: (-item[1], item[0]))
     if ranked[0][1] >= DOCUMENT_SHARE * len(chunks):
         return []
-    found = [document for document, n in ranked if n >= max(LEAD_MIN_CHUNKS, PART_SHARE * len(chunks))]
-    return found if len(found) > 1 else []
+    found = [(document, n) for document, n in ranked if n >= max(LEAD_MIN_CHUNKS, PART_SHARE * len(chunks))]
+    if sum(n for _document, n in found) < MIX_COVER * len(chunks):
+        return []  # a hub of more conversations than its parts: naming two of them would mislead
+    return [document for document, _n in found] if len(found) > 1 else []
 
 
 def _spread(chunks: set[str], parts: Sequence[str], topics_in: Mapping[str, set[str]]) -> Counter[str]:
