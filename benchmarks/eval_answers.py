@@ -23,6 +23,7 @@ Two more reports (definitions in benchmarks/answer_metrics.py, tables in docs/be
 Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,global] [--splits dev,test3,test+test2]
            [--dump FILE]
        python benchmarks/eval_answers.py HOTPOT.jsonl --unanswerable MUSIQUE.json [--methods local,drift]
+           [--part all|tune|test] [--dump FILE]
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from benchmarks.answer_metrics import answer_scores
 from benchmarks.answer_runs import BASELINE, baseline_facts
 from benchmarks.demo_answers import SPLITS, evaluate_demo
 from benchmarks.eval_data import EvalSet, Question, build_graph, eval_settings, read_set, wait_for_indexes
-from benchmarks.unanswerable import evaluate_confidence
+from benchmarks.unanswerable import PARTS, evaluate_confidence
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import make_embedder
@@ -122,7 +123,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", type=Path)
     parser.add_argument("--demo", action="store_true", help="the labelled demo-corpus set on the demo graph")
-    parser.add_argument("--dump", type=Path, default=None, help="with --demo: write per-question results (JSONL)")
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        default=None,
+        help="write per-question results (JSONL); with --unanswerable, the whole answers for fit_confidence.py --with",
+    )
+    parser.add_argument(
+        "--part", choices=PARTS, default="all", help="with --unanswerable: every question, or the tune or test half"
+    )
     parser.add_argument(
         "--splits",
         default=",".join(SPLITS),
@@ -148,7 +157,16 @@ def main() -> None:
         if args.unanswerable:
             data = read_set(path)
             graph = open_graph(data, args.graph_dir)
-            evaluate_confidence(data, gold_answers(path), args.unanswerable, graph, modes=chosen, limit=args.limit)
+            evaluate_confidence(
+                data,
+                gold_answers(path),
+                args.unanswerable,
+                graph,
+                modes=chosen,
+                limit=args.limit,
+                part=args.part,
+                saved=args.dump,
+            )
         else:
             evaluate(read_set(path), gold_answers(path), span, chosen, args.graph_dir)
 

@@ -1,6 +1,7 @@
 """Refit the answerability model (retrieval/assets/answerability.json) on the dev split of the demo questions.
 
-Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--dry-run]
+Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--answers FILE] [--with RUN]...
+       [--dry-run]
 Answers every question of the split (benchmarks/data/demo_questions.jsonl) in each mode on the cached demo graph
 (benchmarks/demo_graph.py, built on first use), offline, through `Engine.ask` as the product does, and reads the
 signals of `retrieval.judge.answerability` from each answer. An answer is right (label 1) when its question is
@@ -9,6 +10,10 @@ questions and misses are 0. A logistic regression (L2 `RIDGE` on the weights, Ne
 probability of 1; the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of
 each mode's right answers, read from their leave-one-question-out probabilities (`cross_validated`).
 Only the named split is read: report on the held-out ones (benchmarks/eval_answers.py --demo --splits test,test2,test3).
+
+`--with RUN` adds the `tune` half of a saved HotpotQA run (benchmarks/unanswerable.py: MuSiQue questions asked of the
+HotpotQA graph are its unanswerable ones): a model fitted on transcripts alone set its cut where 41% of HotpotQA's
+right answers fell below it, so the fit sees both kinds of text and the cut holds on each; report on the `test` half.
 """
 
 from __future__ import annotations
@@ -57,15 +62,40 @@ def collect(
     rows, labels, unanswerable, asked_in, ids = [], [], [], [], []
     for qid, answer in answers:
         question = questions[qid]
-        values = answerability.signals(answer, meanings=meanings)
-        parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
-        values.update({name: float(parts.get(name) or 0.0) for name in RECORDED})
-        rows.append([values.get(name, 0.0) for name in SIGNALS])
+        rows.append(_signals(answer, meanings))
         labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
         unanswerable.append(not question.answerable)
         asked_in.append(answer.mode)
         ids.append(qid)
     return np.asarray(rows), np.asarray(labels), unanswerable, np.asarray(asked_in), ids
+
+
+def collect_run(path: Path) -> tuple[np.ndarray, np.ndarray, list[bool], np.ndarray, list[str]]:
+    """The same for the `tune` half of a saved dev-set run (`eval_answers.py HOTPOT --unanswerable MUSIQUE --dump
+    FILE`): right is "the key facts contain the gold answer", as that run judged it. Each row's mode is tagged with
+    the file's name, so the threshold holds the share of right answers flagged on this corpus apart from the demo's.
+    """
+    meanings = answerability.local_meanings(Settings())
+    rows, labels, unanswerable, asked_in, ids = [], [], [], [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        saved = json.loads(line) if line.strip() else None
+        if saved is None or saved["part"] != "tune":
+            continue
+        answer = Answer.model_validate(saved["answer"])
+        rows.append(_signals(answer, meanings))
+        labels.append(float(saved["correct"]))
+        unanswerable.append(not saved["answerable"])
+        asked_in.append(f"{answer.mode} ({path.stem})")
+        ids.append(f"{path.stem}:{saved['id']}")
+    return np.asarray(rows), np.asarray(labels), unanswerable, np.asarray(asked_in), ids
+
+
+def _signals(answer: Answer, meanings: answerability.Meanings) -> list[float]:
+    """The answer's fitted signals in `SIGNALS` order, the `RECORDED` ones as the answer's confidence holds them."""
+    values = answerability.signals(answer, meanings=meanings)
+    parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
+    values.update({name: float(parts.get(name) or 0.0) for name in RECORDED})
+    return [values.get(name, 0.0) for name in SIGNALS]
 
 
 def _ask(questions: dict[str, Labelled], modes: list[Mode], saved: Path | None) -> list[tuple[str, Answer]]:
@@ -160,9 +190,21 @@ def main() -> None:
     parser.add_argument("--split", default="dev")
     parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
     parser.add_argument("--answers", type=Path, default=None, help="keep the answers here (JSON lines), reuse if there")
+    parser.add_argument(
+        "--with",
+        dest="runs",
+        type=Path,
+        action="append",
+        default=[],
+        help="also fit on the tune half of this saved dev-set run (eval_answers.py HOTPOT --unanswerable M --dump F)",
+    )
     args = parser.parse_args()
     modes: list[Mode] = args.modes.split(",")
-    x, y, unanswerable, asked_in, ids = collect(args.split, modes, args.answers)
+    parts = [collect(args.split, modes, args.answers), *(collect_run(run) for run in args.runs)]
+    x, y = np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    unanswerable = [u for p in parts for u in p[2]]
+    asked_in = np.concatenate([p[3] for p in parts])
+    ids = [i for p in parts for i in p[4]]
     intercept, weights = fit(x, y)
     scores = probability(intercept, weights, x)
     held_out = cross_validated(x, y, ids)
@@ -180,7 +222,9 @@ def main() -> None:
         "coefficients": {name: round(float(w), 4) for name, w in zip(SIGNALS, weights, strict=True)},
         "threshold": round(cut, 4),
         "fitted": (
-            f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl, modes "
+            f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl"
+            + "".join(f" and the tune half of {run.name}" for run in args.runs)
+            + f", modes "
             f"{', '.join(modes)}, offline, {len(y)} answers ({int(y.sum())} right), ridge {RIDGE}, "
             f"{datetime.now(UTC):%Y-%m-%d}; on that split: AUROC {auroc(scores, y):.3f} (leave one question out: "
             f"{auroc(held_out, y):.3f}), unanswerable flagged "

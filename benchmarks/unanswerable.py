@@ -4,6 +4,10 @@ Why MuSiQue: its questions are real multi-hop questions about Wikipedia, written
 like the answerable ones; asked of a graph built from HotpotQA passages they have no answer there. A question is
 dropped when it might: when its gold answer or an alias (SQuAD-normalised) occurs in any pooled HotpotQA passage.
 The answerable questions are the set's own; "correct" means the key facts contain the gold answer.
+
+Two halves (`PARTS`): the questions at even places of each list (answerable, unanswerable) are `tune`, those at odd
+places `test`. `benchmarks/fit_confidence.py --with` fits on a saved `tune` run beside the demo set's dev split, so
+the `test` half is the held-out figure on this corpus.
 """
 
 from __future__ import annotations
@@ -28,12 +32,20 @@ from benchmarks.answer_metrics import (
     outcome,
     reliability_rows,
 )
-from benchmarks.answer_runs import methods, run_all
+from benchmarks.answer_runs import Reply, methods, run_all
 from benchmarks.eval_data import EvalSet
 from retrieval.config import Settings
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.store import GraphStore
+
+#: Which questions a run asks: every one, or one half (even or odd places of each list).
+PARTS = ("all", "tune", "test")
+
+
+def in_part(index: int, part: str) -> bool:
+    """Whether the question at `index` of its list (answerable or unanswerable) belongs to `part`."""
+    return part == "all" or (index % 2 == 0) == (part == "tune")
 
 
 def _aliases(row: dict[str, Any]) -> list[str]:
@@ -65,29 +77,39 @@ def evaluate_confidence(
     *,
     modes: Sequence[str],
     limit: int | None = None,
+    part: str = "all",
+    saved: Path | None = None,
 ) -> None:
-    """Answer the set's questions and the kept MuSiQue ones with each mode; print the confidence figures."""
+    """Answer the set's questions and the kept MuSiQue ones with each mode (the chosen `part`); print the confidence
+    figures. With `saved`, every answer is written there (JSON lines) for `fit_confidence.py --with`."""
     store, settings = graph
     answerable = [(q.id, q.text) for q in data.questions if golds.get(q.id)][:limit]
     unanswerable, dropped = unanswerable_questions(musique, data)
     unanswerable = unanswerable[:limit]
+    halves = {
+        qid: "tune" if in_part(i, "tune") else "test"
+        for group in (answerable, unanswerable)
+        for i, (qid, _) in enumerate(group)
+    }
+    answerable = [q for q in answerable if part in ("all", halves[q[0]])]
+    unanswerable = [q for q in unanswerable if part in ("all", halves[q[0]])]
     engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)
     title = (
-        f"{data.name} + MuSiQue train questions asked of it ({dropped} dropped: answer string in a passage): "
-        "confidence, no model"
+        f"{data.name} + MuSiQue train questions asked of it ({dropped} dropped: answer string in a passage), "
+        f"part {part}: confidence, no model"
     )
+    kept: list[str] = []
     try:  # each method's table as soon as it is done: a long run that is stopped still reports what it measured
         for name, method in methods(engine, [m for m in modes if m != "baseline"]).items():
             replies = run_all(f"{data.name} {name}", method, answerable + unanswerable)
             judged, contains = [], 0.0
             for qid, reply in replies.items():
-                ok = False
-                if qid in golds:
-                    ok = answer_scores("\n".join(reply.facts), golds[qid])[0] > 0
-                    contains += ok
+                ok = qid in golds and answer_scores("\n".join(reply.facts), golds[qid])[0] > 0
+                contains += ok
                 answer = reply.answer
                 assert answer is not None
                 judged.append(Judged(qid in golds, ok, outcome(answer) == NOT_IN_DOCUMENTS, confidence(answer)))
+                kept.append(_saved_row(qid, halves[qid], qid in golds, ok, reply))
             fig = confidence_figures(judged)
             ms = sum(r.ms for r in replies.values()) / max(len(replies), 1)
             n = f"{len(answerable)}+{len(unanswerable)}"
@@ -96,3 +118,14 @@ def evaluate_confidence(
             print_table(f"reliability, {name} (answered outcomes)", RELIABILITY_HEADERS, reliability_rows(fig))
     finally:
         engine.close()
+        if saved is not None:
+            saved.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
+
+
+def _saved_row(qid: str, half: str, answerable: bool, correct: bool, reply: Reply) -> str:
+    """One answer as `fit_confidence.py --with` reads it: the whole answer, its half, whether it could be and was
+    right."""
+    assert reply.answer is not None
+    answer = reply.answer.model_dump(mode="json")
+    row = {"id": qid, "part": half, "answerable": answerable, "correct": correct, "answer": answer}
+    return json.dumps(row, ensure_ascii=False)

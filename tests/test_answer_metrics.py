@@ -23,6 +23,7 @@ from benchmarks.answer_metrics import (
     matches,
     outcome,
 )
+from benchmarks.unanswerable import in_part
 from retrieval.models import Answer
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "demo_questions.jsonl"
@@ -104,3 +105,28 @@ def test_the_fitted_threshold_flags_at_most_a_tenth_of_each_modes_right_answers(
     assert fit_confidence.threshold(*with_global) == 0.46  # one right global answer holds no share: left out
     only_global = (with_global[0][20:], with_global[1][20:], with_global[2][20:])
     assert fit_confidence.threshold(*only_global) == 0.1  # no mode has ten: pooled
+
+
+def test_a_dev_set_run_splits_into_alternating_halves() -> None:
+    """The HotpotQA confidence run's halves: even places tune the model, odd places report on it."""
+    assert [in_part(i, "tune") for i in range(4)] == [True, False, True, False]
+    assert [in_part(i, "test") for i in range(4)] == [False, True, False, True]
+    assert all(in_part(i, "all") for i in range(4))
+
+
+def test_a_saved_dev_set_run_adds_its_tune_half_only(tmp_path: Path) -> None:
+    """`fit_confidence.py --with RUN` fits on the tune half, labelled as the run judged it, tagged by corpus (so
+    the threshold holds the share flagged on each corpus apart); the test half stays out of the fit."""
+    rows = []
+    for i, (part, answerable, correct) in enumerate(
+        [("tune", True, True), ("test", True, True), ("tune", False, False)]
+    ):
+        answer = Answer(question=f"Who founded the company number {i}?", mode="local", answered_by="extractive")
+        row = {"id": f"q{i}", "part": part, "answerable": answerable, "correct": correct}
+        rows.append(json.dumps({**row, "answer": answer.model_dump(mode="json")}))
+    run = tmp_path / "hotpot.jsonl"
+    run.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    x, y, unanswerable, modes, ids = fit_confidence.collect_run(run)
+    assert ids == ["hotpot:q0", "hotpot:q2"]
+    assert y.tolist() == [1.0, 0.0] and unanswerable == [False, True]
+    assert modes.tolist() == ["local (hotpot)"] * 2 and x.shape == (2, len(fit_confidence.SIGNALS))
