@@ -132,3 +132,24 @@ def test_what_the_host_says_of_the_guest_answers_a_question_about_her(embedder: 
     hit = Hit(id="e55:1", text=INTRODUCTION, score=1.0, document_id="e55")
     facts = extractive_facts("Which Tesla car did Mira Murati help develop?", None, [hit], embedder, 5)
     assert f"Kevin Scott: {said}" in [f.fact for f in facts]
+
+
+#: Her short lines say little but her name, which the embedded text puts first ("Mira Murati: ..."); her answer
+#: to the question says what is asked in many more words.
+SHORT_LINES = (
+    "KEVIN SCOTT: Mira, welcome to the show.\n\n"
+    "MIRA MURATI: We are working on something that will change everything.\n\n"
+    "MIRA MURATI: It was a wild time.\n\n"
+    "MIRA MURATI: That changed my life.\n\n"
+    "MIRA MURATI: I loved it so much.\n\n"
+    "MIRA MURATI: Students could have a personal tutor that helps them learn, and that can really change the way "
+    "that people absorb the world in school."
+)
+
+
+def test_a_named_speakers_line_that_says_almost_nothing_gets_no_speakers_bonus(embedder: Embedder) -> None:
+    """Her words are preferred only when they say something: a line of two content words is close to the question
+    by her name alone, and with the bonus on top it outranked her answer."""
+    hit = Hit(id="e55:9", text=SHORT_LINES, score=1.0, document_id="e55")
+    facts = extractive_facts("How does Mira Murati think AI can change education?", None, [hit], embedder, 1)
+    assert [f.fact for f in facts] == [f"Mira Murati: {SHORT_LINES.rsplit('MIRA MURATI: ', 1)[1]}"]
