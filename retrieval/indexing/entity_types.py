@@ -27,7 +27,9 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   product called X") is *thing evidence*: a PERSON whose mentions have
   more of it than of person evidence is not a person;
 - "to" after a verb of going ("moved to Austin") is a preposition of place, and a one-word given name seen there
-  with no person evidence is not a person.
+  with no person evidence is not a person;
+- a one-word name, not a place, that the document only ever writes owning a noun ("Maslow's hierarchy", "Rubik's
+  cube", "Kennedy's famous comment") is a person: the author of the idea, the work or the saying (`possessor`).
 """
 
 from __future__ import annotations

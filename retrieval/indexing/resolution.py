@@ -30,7 +30,9 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
-of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`).
+of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
+first name of any type but a place said more than once ("Elon" tagged ORG beside "Elon Musk") and a given name
+with the rarer surname of a graph person ("Melinda Gates" tagged ORG beside "Bill Gates").
 """
 
 from __future__ import annotations
