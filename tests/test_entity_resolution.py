@@ -69,6 +69,37 @@ def test_a_topic_that_is_a_graph_persons_first_name_or_surname_is_a_person() -> 
     assert entities["p:richard"].type == "PERSON" and entities["p:dell"].type == "ORG"
 
 
+def test_a_first_name_or_a_family_member_of_a_graph_person_is_a_person_whatever_its_tag() -> None:
+    """ "Elon" tagged ORG and "Joe" tagged WORK_OF_ART open the names of "Elon Musk" and "Joe Rogan"; "Melinda Gates"
+    tagged ORG is a given name and the surname of "Bill Gates". A surname typed ORG ("Dell"), a place that opens a
+    person's name ("Georgia"), a first name met once ("at Bradley and Bellwood schools"), a non-name with a graph
+    surname ("Windows Gates") and an everyday "surname" ("Hunter College" beside "Magdalene College" typed PERSON)
+    keep their types."""
+    rows = [
+        _mention("a", "elon-musk", "Elon Musk", "PERSON"),
+        _mention("a", "joe-rogan", "Joe Rogan", "PERSON"),
+        _mention("a", "bill-gates", "Bill Gates", "PERSON"),
+        _mention("a", "michael-dell", "Michael Dell", "PERSON"),
+        _mention("a", "georgia-okeeffe", "Georgia O'Keeffe", "PERSON"),
+        _mention("a", "bradley-christiansen", "Bradley Christiansen", "PERSON"),
+        _mention("a", "magdalene-college", "Magdalene College", "PERSON"),
+        _mention("b", "elon", "Elon", "ORG", 2),
+        _mention("b", "joe", "Joe", "WORK_OF_ART"),
+        _mention("c", "joe", "Joe", "WORK_OF_ART"),
+        _mention("b", "bradley", "Bradley", "ORG"),
+        _mention("b", "hunter-college", "Hunter College", "ORG"),
+        _mention("b", "melinda-gates", "Melinda Gates", "ORG"),
+        _mention("b", "dell", "Dell", "ORG", 2),
+        _mention("b", "georgia", "Georgia", "GPE"),
+        _mention("b", "windows-gates", "Windows Gates", "ORG"),
+    ]
+    merged = resolve(keys_of(rows))
+    for person in ("elon", "joe", "melinda-gates"):
+        assert merged.types.get(f"p:{person}") == "PERSON", person
+    for thing in ("dell", "georgia", "windows-gates", "bradley", "hunter-college"):
+        assert f"p:{thing}" not in merged.types, thing
+
+
 def test_without_shared_evidence_nothing_merges() -> None:
     """A first name shared by two people found equally often, an acronym never co-mentioned with its
     would-be expansion or spelled by a numeral ("Apple II"), a person and a place: each stays its own entity."""

@@ -331,3 +331,19 @@ def test_a_first_name_alone_that_someone_moves_to_is_a_place() -> None:
     assert entity_types.evidence(_span(doc, "Austin")).where and not entity_types.evidence(_span(doc, "Jessica")).where
     assert entity_types.checked("Austin", Counter({"PERSON": 1}), 0, 0, placed=1) != "PERSON"
     assert entity_types.checked("Jessica", Counter({"PERSON": 1}), 0, 0) == "PERSON"
+
+
+def test_a_name_only_ever_owning_a_noun_is_its_authors() -> None:
+    """ "Maslow's hierarchy", "Rubik's cube": a name met only as the owner of an idea or a work is a person, whatever
+    the tagger says; a firm also named on its own ("at Nvidia"), a contraction ("Nvidia's the leader") and a place
+    ("Regent's Park") keep their types."""
+    text = (
+        "KEVIN SCOTT: This sounds like Maslow's hierarchy for entrepreneurs, and a robot hand solved a Rubik's cube.\n"
+        "GUEST: Nvidia's the leader today, and I worked at Nvidia for years. We walked in London past Regent's Park.\n"
+    )
+    keys = extracted(text)
+    assert keys.get("maslow") == keys.get("rubik") == "PERSON", keys
+    assert keys.get("nvidia") != "PERSON" and keys.get("regent") != "PERSON", keys
+    words = DocumentWords.of(text, 1)
+    assert words.only_possessive("Maslow") and not words.only_possessive("Nvidia")
+    assert entity_types.possessor("Regent", "LOC", words) == "LOC"

@@ -102,6 +102,8 @@ _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
 _PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
+#: A possessive and the first word of what it owns, which is no function word ("'s famous", not "'s the").
+_OWNS = re.compile(rf"['’]s (?!(?:{'|'.join(sorted(STOP_WORDS))})\b)[\w\-]", re.IGNORECASE)
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -219,6 +221,13 @@ class DocumentWords:
             _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
             for a, b in spans
         )
+
+    def only_possessive(self, word: str) -> bool:
+        """Whether every occurrence of a one-word name (as written) owns a noun: "Maslow's hierarchy", "Kennedy's
+        famous comment". Not when a function word follows: "Nvidia's the leader" and "Google's been" are "is" and
+        "has"."""
+        found = list(re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w\-])", self.text))
+        return bool(found) and all(_OWNS.match(self.text[m.end() : m.end() + 30]) for m in found)
 
     def hyphen_part(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of

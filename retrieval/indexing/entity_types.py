@@ -27,7 +27,9 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   product called X") is *thing evidence*: a PERSON whose mentions have
   more of it than of person evidence is not a person;
 - "to" after a verb of going ("moved to Austin") is a preposition of place, and a one-word given name seen there
-  with no person evidence is not a person.
+  with no person evidence is not a person;
+- a one-word name, not a place, that the document only ever writes owning a noun ("Maslow's hierarchy", "Rubik's
+  cube", "Kennedy's famous comment") is a person: the author of the idea, the work or the saying (`possessor`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
+from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
@@ -211,3 +214,15 @@ def checked(
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
         return CONCEPT
     return kind
+
+
+def possessor(surface: str, kind: str, words: DocumentWords) -> str:
+    """PERSON for a one-word name, not a place, that the document only ever writes as owning a noun: "Maslow's
+    hierarchy", "Rubik's cube", "Kennedy's famous comment", "Chopin's G minor ballad" (tagged ORG or a topic). A
+    surname met once, as the owner of an idea, a work or a saying, names its author; a firm is named on its own
+    somewhere ("at Google" beside "Google's ad systems"). Places own things too ("Regent's Park"), so they keep
+    their type."""
+    one_name = " " not in surface and surface[:1].isupper() and not surface.isupper()
+    if kind in PLACES or kind == "PERSON" or not one_name or not words.only_possessive(surface):
+        return kind
+    return "PERSON"

@@ -155,9 +155,11 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key][CONCEPT] += 1
                 surfaces[key][surface] += 1
         raw.append(found)
-    types = {
-        key: entity_types.checked(
-            surfaces[key].most_common(1)[0][0],
+    types: dict[str, str] = {}
+    for key, counter in kinds.items():
+        surface = surfaces[key].most_common(1)[0][0]
+        kind = entity_types.checked(
+            surface,
             counter,
             person[key],
             the_before[key],
@@ -165,8 +167,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             placed=placed[key],
             thing=thing[key],
         )
-        for key, counter in kinds.items()
-    }
+        types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
         key

@@ -30,7 +30,9 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
-of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`).
+of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
+first name of any type but a place said more than once ("Elon" tagged ORG beside "Elon Musk") and a given name
+with the rarer surname of a graph person ("Melinda Gates" tagged ORG beside "Bill Gates").
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from dataclasses import dataclass, field
 import jellyfish
 
 from retrieval.indexing.entity_filter import everyday
+from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.store.records import Row
 
@@ -164,23 +167,49 @@ def person_names(keys: dict[str, Key], canonical: dict[str, str]) -> dict[str, s
     """Entity id -> PERSON for a capitalised one-word topic that is the first name or surname of a person of the
     graph it was not merged into ("Richard" beside "Richard Feynman" and "Richard Dawkins"; "Elon" of an
     interview that never says "Musk"): a name with no person evidence in its own documents is still a name.
-    Only topics (CONCEPT): a one-word organisation named like a person ("Dell", "Disney") keeps its type."""
-    parts = {
-        part
-        for key in keys.values()
-        if canonical[key.id] == key.id and key.type == "PERSON" and len(key.tokens) > 1
-        for part in (key.tokens[0], key.tokens[-1])
-    }
+    Any surname only for topics (CONCEPT): a one-word organisation named like a person ("Dell", "Disney") keeps its
+    type; a first name and a given name with a graph person's surname for more types (the two rules below)."""
+    people = [
+        key for key in keys.values() if canonical[key.id] == key.id and key.type == "PERSON" and len(key.tokens) > 1
+    ]
+    firsts = {key.tokens[0] for key in people}
+    lasts = {key.tokens[-1] for key in people}
     return {
         key.id: "PERSON"
         for key in keys.values()
         if canonical[key.id] == key.id
-        and len(key.tokens) == 1
-        and key.type == CONCEPT
-        and key.slug in parts
+        and key.type != "PERSON"
         and key.surface[:1].isupper()
         and not key.surface.isupper()
+        and (
+            (len(key.tokens) == 1 and key.type == CONCEPT and key.slug in firsts | lasts)
+            or _first_name_of_a_person(key, firsts)
+            or _given_name_and_surname(key, lasts)
+        )
     }
+
+
+def _first_name_of_a_person(key: Key, firsts: set[str]) -> bool:
+    """A one-word name of any type but a place, said more than once, that opens a person's full name in the graph
+    ("Elon" typed ORG, "Joe" typed WORK_OF_ART beside "Elon Musk", "Joe Rogan"): firms and works are named after
+    surnames ("Dell", "Disney"), seldom after a first name alone, and a place may be ("Georgia", "Washington").
+    Once is not enough: "a teacher at Bradley and Bellwood schools" names a school beside "Bradley Christiansen";
+    a conversation calls a person it knows by the first name again and again."""
+    return len(key.tokens) == 1 and key.weight > 1 and key.type not in _PLACES | {"NORP"} and key.slug in firsts
+
+
+def _given_name_and_surname(key: Key, lasts: set[str]) -> bool:
+    """Two words, a common given name and the surname of a person of the graph ("Melinda Gates" typed ORG beside
+    "Bill Gates"): a person of that family, whatever the tagger made of "Melinda Gates and ... Foundation". Not
+    when the "surname" is an everyday word: "Hunter College" beside "Magdalene College" (a college typed PERSON)
+    names a college."""
+    return (
+        len(key.tokens) == 2
+        and key.type not in _PLACES
+        and given_name(key.surface.split()[0])
+        and key.tokens[-1] in lasts
+        and not everyday(key.tokens[-1])
+    )
 
 
 def _rank(key: Key) -> tuple[bool, int, int, str]:
