@@ -182,6 +182,20 @@ def test_an_abbreviation_cut_from_a_name_is_not_an_entity() -> None:
     assert not junk("St. Louis", "GPE", words) and not junk("Louis", "GPE", words)
 
 
+def test_a_name_cut_before_its_last_words_is_not_an_entity() -> None:
+    """ "National Physical Laboratory of" (of India) and "Kansas Department of Wildlife and" (Parks) end with a word
+    that joins a name to more of itself: the tagger cut them. A name may end with a capitalised "I" or "May", and
+    one with "of" inside stays."""
+    text = "The National Physical Laboratory of India and the Kansas Department of Wildlife and Parks met Elaine May."
+    words = DocumentWords.of(text, 1)
+    assert junk("National Physical Laboratory of", "ORG", words)
+    assert junk("Kansas Department of Wildlife and", "ORG", words)
+    assert junk("Republic of the", "GPE", words)
+    assert not any(junk(n, "ORG", words) for n in ("National Physical Laboratory of India", "World War I"))
+    assert not junk("Elaine May", "PERSON", words)
+    assert "national-physical-laboratory-of" not in extracted(text)
+
+
 def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:
     """ "walk into Best Buy": a several-word name seen only where a place is is a shop, not a person; one
     mention of two there, a possessive after it ("at John Smith's") or strong evidence keep the person."""

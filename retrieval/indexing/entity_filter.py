@@ -102,6 +102,11 @@ _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
 _PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
+#: Words that join a name to more of itself, as written inside a name ("Laboratory of India", "Wildlife and Parks",
+#: "Republic of the Congo"): a name never ends with one in lower case ("World War I", "Elaine May" do not).
+_JOINING_WORDS = frozenset(
+    {"of", "and", "&", "or", "nor", "the", "a", "an", "for", "in", "on", "at", "to", "as", "by", "with", "from", "via"}
+)
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -244,6 +249,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # a path, a label, an address, a counter or a stage direction
     if surface.isupper() and " " in surface and kind in (CONCEPT, "ORG"):
         return True  # an upper-case phrase: a speaker label's words or a shout, not a name
+    if cut_short(surface):
+        return True
     if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens) or _CONTRACTION.search(surface):
         return True  # "n't", "I.", "A"; "thatI'd": words run together
     if surface.rstrip(".") in _NAME_ABBREVIATIONS:
@@ -293,6 +300,14 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
             or (kind not in _ADJECTIVE_OR_PLACE and words.title_piece(surface))  # "Crib" of "Scientists in a Crib"
         )
     return False
+
+
+def cut_short(surface: str) -> bool:
+    """Whether a name of several words ends with a word that joins it to more ("National Physical Laboratory of",
+    "Kansas Department of Wildlife and"): the tagger cut the name before its last words, and the half it kept
+    names nothing (the name's head may be a different thing: "Communist Party of" China or of Cuba)."""
+    words = surface.split()
+    return len(words) > 1 and words[-1] in _JOINING_WORDS
 
 
 def _stop_word_first(word: str) -> bool:
