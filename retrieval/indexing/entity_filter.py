@@ -249,8 +249,6 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # a path, a label, an address, a counter or a stage direction
     if surface.isupper() and " " in surface and kind in (CONCEPT, "ORG"):
         return True  # an upper-case phrase: a speaker label's words or a shout, not a name
-    if cut_short(surface):
-        return True
     if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens) or _CONTRACTION.search(surface):
         return True  # "n't", "I.", "A"; "thatI'd": words run together
     if surface.rstrip(".") in _NAME_ABBREVIATIONS:
@@ -302,12 +300,15 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     return False
 
 
-def cut_short(surface: str) -> bool:
-    """Whether a name of several words ends with a word that joins it to more ("National Physical Laboratory of",
-    "Kansas Department of Wildlife and"): the tagger cut the name before its last words, and the half it kept
-    names nothing (the name's head may be a different thing: "Communist Party of" China or of Cuba)."""
+def uncut(surface: str) -> str:
+    """A name without the joining words it ends with ("National Physical Laboratory of" -> "National Physical
+    Laboratory", "Republic of the" -> "Republic"): the tagger cut the name before its last words ("of India"), and
+    its head is the part that names something; dropping the mention instead loses the head's links (measured:
+    one MuSiQue question's bridge to its passage)."""
     words = surface.split()
-    return len(words) > 1 and words[-1] in _JOINING_WORDS
+    while len(words) > 1 and words[-1] in _JOINING_WORDS:
+        words.pop()
+    return " ".join(words)
 
 
 def _stop_word_first(word: str) -> bool:
