@@ -303,8 +303,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
 def uncut(surface: str) -> str:
     """A name without the joining words it ends with ("National Physical Laboratory of" -> "National Physical
     Laboratory", "Republic of the" -> "Republic"): the tagger cut the name before its last words ("of India"), and
-    its head is the part that names something; dropping the mention instead loses the head's links (measured:
-    one MuSiQue question's bridge to its passage)."""
+    its head is the part that names something ("Invasion of Normandy in" -> "Invasion of Normandy"), which the
+    usual filters then judge like any other name."""
     words = surface.split()
     while len(words) > 1 and words[-1] in _JOINING_WORDS:
         words.pop()
