@@ -9,7 +9,7 @@ from collections import Counter
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
-from retrieval.indexing.entity_filter import DocumentWords, junk, uncut
+from retrieval.indexing.entity_filter import DocumentWords, junk
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.text.nlp import nlp
 
@@ -180,20 +180,6 @@ def test_an_abbreviation_cut_from_a_name_is_not_an_entity() -> None:
     words = DocumentWords.of("A mill in St. Louis costs less. We met Dr. Ng there.", 1)
     assert junk("St", "GPE", words) and junk("Dr.", "PERSON", words)
     assert not junk("St. Louis", "GPE", words) and not junk("Louis", "GPE", words)
-
-
-def test_a_name_cut_before_its_last_words_keeps_its_head() -> None:
-    """ "National Physical Laboratory of" (of India) and "Kansas Department of Wildlife and" (Parks) end with a word
-    that joins a name to more of itself: the tagger cut them, and the head is the name kept. A name may end with a
-    capitalised "I" or "May", and one with "of" inside stays whole."""
-    assert uncut("National Physical Laboratory of") == "National Physical Laboratory"
-    assert uncut("Kansas Department of Wildlife and") == "Kansas Department of Wildlife"
-    assert uncut("Republic of the") == "Republic"
-    for whole in ("National Physical Laboratory of India", "World War I", "Elaine May", "of"):
-        assert uncut(whole) == whole
-    text = "The National Physical Laboratory of India, situated in New Delhi, keeps standards. Elaine May visited it."
-    keys = extracted(text)
-    assert "national-physical-laboratory-of" not in keys and "elaine-may" in keys
 
 
 def test_a_name_mostly_after_a_preposition_of_place_is_not_a_person() -> None:

@@ -102,11 +102,6 @@ _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
 _PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
-#: Words that join a name to more of itself, as written inside a name ("Laboratory of India", "Wildlife and Parks",
-#: "Republic of the Congo"): a name never ends with one in lower case ("World War I", "Elaine May" do not).
-_JOINING_WORDS = frozenset(
-    {"of", "and", "&", "or", "nor", "the", "a", "an", "for", "in", "on", "at", "to", "as", "by", "with", "from", "via"}
-)
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -298,17 +293,6 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
             or (kind not in _ADJECTIVE_OR_PLACE and words.title_piece(surface))  # "Crib" of "Scientists in a Crib"
         )
     return False
-
-
-def uncut(surface: str) -> str:
-    """A name without the joining words it ends with ("National Physical Laboratory of" -> "National Physical
-    Laboratory", "Republic of the" -> "Republic"): the tagger cut the name before its last words ("of India"), and
-    its head is the part that names something ("Invasion of Normandy in" -> "Invasion of Normandy"), which the
-    usual filters then judge like any other name."""
-    words = surface.split()
-    while len(words) > 1 and words[-1] in _JOINING_WORDS:
-        words.pop()
-    return " ".join(words)
 
 
 def _stop_word_first(word: str) -> bool:

@@ -18,15 +18,7 @@ from spacy.tokens import Span
 
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
-from retrieval.indexing.entity_filter import (
-    GENERIC_NOUNS,
-    DocumentWords,
-    alias_map,
-    junk,
-    named_type,
-    too_rare,
-    uncut,
-)
+from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -55,7 +47,7 @@ def _clean(surface: str) -> str:
     for lead in _LEADING:
         if lowered.startswith(lead):
             text, lowered = text[len(lead) :], lowered[len(lead) :]
-    return uncut(text.removesuffix("'s").removesuffix("’s").strip())
+    return text.removesuffix("'s").removesuffix("’s").strip()
 
 
 def _usable(key: str) -> bool:
