@@ -8,6 +8,9 @@ Usage:
   # draw items to label from one graph (CSV on stdout):
   python benchmarks/graph_quality.py --graph G --sample 160 --seed 25
   python benchmarks/graph_quality.py --graph G --titles 40 --seed 25
+  # score one graph of another corpus on its own labels (a dev set's graph: benchmarks/eval_data.py's cache):
+  python benchmarks/graph_quality.py --graph benchmarks/.cache/musique_train/graph.db --project eval \
+      --labels benchmarks/data/musique_entity_labels.csv --duplicates benchmarks/data/musique_duplicate_groups.csv
 
 Labels (benchmarks/data/README.md) are kept by title, so a rebuilt graph is scored on the same items where
 they still exist: entity precision on the held-out 160-entity sample (target >= 0.92), on the five previous
@@ -101,18 +104,20 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def precision(graph: Graph, path: Path) -> tuple[float, int, int]:
-    """(precision on the labelled titles still in the graph, how many are, real ones gone)."""
-    labels = {r["title"]: (r["real"] == "1", r["person"] == "1") for r in _rows(path)}
+def precision(graph: Graph, path: Path, half: str | None = None) -> tuple[float, int, int]:
+    """(precision on the labelled titles still in the graph, how many are, real ones gone); with `half`, only the
+    rows of that part of a sample split for tuning (the `half` column: "tune" or "heldout")."""
+    rows = [r for r in _rows(path) if half is None or r.get("half") == half]
+    labels = {r["title"]: (r["real"] == "1", r["person"] == "1") for r in rows}
     present = [t for t in labels if t in graph.types]
     correct = sum(1 for t in present if labels[t][0] and (graph.types[t] == "PERSON") == labels[t][1])
     gone = sum(1 for t, (real, _p) in labels.items() if real and t not in graph.types)
     return (correct / len(present) if present else 0.0), len(present), gone
 
 
-def duplicates(graph: Graph) -> tuple[int, int, list[str]]:
+def duplicates(graph: Graph, path: Path = DUPLICATES) -> tuple[int, int, list[str]]:
     """(top entities that are the same thing as another entity, top entities no group lists, those titles)."""
-    reviewed = _rows(DUPLICATES)
+    reviewed = _rows(path)
     group_of = {r["title"]: r["group"] for r in reviewed if r["group"]}
     members: dict[str, set[str]] = defaultdict(set)
     for title in graph.types:
@@ -197,6 +202,29 @@ def report(graphs: dict[str, Graph]) -> None:
     print(f"load: {os.getloadavg()}")
 
 
+def score_one(graph: Graph, labels: Path, groups: Path | None) -> None:
+    """One graph of another corpus on that corpus's labels: the demo's held-out sets and titles do not apply."""
+    rows: list[list[object]] = []
+    halves = sorted({r.get("half") or "" for r in _rows(labels)} - {""}, reverse=True)
+    for half in (None, *halves):
+        p, n, gone = precision(graph, labels, half)
+        rows.append([f"precision, {labels.name}" + (f", {half} half" if half else ""), ">= 0.92", f"{p:.3f} (n={n})"])
+        rows.append(["  real entities gone", "", gone])
+    rows.append(["entities", "", len(graph.types)])
+    unknown: list[str] = []
+    if groups:
+        dup, _u, unknown = duplicates(graph, groups)
+        rows += [
+            [f"duplicates in top {TOP}", "<= 2%", f"{dup} ({dup / TOP:.1%})"],
+            [f"  top {TOP} not reviewed", "", len(unknown)],
+        ]
+    rows.append(["artefacts (rule)", "0", sum(1 for t in graph.types if ARTEFACT.search(t))])
+    print_table("Graph quality of one graph", ["measure", "target", "graph"], rows)
+    if unknown:
+        print(f"top-{TOP} titles no duplicate group lists (review): {', '.join(unknown)}")
+    print(f"load: {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, help="embedded graph built by the old code")
@@ -209,7 +237,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--label-set", default="after", help="`graph` column of the title sample printed")
     parser.add_argument("--project", default="demo")
+    parser.add_argument("--labels", type=Path, help="entity labels to score --graph on (CSV as the demo's)")
+    parser.add_argument("--duplicates", type=Path, help="duplicate groups of --graph's corpus (with --labels)")
     args = parser.parse_args()
+    if args.graph and args.labels:
+        score_one(read_graph(args.graph, args.project), args.labels, args.duplicates)
+        return
     if args.graph:
         graph = read_graph(args.graph, args.project)
         out = csv.writer(sys.stdout, lineterminator="\n")
