@@ -7,9 +7,8 @@ Answers every question of the split (benchmarks/data/demo_questions.jsonl) in ea
 signals of `retrieval.judge.answerability` from each answer. An answer is right (label 1) when its question is
 answerable and a key fact matches a gold evidence sentence (hit@5, benchmarks/answer_metrics.py); unanswerable
 questions and misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the
-probability of 1; the "not in these documents" threshold of a mode (`thresholds`) is the highest one that flags at
-most `MAX_FLAGGED` of that mode's right answers, read from their leave-one-question-out probabilities
-(`cross_validated`); `threshold`, the lowest of them, serves a mode with too few right answers to set its own.
+probability of 1; the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of
+each mode's right answers, read from their leave-one-question-out probabilities (`cross_validated`).
 Only the named split is read: report on the held-out ones (benchmarks/eval_answers.py --demo --splits test,test2,test3).
 
 `--with RUN` adds the `tune` half of a saved HotpotQA run (benchmarks/unanswerable.py: MuSiQue questions asked of the
@@ -176,19 +175,6 @@ def threshold(scores: np.ndarray, labels: np.ndarray, modes: np.ndarray) -> floa
     return min(_cut(scores[modes == m], labels[modes == m]) for m in enough)
 
 
-def mode_thresholds(scores: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> dict[str, float]:
-    """Each mode's own cut: the lowest of its groups' (a mode on one corpus, "drift (hotpotqa_dev200_tune)"), each
-    the highest that flags at most MAX_FLAGGED of that group's right answers; a mode none of whose groups has
-    1/MAX_FLAGGED right answers (global on the demo dev split) gets none and takes the model's `threshold`."""
-    cuts: dict[str, float] = {}
-    for group in dict.fromkeys(groups.tolist()):
-        mine = groups == group
-        if (labels[mine] == 1).sum() * MAX_FLAGGED >= 1:
-            mode = group.split(" (")[0]
-            cuts[mode] = min(cuts.get(mode, 1.0), _cut(scores[mine], labels[mine]))
-    return cuts
-
-
 def _cut(scores: np.ndarray, labels: np.ndarray) -> float:
     """The highest cut that flags at most MAX_FLAGGED of the right answers."""
     right = np.sort(scores[labels == 1])
@@ -229,15 +215,12 @@ def main() -> None:
     # own weight in the fit, so a cut that flags 10% of dev's right answers in-sample flagged 15-17% of held-out ones
     # (docs/benchmarks.md, branch wt62); a left-out answer is scored as a new question would be.
     cut = threshold(held_out, y, asked_in)
-    cuts = mode_thresholds(held_out, y, asked_in)
-    row_cuts = np.asarray([cuts.get(group.split(" (")[0], cut) for group in asked_in.tolist()])
-    flagged, left_out = scores < row_cuts, held_out < row_cuts
+    flagged, left_out = scores < cut, held_out < cut
     gone = np.asarray(unanswerable)
     model = {
         "intercept": round(intercept, 4),
         "coefficients": {name: round(float(w), 4) for name, w in zip(SIGNALS, weights, strict=True)},
         "threshold": round(cut, 4),
-        "thresholds": {mode: round(value, 4) for mode, value in cuts.items()},
         "fitted": (
             f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl"
             + "".join(f" and the tune half of {run.name}" for run in args.runs)
@@ -247,7 +230,7 @@ def main() -> None:
             f"{auroc(held_out, y):.3f}), unanswerable flagged "
             f"{flagged[gone].mean():.0%}, right answers flagged {flagged[y == 1].mean():.0%} (left out: "
             f"{left_out[gone].mean():.0%} and {left_out[y == 1].mean():.0%}; threshold: at most "
-            f"{MAX_FLAGGED:.0%} of each mode's right answers left out, per mode where it has enough)"
+            f"{MAX_FLAGGED:.0%} of each mode's right answers left out)"
         ),
     }
     print(json.dumps(model, indent=2))

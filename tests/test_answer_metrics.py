@@ -24,7 +24,6 @@ from benchmarks.answer_metrics import (
     outcome,
 )
 from benchmarks.unanswerable import in_part
-from retrieval.judge import answerability
 from retrieval.models import Answer
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "demo_questions.jsonl"
@@ -131,16 +130,3 @@ def test_a_saved_dev_set_run_adds_its_tune_half_only(tmp_path: Path) -> None:
     assert ids == ["hotpot:q0", "hotpot:q2"]
     assert y.tolist() == [1.0, 0.0] and unanswerable == [False, True]
     assert modes.tolist() == ["local (hotpot)"] * 2 and x.shape == (2, len(fit_confidence.SIGNALS))
-
-
-def test_each_mode_gets_its_own_cut_from_its_own_right_answers() -> None:
-    """Per mode, the lowest cut of its corpora's groups; a mode with too few right answers (global) gets none and
-    takes the model's single threshold, which `answerability.threshold` falls back to."""
-    scores = np.array([0.45, *[0.7] * 9, 0.55, *[0.8] * 9, 0.6, *[0.9] * 9, 0.1])
-    labels = np.ones(31)
-    groups = np.array(["local"] * 10 + ["drift"] * 10 + ["drift (hotpot)"] * 10 + ["global"])
-    assert fit_confidence.mode_thresholds(scores, labels, groups) == {"local": 0.7, "drift": 0.8}
-    model = {"threshold": 0.5, "thresholds": {"local": 0.7, "drift": 0.8}}
-    assert answerability.threshold("drift", model) == 0.8
-    assert answerability.threshold("global", model) == 0.5
-    assert answerability.threshold("agent", {"threshold": 0.4}) == 0.4

@@ -125,10 +125,7 @@ _POSSESSIVE = re.compile(r"['’]s?$")
 
 @cache
 def fitted() -> dict[str, Any]:
-    """The fitted model: {"intercept", "coefficients", "threshold", "thresholds", "fitted"} (how, on what, when).
-
-    `thresholds` holds a mode's own cut where the fit had enough right answers of that mode to set one; `threshold`
-    serves every other mode (the lowest of the fitted cuts)."""
+    """The fitted model: {"intercept", "coefficients", "threshold", "fitted"} (how, on what, when)."""
     return dict(json.loads(MODEL_FILE.read_text(encoding="utf-8")))
 
 
@@ -243,14 +240,6 @@ def probability(values: dict[str, float], model: dict[str, Any] | None = None) -
     return 1.0 / (1.0 + math.exp(-max(min(z, 30.0), -30.0)))
 
 
-def threshold(mode: str, model: dict[str, Any] | None = None) -> float:
-    """The probability below which an answer of `mode` is "not in these documents": per mode, because each mode's
-    signals sit differently (DRIFT's similarity and arms read higher than local's on the same question), and the
-    cut holds each mode's share of right answers flagged apart."""
-    model = model or fitted()
-    return float(model.get("thresholds", {}).get(mode, model["threshold"]))
-
-
 def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Meanings | None = None) -> None:
     """Set the answer's calibrated confidence and its outcome (call after `confidence.assess`, whose score becomes
     the `support` signal; the confidence's parts are then the signals, their weights the fitted coefficients).
@@ -273,7 +262,7 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
         for name in values
     ]
     answer.confidence = Confidence(score=round(score, 3), parts=parts)
-    if answer.no_data_found or score < threshold(answer.mode, model):
+    if answer.no_data_found or score < float(model["threshold"]):
         answer.outcome = "not_in_documents"
         _say_not_in_documents(answer, unheld(answer, held) if held is not None else [])
     elif score < 0.7:
