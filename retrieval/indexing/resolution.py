@@ -27,7 +27,10 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   mentioning it mention that one person and no other person of that name comes close;
 - an everyday word that ends one longer name of its type in a shared document as the head the other words
   qualify ("the Valley" of a conversation about "Silicon Valley"; "Research" beside "Microsoft Research" and
-  "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened.
+  "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened;
+- across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
+  a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
+  the last two with an entity other than a hub mentioned beside both.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a

@@ -2,11 +2,15 @@
 
 Why apart: the rules of resolution.py want both forms in one document, which holds on a podcast transcript
 but not on a corpus of short passages (MuSiQue, HotpotQA), where "World War II" and "Second World War", or
-"Robert De Niro" and "De Niro", are in different paragraphs. Without a shared document the evidence is of
-two kinds, and each rule here asks for both: the names say the same thing by a rule of English (a numeral and
-its ordinal word; a name and the one longer name of the graph it is a part of), and the two keys share
-context (entities mentioned beside each of them, `shared_neighbours`). Uniqueness is counted over the whole
-graph: a part of two longer names ("Civil War" of "American Civil War" and "Spanish Civil War") stays apart.
+"Robert De Niro" and "De Niro", are in different paragraphs. Without a shared document the evidence is the name
+itself and, where the name alone could join two things, shared context:
+- a numeral and the ordinal word saying the same number around the same words ("Second World War" -> "World
+  War II"): the whole name is in both forms, so the name is the evidence;
+- a name of two or more words tagged a person that is the last words of exactly one longer person's name of the
+  graph ("De Niro" -> "Robert De Niro"), with an entity other than a hub mentioned beside both (`Neighbours`);
+- an acronym of three letters or more whose only expansion in the graph it spells ("IMF"), with the same.
+Uniqueness is counted over the whole graph: a surname of two persons ("Maria Smith" of "Anna Maria Smith" and
+"Joan Maria Smith") stays apart, and so does an acronym of two expansions.
 """
 
 from __future__ import annotations
