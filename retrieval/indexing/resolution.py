@@ -252,7 +252,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     neighbours = Neighbours(keys)
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
-    out.extend(surname_pairs(keys, neighbours))
+    out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
     out.extend(_misspelled_pairs(keys))
     out.extend(_qualified_org_pairs(keys, by_slug))

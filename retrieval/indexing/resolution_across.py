@@ -97,16 +97,17 @@ def numbered_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     return out
 
 
-def surname_pairs(keys: dict[str, Key], neighbours: Neighbours) -> list[tuple[str, str, str]]:
+def surname_pairs(keys: dict[str, Key], neighbours: Neighbours, variants: set[str]) -> list[tuple[str, str, str]]:
     """ "De Niro" -> "Robert De Niro": a name of two or more words tagged a person at least once (the tagger
     often makes a bare surname a topic) that is the last words of exactly one
     longer person's name of the graph ("Van Gogh", "Todd Smith" of "James Todd Smith"), the two sharing context.
     Only persons: the last words of an organisation or place name are often a class of their own ("Anglican
     Church" of "Bergen Anglican Church", "Rocky Mountains" of "Northern Rocky Mountains", read on MuSiQue), and a
-    one-word name never ("London" of "City of London")."""
+    one-word name never ("London" of "City of London"). A longer name that is itself a variant does not count
+    ("Dr. Lisa Su" is "Lisa Su" with a title)."""
     longer: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
-        if key.type == "PERSON":
+        if key.type == "PERSON" and key.id not in variants:
             for i in range(1, len(key.tokens) - 1):
                 longer["-".join(key.tokens[i:])].append(key)
     out = []
