@@ -208,6 +208,62 @@ def test_different_names_that_look_alike_stay_apart() -> None:
         assert merged.of(f"p:{key}") == f"p:{key}", (key, merged.reasons)
 
 
+def test_across_documents_a_numbered_name_a_surname_and_an_acronym_join_their_full_form() -> None:
+    """Short passages (MuSiQue) write the two forms in different documents: an ordinal word and a numeral saying
+    the same number join on the name alone; a surname of two words ("De Niro") and an acronym whose only
+    expansion of the graph it spells join when an entity other than a hub is mentioned beside both."""
+    rows = [
+        _mention("a", "world-war-ii", "World War II", "EVENT", 4),
+        _mention("b", "second-world-war", "Second World War", "EVENT"),
+        _mention("a", "robert-de-niro", "Robert De Niro", "PERSON", 3),
+        _mention("a", "taxi-driver", "Taxi Driver", "WORK_OF_ART"),
+        _mention("c", "de-niro", "De Niro", "PERSON"),
+        _mention("c", "taxi-driver", "Taxi Driver", "WORK_OF_ART"),
+        _mention("d", "international-monetary-fund", "International Monetary Fund", "ORG", 2),
+        _mention("d", "bretton-woods", "Bretton Woods", "GPE"),
+        _mention("e", "imf", "IMF", "ORG"),
+        _mention("e", "bretton-woods", "Bretton Woods", "GPE"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:second-world-war") == "p:world-war-ii"
+    assert "say the same number" in merged.reasons["p:second-world-war"]
+    assert merged.of("p:de-niro") == "p:robert-de-niro"
+    assert "without the first name" in merged.reasons["p:de-niro"]
+    assert merged.of("p:imf") == "p:international-monetary-fund"
+    assert "the graph's only expansion" in merged.reasons["p:imf"]
+
+
+def test_across_documents_names_without_shared_context_or_a_single_full_form_stay_apart() -> None:
+    """Across documents: a surname or acronym whose only shared neighbour is a hub (in more documents than the
+    graph's hub cut, here 2), a surname of two graph persons, an acronym of two expansions, different numbers,
+    a one-word name beside a numeral ("Apple II"), and a one-word place ("Hungary", "London") stay apart."""
+    hub = [_mention(doc, "united-states", "United States", "GPE") for doc in "abcdefg"]
+    rows = [
+        *hub,
+        _mention("a", "anthony-van-dyck", "Anthony van Dyck", "PERSON", 2),
+        _mention("b", "van-dyck", "Van Dyck", "PERSON"),
+        _mention("c", "anna-maria-smith", "Anna Maria Smith", "PERSON"),
+        _mention("c", "joan-maria-smith", "Joan Maria Smith", "PERSON"),
+        _mention("c", "oxford", "Oxford", "GPE"),
+        _mention("d", "maria-smith", "Maria Smith", "PERSON"),
+        _mention("d", "oxford", "Oxford", "GPE"),
+        _mention("d", "national-basketball-association", "National Basketball Association", "ORG"),
+        _mention("e", "nba", "NBA", "ORG"),
+        _mention("e", "oxford", "Oxford", "GPE"),
+        _mention("g", "new-bedford-academy", "New Bedford Academy", "ORG"),
+        _mention("f", "world-war-i", "World War I", "EVENT"),
+        _mention("g", "second-world-war", "Second World War", "EVENT"),
+        _mention("f", "apple-ii", "Apple II", "PRODUCT"),
+        _mention("g", "second-apple", "Second Apple", "PRODUCT"),
+        _mention("f", "hungary", "Hungary", "GPE"),
+        _mention("g", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        _mention("f", "london", "London", "GPE"),
+        _mention("g", "city-of-london", "City of London", "GPE"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
+
+
 def entity(store: GraphStore, entity_id: str) -> dict[str, object] | None:
     rows = store.query(
         "MATCH (e:__Entity__ {id: $id}) OPTIONAL MATCH (c:__Chunk__)-[:HAS_ENTITY]->(e) "

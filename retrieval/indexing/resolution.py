@@ -27,7 +27,10 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   mentioning it mention that one person and no other person of that name comes close;
 - an everyday word that ends one longer name of its type in a shared document as the head the other words
   qualify ("the Valley" of a conversation about "Silicon Valley"; "Research" beside "Microsoft Research" and
-  "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened.
+  "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened;
+- across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
+  a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
+  the last two with an entity other than a hub mentioned beside both.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
@@ -45,6 +48,7 @@ import jellyfish
 from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
+from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -245,7 +249,10 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
                 out.append((variant.id, group[0].id, f"same name, spelled differently: {group[0].surface}"))
     for key in sorted(keys.values(), key=lambda k: k.id):
         out.extend(_form_pairs(key, by_slug))
-    out.extend(_acronym_pairs(keys))
+    neighbours = Neighbours(keys)
+    out.extend(_acronym_pairs(keys, neighbours))
+    out.extend(numbered_pairs(keys))
+    out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
     out.extend(_misspelled_pairs(keys))
     out.extend(_qualified_org_pairs(keys, by_slug))
@@ -297,8 +304,9 @@ def _word(written: str) -> bool:
     return letters.isalpha() and (len(letters) >= 3 or letters.isupper()) and not set(letters) <= set("IVXLC")
 
 
-def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
-    """An upper-case acronym and the one expansion whose initials it spells, mentioned in a shared document."""
+def _acronym_pairs(keys: dict[str, Key], neighbours: Neighbours) -> list[tuple[str, str, str]]:
+    """An upper-case acronym and the one expansion whose initials it spells, mentioned in a shared document, or
+    else the graph's only expansion when the two share context (`acronym_across`)."""
     expansions: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
         if len(key.tokens) > 1:
@@ -309,17 +317,18 @@ def _acronym_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
         surface = key.surface
         if len(key.tokens) != 1 or not (2 <= len(surface) <= 6 and surface.isupper() and surface.isalpha()):
             continue
-        found = [e for e in expansions.get(key.slug, []) if _together(key, e) and _compatible(key, e)]
+        spelled = expansions.get(key.slug, [])
+        found = [e for e in spelled if _together(key, e) and _compatible(key, e)]
         if len(found) == 1:
             e = found[0]
-            variant, target = (e, key) if key.weight >= e.weight else (key, e)
-            out.append(
-                (
-                    variant.id,
-                    target.id,
-                    f"{key.surface} is short for {e.surface} (together in {_documents(_together(key, e))})",
-                )
-            )
+            evidence = f"together in {_documents(_together(key, e))}"
+        elif not found and (across := acronym_across(key, spelled, neighbours)) is not None:
+            e = across
+            evidence = f"the graph's only expansion, {neighbours.shared(key, e)} entities mentioned beside both"
+        else:
+            continue
+        variant, target = (e, key) if key.weight >= e.weight else (key, e)
+        out.append((variant.id, target.id, f"{key.surface} is short for {e.surface} ({evidence})"))
     return out
 
 
