@@ -21,8 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -47,55 +49,72 @@ SIGNALS = answerability.FITTED
 RECORDED = ("support", "exists", "complete")
 
 
-def collect(
-    split: str, modes: list[Mode], saved: Path | None
-) -> tuple[np.ndarray, np.ndarray, list[bool], np.ndarray, list[str]]:
-    """Signals (rows), labels, whether each row's question is unanswerable, each row's mode and question id, for
-    every question and mode (global only on the corpus-wide and unanswerable questions, as benchmarks/demo_answers.py
-    asks it).
+class Example(NamedTuple):
+    """One answer to fit on: right (1) or not, whether its question is unanswerable, its group (the mode, tagged
+    with the corpus for a dev-set run) and its question's id (leave-one-question-out groups by it)."""
+
+    answer: Answer
+    right: float
+    unanswerable: bool
+    group: str
+    qid: str
+
+
+def collect(split: str, modes: list[Mode], saved: Path | None) -> list[Example]:
+    """Every question of the split in every mode (global only on the corpus-wide and unanswerable questions, as
+    benchmarks/demo_answers.py asks it), right when answerable and a key fact hits a gold sentence.
 
     With `saved`, the answers are kept there (JSON lines) and read back on the next run, so a change to how the
     signals are read is refitted without asking again."""
     questions = {q.id: q for q in read_questions() if q.split == split}
     answers = _saved(saved) if saved is not None and saved.exists() else _ask(questions, modes, saved)
-    meanings = answerability.local_meanings(Settings())
-    rows, labels, unanswerable, asked_in, ids = [], [], [], [], []
-    for qid, answer in answers:
-        question = questions[qid]
-        rows.append(_signals(answer, meanings))
-        labels.append(float(question.answerable and hit([f.fact for f in answer.key_facts], question.evidence)))
-        unanswerable.append(not question.answerable)
-        asked_in.append(answer.mode)
-        ids.append(qid)
-    return np.asarray(rows), np.asarray(labels), unanswerable, np.asarray(asked_in), ids
+    return [
+        Example(
+            answer,
+            float(questions[qid].answerable and hit([f.fact for f in answer.key_facts], questions[qid].evidence)),
+            not questions[qid].answerable,
+            answer.mode,
+            qid,
+        )
+        for qid, answer in answers
+    ]
 
 
-def collect_run(path: Path) -> tuple[np.ndarray, np.ndarray, list[bool], np.ndarray, list[str]]:
-    """The same for the `tune` half of a saved dev-set run (`eval_answers.py HOTPOT --unanswerable MUSIQUE --dump
-    FILE`): right is "the key facts contain the gold answer", as that run judged it. Each row's mode is tagged with
-    the file's name, so the threshold holds the share of right answers flagged on this corpus apart from the demo's.
-    """
-    meanings = answerability.local_meanings(Settings())
-    rows, labels, unanswerable, asked_in, ids = [], [], [], [], []
+def collect_run(path: Path) -> list[Example]:
+    """The `tune` half of a saved dev-set run (`eval_answers.py HOTPOT --unanswerable MUSIQUE --dump FILE`): right
+    is "the key facts contain the gold answer", as that run judged it. Each row's mode is tagged with the file's
+    name, so the threshold holds the share of right answers flagged on this corpus apart from the demo's."""
+    examples = []
     for line in path.read_text(encoding="utf-8").splitlines():
-        saved = json.loads(line) if line.strip() else None
-        if saved is None or saved["part"] != "tune":
-            continue
-        answer = Answer.model_validate(saved["answer"])
-        rows.append(_signals(answer, meanings))
-        labels.append(float(saved["correct"]))
-        unanswerable.append(not saved["answerable"])
-        asked_in.append(f"{answer.mode} ({path.stem})")
-        ids.append(f"{path.stem}:{saved['id']}")
-    return np.asarray(rows), np.asarray(labels), unanswerable, np.asarray(asked_in), ids
+        row = json.loads(line) if line.strip() else {"part": None}
+        if row["part"] == "tune":
+            answer = Answer.model_validate(row["answer"])
+            group = f"{answer.mode} ({path.stem})"
+            examples.append(
+                Example(answer, float(row["correct"]), not row["answerable"], group, f"{path.stem}:{row['id']}")
+            )
+    return examples
 
 
-def _signals(answer: Answer, meanings: answerability.Meanings) -> list[float]:
-    """The answer's fitted signals in `SIGNALS` order, the `RECORDED` ones as the answer's confidence holds them."""
-    values = answerability.signals(answer, meanings=meanings)
-    parts = {p.name: p.value for p in answer.confidence.parts} if answer.confidence else {}
-    values.update({name: float(parts.get(name) or 0.0) for name in RECORDED})
-    return [values.get(name, 0.0) for name in SIGNALS]
+def stacked(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, list[bool], np.ndarray, list[str]]:
+    """For the fit: signals (rows in `SIGNALS` order, the `RECORDED` ones as each answer's confidence holds them),
+    labels, unanswerable flags, groups and question ids."""
+    meanings = answerability.local_meanings(Settings())
+    rows = []
+    for example in examples:
+        values = answerability.signals(example.answer, meanings=meanings)
+        confidence = example.answer.confidence
+        parts = {p.name: p.value for p in confidence.parts} if confidence else {}
+        values.update({name: float(parts.get(name) or 0.0) for name in RECORDED})
+        rows.append([values.get(name, 0.0) for name in SIGNALS])
+    labels = np.asarray([e.right for e in examples])
+    return (
+        np.asarray(rows),
+        labels,
+        [e.unanswerable for e in examples],
+        np.asarray([e.group for e in examples]),
+        [e.qid for e in examples],
+    )
 
 
 def _ask(questions: dict[str, Labelled], modes: list[Mode], saved: Path | None) -> list[tuple[str, Answer]]:
@@ -200,11 +219,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     modes: list[Mode] = args.modes.split(",")
-    parts = [collect(args.split, modes, args.answers), *(collect_run(run) for run in args.runs)]
-    x, y = np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-    unanswerable = [u for p in parts for u in p[2]]
-    asked_in = np.concatenate([p[3] for p in parts])
-    ids = [i for p in parts for i in p[4]]
+    examples = collect(args.split, modes, args.answers) + [e for run in args.runs for e in collect_run(run)]
+    x, y, unanswerable, asked_in, ids = stacked(examples)
     intercept, weights = fit(x, y)
     scores = probability(intercept, weights, x)
     held_out = cross_validated(x, y, ids)

@@ -43,9 +43,9 @@ from retrieval.store import GraphStore
 PARTS = ("all", "tune", "test")
 
 
-def in_part(index: int, part: str) -> bool:
-    """Whether the question at `index` of its list (answerable or unanswerable) belongs to `part`."""
-    return part == "all" or (index % 2 == 0) == (part == "tune")
+def half(index: int) -> str:
+    """The half the question at `index` of its list (answerable or unanswerable) belongs to."""
+    return "tune" if index % 2 == 0 else "test"
 
 
 def _aliases(row: dict[str, Any]) -> list[str]:
@@ -86,11 +86,7 @@ def evaluate_confidence(
     answerable = [(q.id, q.text) for q in data.questions if golds.get(q.id)][:limit]
     unanswerable, dropped = unanswerable_questions(musique, data)
     unanswerable = unanswerable[:limit]
-    halves = {
-        qid: "tune" if in_part(i, "tune") else "test"
-        for group in (answerable, unanswerable)
-        for i, (qid, _) in enumerate(group)
-    }
+    halves = {qid: half(i) for group in (answerable, unanswerable) for i, (qid, _) in enumerate(group)}
     answerable = [q for q in answerable if part in ("all", halves[q[0]])]
     unanswerable = [q for q in unanswerable if part in ("all", halves[q[0]])]
     engine = Engine(settings, store=store, embedder=make_embedder(settings), llm=None)

@@ -23,7 +23,7 @@ from benchmarks.answer_metrics import (
     matches,
     outcome,
 )
-from benchmarks.unanswerable import in_part
+from benchmarks.unanswerable import half
 from retrieval.models import Answer
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "demo_questions.jsonl"
@@ -109,9 +109,7 @@ def test_the_fitted_threshold_flags_at_most_a_tenth_of_each_modes_right_answers(
 
 def test_a_dev_set_run_splits_into_alternating_halves() -> None:
     """The HotpotQA confidence run's halves: even places tune the model, odd places report on it."""
-    assert [in_part(i, "tune") for i in range(4)] == [True, False, True, False]
-    assert [in_part(i, "test") for i in range(4)] == [False, True, False, True]
-    assert all(in_part(i, "all") for i in range(4))
+    assert [half(i) for i in range(4)] == ["tune", "test", "tune", "test"]
 
 
 def test_a_saved_dev_set_run_adds_its_tune_half_only(tmp_path: Path) -> None:
@@ -126,7 +124,7 @@ def test_a_saved_dev_set_run_adds_its_tune_half_only(tmp_path: Path) -> None:
         rows.append(json.dumps({**row, "answer": answer.model_dump(mode="json")}))
     run = tmp_path / "hotpot.jsonl"
     run.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    x, y, unanswerable, modes, ids = fit_confidence.collect_run(run)
+    x, y, unanswerable, modes, ids = fit_confidence.stacked(fit_confidence.collect_run(run))
     assert ids == ["hotpot:q0", "hotpot:q2"]
     assert y.tolist() == [1.0, 0.0] and unanswerable == [False, True]
     assert modes.tolist() == ["local (hotpot)"] * 2 and x.shape == (2, len(fit_confidence.SIGNALS))
