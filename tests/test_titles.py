@@ -387,3 +387,16 @@ def test_a_community_whose_topics_are_each_named_in_passing_is_titled_by_the_phr
     assert titles["sci"].startswith("scientists, "), titles
     assert titles["chips"] == community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS)["chips"], titles
     assert "scientists" not in community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS)["sci"]
+
+
+def test_a_key_phrase_has_no_number_or_punctuation_in_it() -> None:
+    """Encyclopaedia passages write "a 25% minority holding" and "the 9th) bishop": neither "%" nor "9th)" is a
+    word of a topic, so neither phrase titles the names met there (left with nothing else, their members do)."""
+    for text in (
+        "Joe and Ann bought a 25% minority holding in the regional airline.",
+        "Joe became the 9th) bishop of the city, and Ann his dean.",
+    ):
+        texts = {"d:1": text, "a:1": "AMD chips.", "a:2": "The data center."}
+        chunks = {"d:1": ["joe", "ann"], "a:1": ["amd"], "a:2": ["dc"]}
+        tree = [Community("d", 0, ("joe", "ann"), ()), Community("chips", 0, ("amd",), ())]
+        assert community_titles(tree, ENTITIES, _mentions(chunks), texts)["d"] == "Ann & Joe", text

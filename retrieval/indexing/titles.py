@@ -426,9 +426,14 @@ def _key_phrase(span: Any, shortest: int = 2) -> str:
         tokens = tokens[1:]
     if not shortest <= len(tokens) <= PASSAGE_PHRASE_WORDS:
         return ""
-    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ for t in tokens):
+    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ or _not_a_word(t) for t in tokens):
         return ""
     return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def _not_a_word(token: Any) -> bool:
+    """A number or a punctuation mark other than a hyphen ("9th) bishop" of an encyclopaedia's list)."""
+    return bool(token.like_num or (token.is_punct and token.text != "-"))
 
 
 def _ranked(
