@@ -5,9 +5,13 @@ names met in one passage titled by that passage's key phrases."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
@@ -331,3 +335,68 @@ def test_two_parts_of_as_many_passages_are_named_in_the_same_order_on_every_run(
         for seed in range(6)
     }
     assert len(seen) == 1 and " & " in next(iter(seen)).partition(":")[0], seen
+
+
+def _stems(text: str) -> list[str]:
+    return [word.removesuffix("s") for word in re.findall(r"[a-z]+", text.lower())]
+
+
+def _word_vectors(texts: Sequence[str]) -> np.ndarray:
+    """A stand-in embedder: each text's words (plurals folded) counted over the test's words, as unit rows."""
+    vocabulary = sorted({stem for text in SCIENCE_TEXTS.values() for stem in _stems(text)})
+    rows = np.array([[_stems(text).count(stem) for stem in vocabulary] for text in texts], dtype=np.float32)
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
+
+
+SCIENCE_TEXTS = {
+    "s:1": "Famous scientists like him spoke to Congress about the budgets.",
+    "s:2": "Scientists were public figures then, and the scientists wrote books.",
+    "s:3": "People trusted scientists, even on a trip to the Bahamas.",
+    "s:4": "We talked about scientists and their curiosity for hours.",
+    "a:1": "Lisa Su talked about graphics chips at AMD.",
+    "a:2": "The data center needs graphics chips.",
+    "a:3": "AMD sells chips to the data center.",
+}
+
+
+def test_a_community_whose_topics_are_each_named_in_passing_is_titled_by_the_phrase_its_passages_share() -> None:
+    """Four passages about scientists as public figures, each naming one thing in passing (Congress, the Bahamas,
+    curiosity): no topic is in more than one of them, so its title leads with what they all say, "scientists";
+    without an embedder it keeps the things named. A community with a topic in three passages is left alone."""
+    entities = {
+        **ENTITIES,
+        "congress": _entity("congress", "Congress", "ORG"),
+        "bahamas": _entity("bahamas", "Bahamas", "GPE"),
+        "curiosity": _entity("curiosity", "curiosity"),
+        "books": _entity("books", "Sagan books", "WORK_OF_ART"),
+    }
+    chunks = {
+        "s:1": ["congress"],
+        "s:2": ["books"],
+        "s:3": ["bahamas"],
+        "s:4": ["curiosity"],
+        "a:1": ["su", "amd", "chips"],
+        "a:2": ["chips", "dc"],
+        "a:3": ["amd", "chips", "dc"],
+    }
+    tree = [
+        Community("sci", 0, ("congress", "bahamas", "curiosity", "books"), ()),
+        Community("chips", 0, ("su", "amd", "chips", "dc"), ()),
+    ]
+    titles = community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS, _word_vectors)
+    assert titles["sci"].startswith("scientists, "), titles
+    assert titles["chips"] == community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS)["chips"], titles
+    assert "scientists" not in community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS)["sci"]
+
+
+def test_a_key_phrase_has_no_number_or_punctuation_in_it() -> None:
+    """Encyclopaedia passages write "a 25% minority holding" and "the 9th) bishop": neither "%" nor "9th)" is a
+    word of a topic, so neither phrase titles the names met there (left with nothing else, their members do)."""
+    for text in (
+        "Joe and Ann bought a 25% minority holding in the regional airline.",
+        "Joe became the 9th) bishop of the city, and Ann his dean.",
+    ):
+        texts = {"d:1": text, "a:1": "AMD chips.", "a:2": "The data center."}
+        chunks = {"d:1": ["joe", "ann"], "a:1": ["amd"], "a:2": ["dc"]}
+        tree = [Community("d", 0, ("joe", "ann"), ()), Community("chips", 0, ("amd",), ())]
+        assert community_titles(tree, ENTITIES, _mentions(chunks), texts)["d"] == "Ann & Joe", text

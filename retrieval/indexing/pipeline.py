@@ -310,7 +310,9 @@ class _Run:
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             named = (
-                titles.community_titles(tree, wanted, mentions, g.chunk_texts()) if new and self.chat is None else {}
+                titles.community_titles(tree, wanted, mentions, g.chunk_texts(), self.embedder.embed)
+                if new and self.chat is None
+                else {}
             )
             for i, community in enumerate(new):
                 view = reports.CommunityView.of(community, wanted, edges)

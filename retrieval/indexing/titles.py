@@ -42,6 +42,14 @@ the graph's topics those chunks mention, both weighed against every chunk of the
 "family pet", "CTO Cisco & serial entrepreneur". Things met in one passage without a person ("Copilot &
 Windows", "Tron Legacy & Matrix") are their own topic and keep the topic title. The members are the report's
 entity list, beside the title.
+A community of several passages none of whose topics is mentioned in more than MIN_CHUNKS of them has no topic
+the graph knows ("Neil Degrasse Tyson: curiosity & Bahamas", each named once in nine passages about scientists
+as public figures): titling it by its rarest names says what was named in passing. Its title is led by the key
+phrases its passages share, each weighed by how many of them say it, against every chunk of the graph, and by how
+close it is in meaning to the passages as a whole (the cosine of the phrase's embedding to the mean of theirs):
+"Neil Degrasse Tyson: science book, scientists & curiosity". Counts alone favour a rare aside ("budgets",
+"certain issues"), closeness alone an everyday word ("book", "hobbies"); the product wants both. Without an
+embedder such a community keeps its topics.
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
@@ -50,9 +58,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
@@ -149,10 +158,12 @@ def community_titles(
     entities: Mapping[str, Entity],
     mentions: Iterable[Mapping[str, Any]],
     texts: Mapping[str, str] | None = None,
+    embed: Callable[[Sequence[str]], np.ndarray] | None = None,
 ) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
     (`chunk`, `entity`) the entities were resolved from, `texts` every chunk's text by id (without them a
-    community met in one passage is titled by its topic mentioned once, or by its members)."""
+    community met in one passage is titled by its topic mentioned once, or by its members), `embed` the graph's
+    embedder (unit rows; without it a community whose topics are each named in passing keeps them)."""
     topics = _topics(entities)
     chunks_of: dict[str, set[str]] = defaultdict(set)
     topics_in: dict[str, set[str]] = defaultdict(set)
@@ -184,6 +195,14 @@ def community_titles(
             idf = math.log(1 + chunk_count / max(1, len(chunks_of.get(key, ()))))
             scores = phrases.setdefault(community.id, {})
             scores[title] = max(scores.get(title, 0.0), n * idf * weight)
+    unnamed = [
+        c
+        for c in tree
+        if c.id not in phrases
+        and len(passages[c.id]) > FEW_PASSAGES
+        and max(counts[c.id].values(), default=0) <= MIN_CHUNKS
+    ]
+    central = _central_phrases(unnamed, passages, texts or {}, embed) if embed else {}
     titles: dict[str, str] = {}
     for level_communities in by_level.values():
         totals: Counter[str] = Counter()
@@ -199,6 +218,7 @@ def community_titles(
             else:
                 spread = _spread(passages[community.id], parts[community.id], topics_in)
                 ranked = _ranked(counts[community.id], totals, average, topics, spread)
+                ranked = _distinct([*central.get(community.id, ()), *ranked])
             lead = _lead(
                 community,
                 passages[community.id],
@@ -297,14 +317,7 @@ def _passage_phrases(
                     shown.setdefault(key, phrase)
         if count:
             found[community_id] = count
-    chunks_with: Counter[str] = Counter()
-    wanted_keys = {key for count in found.values() for key in count}
-    for text in texts.values():
-        words = _WORD.findall(text.lower())
-        grams = {
-            " ".join(words[i : i + n]) for n in range(1, PASSAGE_PHRASE_WORDS + 1) for i in range(len(words) - n + 1)
-        }
-        chunks_with.update(grams & wanted_keys)
+    chunks_with = _chunk_frequency({key for count in found.values() for key in count}, texts)
     return {
         community_id: {
             shown[key]: n * math.log(1 + len(texts) / max(1, chunks_with[key])) * (BIGRAM_BOOST if " " in key else 1.0)
@@ -312,6 +325,67 @@ def _passage_phrases(
         }
         for community_id, count in found.items()
     }
+
+
+def _chunk_frequency(keys: set[str], texts: Mapping[str, str]) -> Counter[str]:
+    """How many chunks of the graph say each phrase (lower-case words joined by spaces)."""
+    found: Counter[str] = Counter()
+    for text in texts.values():
+        words = _WORD.findall(text.lower())
+        grams = {
+            " ".join(words[i : i + n]) for n in range(1, PASSAGE_PHRASE_WORDS + 1) for i in range(len(words) - n + 1)
+        }
+        found.update(grams & keys)
+    return found
+
+
+def _central_phrases(
+    communities: Sequence[Community],
+    passages: Mapping[str, set[str]],
+    texts: Mapping[str, str],
+    embed: Callable[[Sequence[str]], np.ndarray],
+) -> dict[str, list[str]]:
+    """Community id -> the key phrases its passages share, best first (see the module docstring): at most
+    PASSAGE_PHRASES of them, each scoring PHRASE_SHARE of the best at least; none for a community whose passages
+    have no text or no phrase."""
+    chunks = {c.id: sorted(passages[c.id] & texts.keys()) for c in communities}
+    wanted = sorted({chunk for found in chunks.values() for chunk in found})
+    if not wanted:
+        return {}
+    from retrieval.text.nlp import nlp  # spaCy is loaded only when a title needs it
+
+    parsed = dict(zip(wanted, nlp().pipe(texts[chunk] for chunk in wanted), strict=True))
+    said: dict[str, Counter[str]] = {}
+    shown: dict[str, str] = {}
+    for community_id, found in chunks.items():
+        count: Counter[str] = Counter()
+        for chunk in found:  # a phrase counts once per passage that says it
+            here: set[str] = set()
+            for span in parsed[chunk].noun_chunks:
+                phrase = _key_phrase(span, shortest=1)
+                key = " ".join(_WORD.findall(phrase.lower()))
+                if key:
+                    here.add(key)
+                    shown.setdefault(key, phrase)
+            count.update(here)
+        if count:
+            said[community_id] = count
+    chunks_with = _chunk_frequency({key for count in said.values() for key in count}, texts)
+    out: dict[str, list[str]] = {}
+    for community_id, count in said.items():
+        keys = sorted(count)
+        passage_vectors = embed([texts[chunk] for chunk in chunks[community_id]])
+        centre = passage_vectors.mean(axis=0)
+        closeness = embed([shown[key] for key in keys]) @ (centre / max(float(np.linalg.norm(centre)), 1e-12))
+        score = {
+            shown[key]: count[key] * math.log(1 + len(texts) / max(1, chunks_with[key])) * max(0.0, float(near))
+            for key, near in zip(keys, closeness, strict=True)
+        }
+        ranked = _distinct(sorted(score, key=lambda p: (-score[p], p)))
+        if ranked and score[ranked[0]] > 0:
+            best = score[ranked[0]]
+            out[community_id] = [p for p in ranked[:PASSAGE_PHRASES] if score[p] >= PHRASE_SHARE * best]
+    return out
 
 
 def _sentences(text: str) -> list[str]:
@@ -336,10 +410,11 @@ def _member_words(community: Community, entities: Mapping[str, Entity]) -> set[s
     return words
 
 
-def _key_phrase(span: Any) -> str:
+def _key_phrase(span: Any, shortest: int = 2) -> str:
     """A noun chunk's key phrase: its common-noun part, everyday modifiers, names and stop words cut from the
-    front ("the talking family pet" -> "family pet"); "" for a pronoun, a name or a lone noun (the graph's
-    one-word topics are its entities, ranked beside these phrases)."""
+    front ("the talking family pet" -> "family pet"); "" for a pronoun, a name or, unless `shortest` is 1, a
+    lone noun (met in one passage it seldom says what the passage is about; the graph's one-word topics are its
+    entities, ranked beside these phrases)."""
     tokens = list(span)
     if not tokens or tokens[-1].pos_ != "NOUN":
         return ""
@@ -349,11 +424,16 @@ def _key_phrase(span: Any) -> str:
         or (tokens[0].pos_ != "NOUN" and zipf_frequency(tokens[0].lower_, "en") >= COMMON_WORD_ZIPF)
     ):
         tokens = tokens[1:]
-    if not 2 <= len(tokens) <= PASSAGE_PHRASE_WORDS:
-        return ""  # a lone noun of one passage ("assertion", "trope") seldom says what it is about
-    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ for t in tokens):
+    if not shortest <= len(tokens) <= PASSAGE_PHRASE_WORDS:
+        return ""
+    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ or _not_a_word(t) for t in tokens):
         return ""
     return "".join(t.text_with_ws for t in tokens).strip()
+
+
+def _not_a_word(token: Any) -> bool:
+    """A number or a punctuation mark other than a hyphen ("9th) bishop" of an encyclopaedia's list)."""
+    return bool(token.like_num or (token.is_punct and token.text != "-"))
 
 
 def _ranked(
