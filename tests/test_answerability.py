@@ -16,7 +16,7 @@ from retrieval.embed import Embedder, make_embedder
 from retrieval.engine import Engine
 from retrieval.judge import answerability
 from retrieval.llm.client import ChatModel
-from retrieval.models import Answer, Citation, Hit, KeyFact, Mode
+from retrieval.models import Answer, Citation, Hit, KeyFact, Mode, TraceStep
 from retrieval.store import GraphStore
 from tests.conftest import SEARCH_PROJECT
 from tests.scripted_openai import ScriptedOpenAI, json_reply
@@ -197,3 +197,21 @@ def test_arms_compare_the_best_passages_of_each_arm_and_focus_where_the_facts_co
         Hit(id=f"c{i}", text="x", score=1.0, sources={"vector": 1.0 - i / 10, "fulltext": float(i)}) for i in range(10)
     ]
     assert answerability.signals(answer)["arms"] == 0.0  # meaning's five best are keywords' five worst
+
+
+def test_the_search_signals_read_what_the_question_s_own_search_retrieved() -> None:
+    """DRIFT's evidence also holds what its follow-ups retrieved, scored against their own questions: the
+    similarity, gap, arms and together signals read only the passages of the question's own search step."""
+    own = Hit(id="own", text="Scrooge kept a counting-house.", score=0.4, sources={"vector": 0.3, "fulltext": 0.5})
+    followup = Hit(id="f", text="Tokyo is the capital of Japan.", score=0.9, sources={"vector": 0.9, "fulltext": 0.8})
+    answer = Answer(question="What is the capital of Japan?", mode="drift", answered_by="extractive")
+    answer.evidence = [followup, own]
+    unjudged = answerability.signals(answer)  # no search step recorded: all the evidence, as for global or agent
+    assert unjudged["similarity"] == 0.9 and unjudged["together"] == 1.0
+    answer.trace = [
+        TraceStep(id="primer", kind="primer", question=answer.question, chunk_ids=["own"]),
+        TraceStep(id="f1", kind="followup", question="What is said about Tokyo?", chunk_ids=["f"]),
+    ]
+    values = answerability.signals(answer)
+    assert values["similarity"] == 0.3 and values["together"] == 0.0 and values["gap"] == 0.0
+    assert answerability.searched_for_question(answer) == [own]

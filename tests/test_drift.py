@@ -329,3 +329,16 @@ def test_followups_of_a_round_run_in_parallel(
 
     assert answer.usage.llm_calls == 9  # hyde, primer, 3 + 3 follow-ups, aggregate
     assert len(arrived) == 6 and all(together), f"follow-ups not in flight together: {together}"
+
+
+def test_a_passage_found_for_the_question_keeps_the_question_s_scores(carol_graph: Graph) -> None:
+    """A follow-up's copy of a passage is scored against the follow-up: it never replaces the copy the question's
+    own search found (the confidence reads that one as the evidence's similarity to the question); a passage only
+    follow-ups found keeps its best-scored copy."""
+    settings, store, embedder = carol_graph
+    ctx = Context(settings, store, embedder, None, CAROL_PROJECT)
+    state = drift.DriftRun(ctx, QUESTION, QueryParams.from_settings(settings), None)
+    state.remember([Hit(id="c1", score=0.3, sources={"vector": 0.3})], own=True)
+    state.remember([Hit(id="c1", score=0.9, sources={"vector": 0.9}), Hit(id="c2", score=0.2)])
+    state.remember([Hit(id="c2", score=0.8)])
+    assert state.retrieved["c1"].sources == {"vector": 0.3} and state.retrieved["c2"].score == 0.8

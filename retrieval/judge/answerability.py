@@ -41,6 +41,8 @@ its words:
 - `gap`: how far the best hit's score stands above the next ones' (a passage that answers stands out; a question
   the documents do not answer finds many passages equally near);
 - `model`: the model's own confidence, when a model answered (one input, never the only one).
+The search signals (`together`, `similarity`, `arms`, `gap`) read the passages the question's own search retrieved
+(`searched_for_question`), not what DRIFT's follow-ups retrieved for questions of their own.
 They are combined by a logistic model (`COEFFICIENTS`, fitted on the labelled dev split of the demo questions by
 `benchmarks/fit_confidence.py`, which records how in the file) into the probability that the answer is right;
 below `THRESHOLD` (chosen on the same split) the outcome is "not in these documents" and the facts are shown as
@@ -62,7 +64,7 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
-from retrieval.models import Answer, Confidence, ConfidencePart
+from retrieval.models import Answer, Confidence, ConfidencePart, Hit
 from retrieval.search import answer_type
 from retrieval.search.evidence import asked_terms, shown_quote
 from retrieval.search.keywords import STOPWORDS
@@ -73,6 +75,9 @@ MODEL_FILE = Path(__file__).resolve().parent.parent / "assets" / "answerability.
 #: added `gap`: at 2.0 a model sure of an answer whose cited passage states neither "capital" nor "Australia"
 #: lifted it over the threshold, and the model is one input, never the one that decides.
 MODEL_WEIGHT = 1.0
+#: Trace steps whose chunks the question's own search retrieved: local's search, DRIFT's primer (its direct hits
+#: and the communities' passages nearest the question), not DRIFT's follow-ups (`searched_for_question`).
+RETRIEVAL_STEPS = ("search", "primer")
 #: Arms agreement reads the best hits.
 TOP_HITS = 5
 #: The score gap compares the best hit with the mean of this many next ones.
@@ -194,17 +199,18 @@ def signals(
     topic = [t for t in asked if t not in names] or asked
     nowhere = unheld(answer, held)
     found = [t for t in asked if t not in nowhere]
+    searched = searched_for_question(answer)
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
         "coverage": _share(topic, facts),
         "names": _share(names, facts) if names else _share(asked, facts),
         "exists": len(found) / len(asked) if asked else 0.0,
         "complete": float(bool(asked) and len(found) == len(asked)),
-        "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in answer.evidence), default=0.0),
+        "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in searched), default=0.0),
         "answers": _answers(answer, topic, meanings),
-        "similarity": _similarity(answer),
-        "arms": _arms(answer),
-        "gap": _gap(answer),
+        "similarity": _similarity(searched),
+        "arms": _arms(searched),
+        "gap": _gap(searched),
         "focus": _focus(answer),
     }
     if _lists_themes(answer):
@@ -342,32 +348,47 @@ def states(term: str, words: set[str]) -> bool:
     return len(term) >= MIN_STEM and any(w.startswith(stem) for w in words)
 
 
-def _similarity(answer: Answer) -> float:
-    values = [h.sources.get("vector", 0.0) for h in answer.evidence]
+def searched_for_question(answer: Answer) -> list[Hit]:
+    """The evidence the question's own search retrieved (the trace's `RETRIEVAL_STEPS`), which the search signals
+    (`together`, `similarity`, `arms`, `gap`) read; all of it when no such step is recorded (global, agent).
+
+    Why not all the evidence: DRIFT's also holds what its follow-ups retrieved for questions of their own ("What is
+    said about Dallas?"), each passage scored against that follow-up, not against the question asked. Read as the
+    question's, those scores and the more passages made an unanswerable question look answered: on the demo dev
+    split DRIFT's `similarity` for unanswerable questions averaged 0.60 against local's 0.45 for the same key facts,
+    and on HotpotQA's tune half 0.57 against 0.38 (docs/benchmarks.md, branch wt80). The analyst is shown the key
+    facts and the question's search; what follow-ups found for other questions is judged by their own steps."""
+    own = {i for step in answer.trace if step.kind in RETRIEVAL_STEPS for i in step.chunk_ids}
+    hits = [h for h in answer.evidence if h.id in own]
+    return hits or list(answer.evidence)
+
+
+def _similarity(hits: Sequence[Hit]) -> float:
+    values = [h.sources.get("vector", 0.0) for h in hits]
     return max(min(max(values, default=0.0), 1.0), 0.0)
 
 
-def _gap(answer: Answer) -> float:
+def _gap(hits: Sequence[Hit]) -> float:
     """How far the best hit's score stands above the mean of the next GAP_HITS (0-1, relative to the best)."""
-    scores = sorted((h.score for h in answer.evidence), reverse=True)
+    scores = sorted((h.score for h in hits), reverse=True)
     if len(scores) < 2 or scores[0] <= 0:
         return 0.0
     rest = scores[1 : 1 + GAP_HITS]
     return max(min((scores[0] - sum(rest) / len(rest)) / scores[0], 1.0), 0.0)
 
 
-def _arms(answer: Answer) -> float:
+def _arms(hits: Sequence[Hit]) -> float:
     """Share of the TOP_HITS passages nearest in meaning that are also among the TOP_HITS best by keywords (0 when
     neither arm is recorded)."""
-    if not answer.evidence:
+    if not hits:
         return 0.0
-    best = {arm: _best_by(answer, arm) for arm in ("vector", "fulltext")}
+    best = {arm: _best_by(hits, arm) for arm in ("vector", "fulltext")}
     return len(best["vector"] & best["fulltext"]) / TOP_HITS
 
 
-def _best_by(answer: Answer, arm: str) -> set[str]:
-    """Ids of the TOP_HITS evidence passages the arm scored highest (only those it found)."""
-    found = [h for h in answer.evidence if h.sources.get(arm, 0) > 0]
+def _best_by(hits: Sequence[Hit], arm: str) -> set[str]:
+    """Ids of the TOP_HITS passages the arm scored highest (only those it found)."""
+    found = [h for h in hits if h.sources.get(arm, 0) > 0]
     return {h.id for h in sorted(found, key=lambda h: -h.sources[arm])[:TOP_HITS]}
 
 

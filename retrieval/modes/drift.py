@@ -163,7 +163,7 @@ class DriftRun(DriftState):
 
     def prime(self, reports: list[CommunityReport], hits: list[Hit]) -> list[FollowUp]:
         started = time.perf_counter()
-        self.remember(hits)
+        self.remember(hits, own=True)
         parsed: dict[str, Any] | None = None
         notes: list[str] = []
         with timed(self.usage, "primer"):

@@ -50,6 +50,8 @@ class DriftState:
         self.question_vector = np.zeros(ctx.embedder.dim, dtype=np.float32)
         self.search_vector = self.question_vector
         self._lock = threading.Lock()
+        #: Ids of the chunks retrieved for the question itself, whose recorded copy keeps the question's scores.
+        self._own: set[str] = set()
         self.planner = FollowUpPlanner(ctx, question)
         self.scopes = CommunityScope(ctx, params)
         #: Offline: the question's own retrieval (what local search reads) and the entities its best hits name.
@@ -63,10 +65,22 @@ class DriftState:
 
     # --- phase 1: HyDE ----------------------------------------------------------------------
     # --- helpers --------------------------------------------------------------------------------
-    def remember(self, hits: Iterable[Hit]) -> None:
+    def remember(self, hits: Iterable[Hit], *, own: bool = False) -> None:
+        """Record retrieved chunks as evidence; a chunk found more than once keeps its best-scored copy, except that
+        a copy found for the question itself (`own`: the primer's) is never replaced by a follow-up's.
+
+        Why: a hit's scores are its similarity to the query that found it, and the answer's confidence reads them
+        as the evidence's similarity to the question (`judge.answerability`). A follow-up about an entity the
+        passage names scores it far closer than the question does (cosine 0.61 against 0.32 for one passage of an
+        unanswerable demo dev question), so keeping the follow-up's copy made DRIFT look answered where local,
+        showing the same facts, did not."""
         with self._lock:
             for hit in hits:
-                if hit.kind == "chunk" and (hit.id not in self.retrieved or hit.score > self.retrieved[hit.id].score):
+                if hit.kind != "chunk" or hit.id in self._own:
+                    continue
+                if own:
+                    self._own.add(hit.id)
+                if own or hit.id not in self.retrieved or hit.score > self.retrieved[hit.id].score:
                     self.retrieved[hit.id] = hit
 
     def validate(self, facts: list[KeyFact]) -> list[KeyFact]:
