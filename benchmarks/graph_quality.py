@@ -13,7 +13,7 @@ Usage:
       --labels benchmarks/data/musique_entity_labels.csv --duplicates benchmarks/data/musique_duplicate_groups.csv
 
 Labels (benchmarks/data/README.md) are kept by title, so a rebuilt graph is scored on the same items where
-they still exist: entity precision on the held-out 160-entity sample (target >= 0.92), on the five previous
+they still exist: entity precision on the held-out 160-entity sample (target >= 0.92), on the earlier
 rounds' held-out, the fresh 160-entity and the older 100-entity ones (all read while tuning); among the 200
 highest-degree entities, those that are the same real thing as another entity of the graph (target <= 2%; top-200 titles
 no group lists are printed as "not reviewed"); transcript artefacts among all entities, by rule
