@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 
 from retrieval.indexing import entity_types
-from retrieval.indexing.chunking import Chunk, chunk_text
+from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
 from retrieval.indexing.entity_filter import DocumentWords, junk
 from retrieval.indexing.extract_offline import extract_document
@@ -347,55 +347,3 @@ def test_a_name_only_ever_owning_a_noun_is_its_authors() -> None:
     words = DocumentWords.of(text, 1)
     assert words.only_possessive("Maslow") and not words.only_possessive("Nvidia")
     assert entity_types.possessor("Regent", "LOC", words) == "LOC"
-
-
-def test_a_full_name_in_a_list_of_people_is_a_person() -> None:
-    """A several-word name the model typed ORG inside a cast or author list of people ("Denzel Washington",
-    "Rohinton Mistry") or after "starring" is a person, as a surname alone already was; a firm named once of
-    three times so, a firm after "produced by", a place, an acronym and a number keep their types."""
-    cast = (
-        "Glory is a 1989 American war film directed by Edward Zwick, starring Matthew Broderick, Denzel Washington, "
-        "Cary Elwes and Morgan Freeman. Writers of the diaspora include V.S. Naipaul, Kiran Desai, Jhumpa Lahiri, "
-        "Rohinton Mistry and Salman Rushdie."
-    )
-    keys = extracted(cast)
-    assert keys.get("denzel-washington") == keys.get("rohinton-mistry") == "PERSON", keys
-    remake = nlp()('It was remade as "La Valentina" starring María Félix and Eulalio González, made by Pemex Films.')
-    assert entity_types.evidence(_span(remake, "María Félix")).strong
-    assert not entity_types.evidence(_span(remake, "Pemex Films")).strong
-    assert entity_types.checked("Denzel Washington", Counter({"ORG": 1}), 1, 0, strong=1) == "PERSON"
-    assert entity_types.checked("Goldman Sachs", Counter({"ORG": 3}), 1, 0, strong=1) == "ORG"  # once of three
-    assert entity_types.checked("New York", Counter({"GPE": 1}), 1, 0, strong=1) == "GPE"
-    assert entity_types.checked("IBM Research", Counter({"ORG": 1}), 1, 0, strong=1) == "ORG"
-    assert entity_types.checked("AT&T", Counter({"ORG": 1}), 1, 0, strong=1) == "ORG"
-    assert entity_types.checked("Area 51", Counter({"ORG": 1}), 1, 0, strong=1) == "ORG"
-
-
-def test_a_name_the_text_writes_as_a_title_is_no_person() -> None:
-    """The model tags a film's name as a person where nothing marks it ("I remember Kung Fu Panda") and not where
-    the text writes it as a title ("Kung Fu Panda," in quotes, "the Kung Fu Panda, who"): the text's own
-    occurrences count, tagged or not. A person named once after "the" among plain mentions stays a person."""
-    text = (
-        'KEVIN SCOTT: I was thinking about "Kung Fu Panda," which is one of my favorite movies.\n'
-        "NEIL DEGRASSE TYSON: I remember Kung Fu Panda. And the Kung Fu Panda, who had seen the scroll, tells him.\n"
-    )
-    words = DocumentWords.of(text, 1)
-    assert words.titled_occurrences("Kung Fu Panda") == (2, 3)
-    assert extracted(text).get("kung-fu-panda") != "PERSON"
-    assert entity_types.checked("Kung Fu Panda", Counter({"PERSON": 1}), 0, 0, written=(2, 3)) != "PERSON"
-    assert entity_types.checked("Jeff Dean", Counter({"PERSON": 1}), 0, 0, written=(1, 4)) == "PERSON"
-    assert entity_types.checked("Jeff Dean", Counter({"PERSON": 1}), 1, 0, strong=1, written=(2, 2)) == "PERSON"
-
-
-def test_a_name_in_the_text_two_chunks_share_is_said_once() -> None:
-    """Chunks overlap, so a name written once in the shared text is found in both: that is still one mention, and
-    a tagging slip said once ("Household name" tagged PERSON, a topic then) is dropped as said once."""
-    a = "KEVIN SCOTT: We talked about the surgeon general for a while, and about the advice on the radio.\n"
-    b = "NEIL DEGRASSE TYSON: Okay. Household name, medical professional. And he was giving us advice.\n"
-    c = "KEVIN SCOTT: Right, and that advice stuck with a whole generation of kids at the time.\n"
-    text = a + b + c
-    overlapping = [Chunk(0, a + b, 0, len(a + b)), Chunk(1, b + c, len(a), len(text))]
-    keys = {m.key for chunk in extract_document(text, overlapping) for m in chunk.mentions}
-    assert "household" not in keys and {"kevin-scott", "neil-degrasse-tyson"} <= keys
-    twice = [Chunk(0, a + b, 0, len(a + b)), Chunk(1, c + b, len(a + b), len(text + b))]
-    assert "household" in {m.key for chunk in extract_document(text + b, twice) for m in chunk.mentions}

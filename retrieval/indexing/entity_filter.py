@@ -39,7 +39,7 @@ DISCOURSE_WORDS = frozenset(
     }
 )  # fmt: skip
 #: Name particles written in lower case inside a person's name.
-PARTICLES = frozenset({"de", "da", "di", "del", "der", "van", "von", "la", "le", "bin", "al", "du", "dos"})
+_PARTICLES = frozenset({"de", "da", "di", "del", "der", "van", "von", "la", "le", "bin", "al", "du", "dos"})
 #: Entity types the small model over-uses in conversation: one mention in a long document is not enough. NORP
 #: too: capitalised adjectives and product names pass for groups ("Socratic dialogue", "this Bravo editor").
 NOISY_TYPES = frozenset({"LAW", "FAC", "EVENT", "WORK_OF_ART", "PRODUCT", "LANGUAGE", "NORP"})
@@ -104,8 +104,6 @@ _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
 #: A possessive and the first word of what it owns, which is no function word ("'s famous", not "'s the").
 _OWNS = re.compile(rf"['’]s (?!(?:{'|'.join(sorted(STOP_WORDS))})\b)[\w\-]", re.IGNORECASE)
-#: "the" or an opening quote just before a name: a title's place ("the Kung Fu Panda", "“Kung Fu Panda,”").
-_THE_OR_QUOTE_BEFORE = re.compile(r"(?:(?:^|\s)[Tt]he |[\"“‘])$")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -241,15 +239,6 @@ class DocumentWords:
             for m in found
         )
 
-    def titled_occurrences(self, name: str) -> tuple[int, int]:
-        """(occurrences of a name as written right after "the" or an opening quote, all its occurrences): the
-        model tags a film's name as a person once ("I remember Kung Fu Panda") and not at all where the text says
-        it is a title ("Kung Fu Panda," is one of my favorite movies, "the Kung Fu Panda, who ..."), so the
-        tagged mentions alone miss that evidence."""
-        found = list(re.finditer(rf"(?<![\w'’\-]){re.escape(name)}(?![\w\-])", self.text))
-        titled = sum(1 for m in found if _THE_OR_QUOTE_BEFORE.search(self.text[max(0, m.start() - 5) : m.start()]))
-        return titled, len(found)
-
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
         pattern = rf"(?<!\w){re.escape(surface.lower())}(?!\w)"
@@ -290,7 +279,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if kind == "PERSON" and (
         any(w in _PRONOUNS for w in lowered)
         or lowered[0] in DISCOURSE_WORDS
-        or any(w[:1].islower() and w not in PARTICLES for w in words_of[1:])
+        or any(w[:1].islower() and w not in _PARTICLES for w in words_of[1:])
         or (len(words_of) > 1 and _stop_word_first(words_of[0]))  # "Down Cycle"
         or (len(words_of) > 1 and len(words_of[-1]) == 1 and words_of[-1] not in _NAME_NUMERALS)  # "Chem E"
         or (len(words_of) > 1 and lowered[-1] in _JOB_NOUNS)  # "Cloud Advocate": a job title

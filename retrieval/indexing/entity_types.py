@@ -22,10 +22,7 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   who ...") refers to the people there, and after "the" to a character or a thing, not to a person's name;
 - a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK");
 - a name in a list of people ("Teller and Dirac and Fermi", two other members or more typed PERSON, more
-  persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb; so
-  is the object of "starring" or the agent of "directed by" (a cast, a director), alone or in a list; strong
-  evidence in half the mentions or more makes a person of a one-word name or of a full name of capitalised
-  words the model typed otherwise ("Denzel Washington" ORG in a cast list), never of a place;
+  persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb;
 - a mention that speaks of a thing ("Loopt made its exit", "X, which ...", "X was an interesting company", "a
   product called X") is *thing evidence*: a PERSON whose mentions have
   more of it than of person evidence is not a person;
@@ -41,7 +38,7 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from retrieval.indexing.entity_filter import PARTICLES, DocumentWords
+from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
@@ -90,9 +87,6 @@ _THING_NOUNS = frozenset(
     }
 )  # fmt: skip
 _COPULAS = frozenset({"is", "was", "'s", "’s"})
-#: Verbs whose object is an actor ("starring X"), and participles whose agent after "by" is a person ("directed by X").
-_CAST_VERBS = frozenset({"starring", "starred", "co-starring"})
-_DIRECTED = frozenset({"directed", "co-directed"})
 #: Fewest other people a list must name before its other members count as people too.
 LIST_PEOPLE = 2
 
@@ -126,7 +120,6 @@ def evidence(ent: Any) -> Evidence:
         or (following and following[0] in _PRONOUNS and not _apposed_possessive(after))
         or (after[:2] == [",", "who"] and not placed)
         or _listed_with_people(ent)
-        or _cast_or_director(ent)
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
@@ -176,19 +169,6 @@ def _kind_nouns(root: Any) -> list[Any]:
     return nouns
 
 
-def _cast_or_director(ent: Any) -> bool:
-    """Whether the name is what "starring" or "starred" takes, or the agent of "directed by", alone or in a list
-    ("starring María Félix and Eulalio González"): only people act in or direct a film, where "produced by" and
-    "published by" take firms too."""
-    head = ent.root
-    while head.dep_ == "conj" and head.head is not head:
-        head = head.head
-    verb = head.head
-    if head.dep_ == "dobj" and verb.lower_ in _CAST_VERBS:
-        return True
-    return head.dep_ == "pobj" and verb.lower_ == "by" and verb.head.lower_ in _DIRECTED
-
-
 def _listed_with_people(ent: Any) -> bool:
     """Whether the name is one of a list ("Teller and Dirac and Fermi") whose other members are mostly names the
     model typed PERSON, at least `LIST_PEOPLE` of them: a list of names is a list of one kind."""
@@ -213,19 +193,17 @@ def checked(
     strong: int = 0,
     placed: int = 0,
     thing: int = 0,
-    written: tuple[int, int] = (0, 0),
 ) -> str:
     """The document's type for a name, from the model's votes (`kinds`) and the evidence counted for it
-    (`placed`: mentions right after a preposition of place; `thing`: mentions that speak of a thing; `written`:
-    the name's occurrences in the text after "the" or a quote, and all of them, tagged or not)."""
+    (`placed`: mentions right after a preposition of place; `thing`: mentions that speak of a thing)."""
     kind = majority_type(kinds)
     named = {k: n for k, n in kinds.items() if k != CONCEPT}
     word = surface.strip()
     one_name = " " not in word and word[:1].isupper() and not word.isupper()
-    if kind != "PERSON" and (one_name or _full_name(word, kind)) and strong and 2 * strong >= sum(kinds.values()):
-        return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"; "Denzel Washington" in a cast list
+    if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
+        return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
     if kind == "PERSON":
-        titled = " " in word and not strong and (_mostly(the_before + placed, sum(kinds.values())) or _mostly(*written))
+        titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
             return CONCEPT
         a_thing = thing > person_evidence and not strong  # "Loopt made its exit"
@@ -236,25 +214,6 @@ def checked(
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
         return CONCEPT
     return kind
-
-
-def _mostly(some: int, of: int) -> bool:
-    """Half or more of at least one."""
-    return of > 0 and 2 * some >= of
-
-
-def _full_name(name: str, kind: str) -> bool:
-    """A name of several capitalised words (name particles allowed, no digits, no acronym) typed neither a
-    place nor a person: what a person's full name looks like when the model slipped ("Denzel Washington" ORG in
-    a cast list). Places keep their type ("New York" after "welcome to" is an address to a city's people)."""
-    words = name.split()
-    return (
-        kind not in PLACES
-        and len(words) > 1
-        and not name.isupper()
-        and not any(c.isdigit() for c in name)
-        and all((w[:1].isupper() and not w.isupper()) or w in PARTICLES for w in words)
-    )
 
 
 def possessor(surface: str, kind: str, words: DocumentWords) -> str:

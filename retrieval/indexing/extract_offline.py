@@ -108,9 +108,6 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     placed: Counter[str] = Counter()  # mentions right after a preposition of place ("into Best Buy")
     strong: Counter[str] = Counter()
     thing: Counter[str] = Counter()  # mentions that speak of a thing ("Loopt made its exit")
-    #: Where in the document each key is written (chunk start + offset): chunks overlap, so a name in the shared
-    #: text is found twice, and the count of mentions would call a name said once a name said twice.
-    at: dict[str, set[int]] = defaultdict(set)
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
@@ -121,7 +118,6 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             for name in label.names:
                 key = slug(name)
                 found.append((key, name, "PERSON", ""))
-                at[key].add(chunk.start + label.start)
                 kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
                 surfaces[key][name] += 1
                 person[key] += 1
@@ -133,7 +129,6 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = named_type(surface, ent.label_, words)
             if ent.label_ in ENTITY_TYPES and _usable(key) and not junk(surface, kind, words):
                 found.append((key, surface, kind, _sentence(ent, cut)))
-                at[key].add(chunk.start + ent.start_char)
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
                 named_spans.add((ent.start, ent.end))
@@ -157,7 +152,6 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 and not junk(surface, CONCEPT, words)
             ):
                 found.append((key, surface, CONCEPT, _sentence(np_span, cut)))
-                at[key].add(chunk.start + np_span.start_char)
                 kinds[key][CONCEPT] += 1
                 surfaces[key][surface] += 1
         raw.append(found)
@@ -172,10 +166,9 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             strong=strong[key],
             placed=placed[key],
             thing=thing[key],
-            written=words.titled_occurrences(surface) if " " in surface else (0, 0),
         )
         types[key] = entity_types.possessor(surface, kind, words)
-    mentions = {key: len(offsets) for key, offsets in at.items()}
+    mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
         key
         for key, kind in types.items()
