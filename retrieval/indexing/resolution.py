@@ -30,7 +30,10 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened;
 - across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
   a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
-  the last two with an entity other than a hub mentioned beside both.
+  the last two with an entity other than a hub mentioned beside both;
+- the other names a passage gives one place, state or event (resolution_names.py), in a shared document: a
+  state's formal name ("Republic of Cuba" -> "Cuba"), a feature without its class word ("Atlantic" -> "Atlantic
+  Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
@@ -49,6 +52,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
+from retrieval.indexing.resolution_names import name_form_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -252,6 +256,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     neighbours = Neighbours(keys)
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
+    out.extend(name_form_pairs(keys, _together))
     out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
     out.extend(_misspelled_pairs(keys))
