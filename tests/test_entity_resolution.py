@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from retrieval.context import Context
 from retrieval.indexing import remove_document, run_index
 from retrieval.indexing.entities import resolve as resolve_entities
 from retrieval.indexing.resolution import keys_of, resolve
+from retrieval.search.explore import node_details
 from retrieval.store import GraphStore
 from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
 
@@ -434,6 +436,9 @@ def test_a_formal_name_and_a_plural_name_are_aliases_of_one_node_in_the_graph(
     assert cuba is not None and entity(store, "p:republic-of-cuba") is None
     assert "Republic of Cuba" in cuba["aliases"]  # type: ignore[operator]
     assert any("formal name of Cuba" in r for r in cuba["reasons"])  # type: ignore[union-attr]
+    shown = node_details(Context(settings, store, embedder, None, "p"), "p:cuba")
+    assert shown is not None and "Republic of Cuba" in shown.aliases
+    assert any("formal name of Cuba" in r for r in shown.merge_reasons)
     games = [entity(store, f"p:{key}") for key in ("summer-olympics", "summer-olympic-games")]
     kept = [e for e in games if e is not None]
     assert len(kept) == 1, games
