@@ -376,6 +376,9 @@ def test_a_passages_formal_name_class_word_plural_and_word_order_join_the_short_
         _mention("c", "summer-olympic-games", "Summer Olympic Games", "EVENT"),
         _mention("d", "winter-olympic-games", "Winter Olympic Games", "EVENT", 2),
         _mention("d", "olympic-winter-games", "Olympic Winter Games", "EVENT"),
+        _mention("e", "olympic-games", "Olympic Games", "EVENT", 3),
+        _mention("e", "olympics", "Olympics", "EVENT", 2),
+        _mention("e", "olympic", "Olympic", "EVENT"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:republic-of-cuba") == "p:cuba"
@@ -386,6 +389,10 @@ def test_a_passages_formal_name_class_word_plural_and_word_order_join_the_short_
     assert "in the plural" in merged.reasons["p:summer-olympic-games"]
     assert merged.of("p:olympic-winter-games") == "p:winter-olympic-games"
     assert "in another order" in merged.reasons["p:olympic-winter-games"]
+    # "Olympic" joined "Olympics" first; the reason "Olympics" keeps is its own join, not that one
+    assert merged.of("p:olympics") == merged.of("p:olympic") == "p:olympic-games"
+    assert "Olympics is Olympic Games in the plural" in merged.reasons["p:olympics"]
+    assert "possessive or plural form of Olympics" in merged.reasons["p:olympic"]
 
 
 def test_a_former_state_another_state_a_river_town_and_a_people_stay_apart() -> None:

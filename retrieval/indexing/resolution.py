@@ -144,7 +144,10 @@ def resolve(keys: dict[str, Key]) -> Resolution:
     """Union the keys the rules pair (each pair with its reason); each group resolves to a key that is no
     other key's variant, the fullest name among those."""
     parent = {k: k for k in keys}
-    reasons: dict[str, str] = {}
+    # Why a key merged: the pair that joined it as the variant, else the first that joined something to it (a
+    # head's own form): "Olympics" is "Olympic Games" in the plural, though "Olympic" joined "Olympics" first.
+    as_variant: dict[str, str] = {}
+    as_target: dict[str, str] = {}
 
     def find(k: str) -> str:
         while parent[k] != k:
@@ -158,8 +161,8 @@ def resolve(keys: dict[str, Key]) -> Resolution:
         a, b = find(variant), find(target)
         if a != b:
             parent[a] = b
-            reasons.setdefault(variant, reason)
-            reasons.setdefault(target, reason)
+            as_variant.setdefault(variant, reason)
+            as_target.setdefault(target, reason)
     groups: dict[str, list[str]] = defaultdict(list)
     for k in keys:
         groups[find(k)].append(k)
@@ -167,7 +170,7 @@ def resolve(keys: dict[str, Key]) -> Resolution:
     for members in groups.values():
         head = max(members, key=lambda m: (m not in variants, *_rank(keys[m])))
         canonical.update({m: head for m in members})
-    reasons = {k: r for k, r in reasons.items() if canonical[k] != k}
+    reasons = {k: r for k, r in {**as_target, **as_variant}.items() if canonical[k] != k}
     return Resolution(canonical, reasons, person_names(keys, canonical))
 
 
