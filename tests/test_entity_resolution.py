@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from retrieval.context import Context
 from retrieval.indexing import remove_document, run_index
 from retrieval.indexing.entities import resolve as resolve_entities
 from retrieval.indexing.resolution import keys_of, resolve
+from retrieval.search.explore import node_details
 from retrieval.store import GraphStore
 from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
 
@@ -358,3 +360,94 @@ def test_a_shortened_name_is_an_alias_of_the_longer_name_in_the_graph(
     assert "Valley" in whole["aliases"]  # type: ignore[operator]
     assert any("shortened" in r for r in whole["reasons"])  # type: ignore[union-attr]
     assert entity(store, "p:valley") is None
+
+
+def test_a_passages_formal_name_class_word_plural_and_word_order_join_the_short_name() -> None:
+    """An encyclopaedia passage introduces a thing by one name and uses another: a state's formal name ("Republic
+    of Cuba"), a feature without its class word ("Atlantic"), an adjective's plural for it and its noun
+    ("Olympics" and "Olympic Games"), the same words reordered. Each joins the other form of a shared document,
+    with its reason."""
+    rows = [
+        _mention("a", "cuba", "Cuba", "GPE", 3),
+        _mention("a", "republic-of-cuba", "Republic of Cuba", "GPE"),
+        _mention("b", "atlantic-ocean", "Atlantic Ocean", "LOC", 2),
+        _mention("b", "atlantic", "Atlantic", "LOC"),
+        _mention("c", "summer-olympics", "Summer Olympics", "EVENT", 3),
+        _mention("c", "summer-olympic-games", "Summer Olympic Games", "EVENT"),
+        _mention("d", "winter-olympic-games", "Winter Olympic Games", "EVENT", 2),
+        _mention("d", "olympic-winter-games", "Olympic Winter Games", "EVENT"),
+        _mention("e", "olympic-games", "Olympic Games", "EVENT", 3),
+        _mention("e", "olympics", "Olympics", "EVENT", 2),
+        _mention("e", "olympic", "Olympic", "EVENT"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:republic-of-cuba") == "p:cuba"
+    assert "Republic of Cuba is the formal name of Cuba (both in 1 document)" in merged.reasons["p:republic-of-cuba"]
+    assert merged.of("p:atlantic") == "p:atlantic-ocean"
+    assert "without its class word" in merged.reasons["p:atlantic"]
+    assert merged.of("p:summer-olympic-games") == "p:summer-olympics"
+    assert "in the plural" in merged.reasons["p:summer-olympic-games"]
+    assert merged.of("p:olympic-winter-games") == "p:winter-olympic-games"
+    assert "in another order" in merged.reasons["p:olympic-winter-games"]
+    # "Olympic" joined "Olympics" first; the reason "Olympics" keeps is its own join, not that one
+    assert merged.of("p:olympics") == merged.of("p:olympic") == "p:olympic-games"
+    assert "Olympics is Olympic Games in the plural" in merged.reasons["p:olympics"]
+    assert "possessive or plural form of Olympics" in merged.reasons["p:olympic"]
+
+
+def test_a_former_state_another_state_a_river_town_and_a_people_stay_apart() -> None:
+    """The guards: "Kingdom of Hungary" is a former state; "Republic of China" is also the end of "People's
+    Republic of China", so "Republic of" names two states there; a formal name in no document with the short one
+    has no evidence ("Republic of Austria"); a town named after its river is a place, not the feature ("San
+    Antonio" GPE beside "San Antonio River"); "Africans" are not "African Americans" (only class nouns such as
+    "Games" read as the plural); numbers differ ("1936" and "1940 Summer Olympics", "World War I" and "II")."""
+    rows = [
+        _mention("a", "hungary", "Hungary", "GPE", 2),
+        _mention("a", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        _mention("b", "china", "China", "GPE", 3),
+        _mention("b", "republic-of-china", "Republic of China", "GPE"),
+        _mention("c", "peoples-republic-of-china", "People's Republic of China", "GPE"),
+        _mention("d", "austria", "Austria", "GPE", 2),
+        _mention("e", "republic-of-austria", "Republic of Austria", "GPE"),
+        _mention("f", "san-antonio", "San Antonio", "GPE", 2),
+        _mention("f", "san-antonio-river", "San Antonio River", "GPE"),
+        _mention("g", "africans", "Africans", "NORP", 2),
+        _mention("g", "african-americans", "African Americans", "NORP"),
+        _mention("h", "1940-summer-olympics", "1940 Summer Olympics", "EVENT"),
+        _mention("h", "summer-olympics", "Summer Olympics", "EVENT", 2),
+        _mention("h", "1936", "1936", "DATE"),
+        _mention("h", "world-war-i", "World War I", "EVENT"),
+        _mention("h", "world-war-ii", "World War II", "EVENT"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
+
+
+CUBA = (
+    "Cuba, officially the Republic of Cuba, is an island country in the Caribbean. Havana is the capital of Cuba. "
+    "Havana hosted athletes before the Summer Olympics; the Summer Olympic Games of 1904 had few Cuban athletes."
+)
+
+
+def test_a_formal_name_and_a_plural_name_are_aliases_of_one_node_in_the_graph(
+    graph,  # noqa: F811
+    embedder,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """On both backends: a passage's formal name and its plural form of an event are one node each with the other
+    name, with the reason kept (the explorer lists a node's aliases)."""
+    settings, store = graph
+    folder = write_corpus(tmp_path / "corpus", {"cuba.txt": CUBA})
+    run_index(settings, store, embedder, [folder], project="p")
+    cuba = entity(store, "p:cuba")
+    assert cuba is not None and entity(store, "p:republic-of-cuba") is None
+    assert "Republic of Cuba" in cuba["aliases"]  # type: ignore[operator]
+    assert any("formal name of Cuba" in r for r in cuba["reasons"])  # type: ignore[union-attr]
+    shown = node_details(Context(settings, store, embedder, None, "p"), "p:cuba")
+    assert shown is not None and "Republic of Cuba" in shown.aliases
+    assert any("formal name of Cuba" in r for r in shown.merge_reasons)
+    games = [entity(store, f"p:{key}") for key in ("summer-olympics", "summer-olympic-games")]
+    kept = [e for e in games if e is not None]
+    assert len(kept) == 1, games
+    assert {"Summer Olympics", "Summer Olympic Games"} == {kept[0]["title"], *kept[0]["aliases"]}  # type: ignore[misc]
+    assert any("in the plural" in r for r in kept[0]["reasons"])  # type: ignore[union-attr]

@@ -30,7 +30,10 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened;
 - across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
   a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
-  the last two with an entity other than a hub mentioned beside both.
+  the last two with an entity other than a hub mentioned beside both;
+- the other names a passage gives one place, state or event (resolution_names.py), in a shared document: a
+  state's formal name ("Republic of Cuba" -> "Cuba"), a feature without its class word ("Atlantic" -> "Atlantic
+  Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
@@ -49,6 +52,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
+from retrieval.indexing.resolution_names import name_form_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -140,7 +144,10 @@ def resolve(keys: dict[str, Key]) -> Resolution:
     """Union the keys the rules pair (each pair with its reason); each group resolves to a key that is no
     other key's variant, the fullest name among those."""
     parent = {k: k for k in keys}
-    reasons: dict[str, str] = {}
+    # Why a key merged: the pair that joined it as the variant, else the first that joined something to it (a
+    # head's own form): "Olympics" is "Olympic Games" in the plural, though "Olympic" joined "Olympics" first.
+    as_variant: dict[str, str] = {}
+    as_target: dict[str, str] = {}
 
     def find(k: str) -> str:
         while parent[k] != k:
@@ -154,8 +161,8 @@ def resolve(keys: dict[str, Key]) -> Resolution:
         a, b = find(variant), find(target)
         if a != b:
             parent[a] = b
-            reasons.setdefault(variant, reason)
-            reasons.setdefault(target, reason)
+            as_variant.setdefault(variant, reason)
+            as_target.setdefault(target, reason)
     groups: dict[str, list[str]] = defaultdict(list)
     for k in keys:
         groups[find(k)].append(k)
@@ -163,7 +170,7 @@ def resolve(keys: dict[str, Key]) -> Resolution:
     for members in groups.values():
         head = max(members, key=lambda m: (m not in variants, *_rank(keys[m])))
         canonical.update({m: head for m in members})
-    reasons = {k: r for k, r in reasons.items() if canonical[k] != k}
+    reasons = {k: r for k, r in {**as_target, **as_variant}.items() if canonical[k] != k}
     return Resolution(canonical, reasons, person_names(keys, canonical))
 
 
@@ -252,6 +259,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     neighbours = Neighbours(keys)
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
+    out.extend(name_form_pairs(keys, _together))
     out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
     out.extend(_misspelled_pairs(keys))
