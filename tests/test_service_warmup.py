@@ -87,6 +87,18 @@ def test_a_warm_up_that_does_not_end_is_cut_at_its_budget(held: tuple[Engine, He
     assert "budget of 1 s" in ready.json()["warmup"], ready.json()
 
 
+def test_an_empty_graph_is_ready_after_one_round(store: GraphStore) -> None:
+    engine = engine_over(store)
+    try:
+        app = create_app(settings_of(store, api_warmup_s=60), engine=engine)
+        with serving(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+            health = until_ready(client)
+    finally:
+        release(engine)
+    assert health.status_code == 200, health.text
+    assert health.json()["warmup"].endswith("4 searches, the graph has nothing to search"), health.json()
+
+
 def test_no_warm_up_when_it_is_off(held: tuple[Engine, Held]) -> None:
     engine, searches = held
     app = create_app(settings_of(engine.store, api_warmup_s=0), engine=engine)
