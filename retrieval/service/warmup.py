@@ -29,10 +29,7 @@ from retrieval.search.graph_search import GraphSearch
 
 log = logging.getLogger("driftlens.service")
 
-#: Searches before the warm-up may judge that searches stopped getting faster: on a freshly indexed Neo4j at load
-#: ~17, 36 searches (then 4 rounds without a 10% gain) left the first clients' 5 s shedding as much as a cold start.
-MIN_SEARCHES = 120
-#: Rounds in a row without a new best (by IMPROVEMENT) after which the graph counts as warm.
+#: Rounds in a row without a new best (by IMPROVEMENT) after which the graph counts as warm (so 5 rounds at least).
 PATIENCE = 4
 #: A round must be this much faster than the best so far to count as still warming (under it: noise).
 IMPROVEMENT = 0.9
@@ -161,7 +158,7 @@ class Warmup:
                 rounds.append(elapsed)
                 if not any(r.chunks for r in found) and len(rounds) == 1:
                     return "the graph has nothing to search"
-                if self.progress.searches >= MIN_SEARCHES and since_best >= PATIENCE:
+                if since_best >= PATIENCE:
                     return "searches stopped getting faster"
 
 
