@@ -113,7 +113,11 @@ def free_port() -> int:
         return port
 
 
-def start_service(graph: Path, port: int, log: Path, workers: int, neo4j: bool = False) -> subprocess.Popen[bytes]:
+def start_service(
+    graph: Path, port: int, log: Path, workers: int, neo4j: bool = False
+) -> tuple[subprocess.Popen[bytes], float, str]:
+    """The service's process once `/health` answers 200 (the graph open and warmed), the seconds that took, and
+    what its warm-up did."""
     kept = ("NEO4J_URI",) if neo4j else ()
     env = {k: v for k, v in os.environ.items() if k not in _UNSET or k in kept}
     env["PYTHONPATH"] = str(ROOT)
@@ -121,13 +125,15 @@ def start_service(graph: Path, port: int, log: Path, workers: int, neo4j: bool =
     command += ["--workers", str(workers)]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=sink, stderr=sink)
-    deadline = time.monotonic() + 300
+    started = time.monotonic()
+    deadline = started + 300
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"the service exited with {process.returncode}; run the command by hand: {command}")
         try:
-            if httpx.get(f"http://{HOST}:{port}/health", timeout=5).status_code == 200:
-                return process
+            health = httpx.get(f"http://{HOST}:{port}/health", timeout=5)
+            if health.status_code == 200:
+                return process, time.monotonic() - started, str(health.json().get("warmup") or "no warm-up")
         except httpx.HTTPError:
             pass
         time.sleep(0.5)
@@ -168,7 +174,8 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     port = free_port()
     log = Path(tempfile.gettempdir()) / f"driftlens-api-bench-{port}.log"
-    service = start_service(args.graph, port, log, args.workers, args.neo4j)
+    service, ready_s, warmup = start_service(args.graph, port, log, args.workers, args.neo4j)
+    print(f"service ready {ready_s:.1f} s after its start; {warmup}; its log: {log}", flush=True)
     base_url = f"http://{HOST}:{port}"
     rows = []
     try:

@@ -30,7 +30,8 @@ pytest_plugins = ["tests.hermetic", "pytester"]
 
 
 def make_settings(tmp: Path, backend: str = FALKORDB, **overrides: object) -> Settings:
-    """Settings for an isolated graph on `backend`: no .env, and LLM/Redis unset unless a test sets them.
+    """Settings for an isolated graph on `backend`: no .env, LLM/Redis unset and no service warm-up unless a test
+    sets them.
 
     On Neo4j the graph is the session server's one database; `settings`/`store` fixtures reset it.
     """
@@ -42,6 +43,9 @@ def make_settings(tmp: Path, backend: str = FALKORDB, **overrides: object) -> Se
         "openai_base_url": None,
         "azure_openai_endpoint": None,
         "redis_url": None,
+        # The service's warm-up searches (~20 at start) would add about a second to each of the suite's ~70 service
+        # starts and mix their reads with the tests' own; tests/test_service_warmup.py turns it on.
+        "api_warmup_s": 0,
     }
     if backend == NEO4J:
         base.update(SESSION.neo4j().settings())

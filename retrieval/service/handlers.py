@@ -52,6 +52,8 @@ def graph_check(health: schemas.HealthResponse) -> schemas.GraphCheck:
         where = f" at {graph.uri}" if graph.uri else ""
         message = graph.message or f"The {health.backend} graph{where} answers."
         return schemas.GraphCheck(status="healthy", message=message)
+    if health.warming and health.warmup:  # the graph answers; the service is not ready yet
+        return schemas.GraphCheck(status="unhealthy", message=health.warmup)
     return schemas.GraphCheck(status="unhealthy", message=graph.message or "The graph does not answer.")
 
 

@@ -269,6 +269,12 @@ class HealthResponse(BaseModel):
     graph: GraphHealth
     embedder: str
     llm: str | None = Field(description="The chat model, or null: answers are extractive.")
+    warming: bool = Field(
+        default=False, description="The service is still warming its graph: `healthy` is false (503) until it is done."
+    )
+    warmup: str | None = Field(
+        default=None, description="What the warm-up did so far, or how it ended; null when it is off."
+    )
 
 
 def answer_json(answer: Answer, *, include_trace: bool) -> dict[str, Any]:

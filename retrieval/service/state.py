@@ -4,6 +4,8 @@ Why the Engine may be missing: a service whose graph does not answer at start (N
 away) starts anyway, answers `/health` 503 naming the graph it waits for, and opens the Engine in the background
 once the graph answers. Exiting instead leaves an orchestrator a crash loop and no probe saying why. Every other
 route answers 503 meanwhile (the `engine` property raises the graph's StoreUnavailable).
+
+Once the Engine is open the service warms its graph (`warmup.py`) and `/health` answers 503 "warming" until done.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from retrieval.engine import Engine
 from retrieval.errors import DriftLensError, StoreUnavailable
 from retrieval.service import handlers, schemas
 from retrieval.service.limits import Gate
+from retrieval.service.warmup import Warmup
 
 log = logging.getLogger("driftlens.service")
 
@@ -39,6 +42,9 @@ class Service:
         self._closing = threading.Event()
         self._lock = threading.Lock()
         self._probe = HealthProbe(HEALTH_DEADLINE_S)
+        self.warmup = Warmup(settings.api_warmup_s, settings.api_max_concurrent)
+        if engine is not None:
+            self.warmup.start(engine)
 
     @classmethod
     def open(cls, engine: Engine, settings: Settings | None = None) -> Service:
@@ -53,6 +59,7 @@ class Service:
         service = cls(settings)
         try:
             service._engine = open_engine()
+            service.warmup.start(service._engine)
         except StoreUnavailable as exc:
             log.warning("starting without the graph; /health answers 503 until it answers: %s", exc)
             service._problem = exc
@@ -89,13 +96,18 @@ class Service:
                     return
                 self._engine = engine
             log.info("the graph answers: serving")
+            self.warmup.start(engine)
             return
 
     async def health(self) -> schemas.HealthResponse:
-        """The graph's health, within HEALTH_DEADLINE_S; before the Engine opened, why it has not."""
+        """The graph's health, within HEALTH_DEADLINE_S; before the Engine opened, why it has not; while the
+        service warms its graph, unhealthy (503) with `warming` (the graph's own state reported as it is)."""
         engine = self._engine
         if engine is not None:
-            return await self._probe.check(engine)
+            state = await self._probe.check(engine)
+            if self.warmup.warming:
+                return state.model_copy(update={"healthy": False, "warming": True, "warmup": self.warmup.describe()})
+            return state.model_copy(update={"warmup": self.warmup.outcome()})
         problem = self._problem
         uri = problem.uri if isinstance(problem, StoreUnavailable) else ""
         graph = schemas.GraphHealth(reachable=False, uri=uri, message=str(problem))
@@ -103,6 +115,7 @@ class Service:
 
     def close(self, *, engine_too: bool = True) -> None:
         self._closing.set()
+        self.warmup.stop()
         self.gate.close()
         with self._lock:  # an Engine the opener finishes after this is closed by the opener
             engine = self._engine

@@ -1,0 +1,195 @@
+"""Warm the graph the service serves before `/health` says it is ready.
+
+Why: a freshly indexed or freshly restarted Neo4j has cold index readers, query plans and a JVM that has compiled
+none of the read path yet. Its first minute under load measured 13.3% of searches shed at 50 clients against
+0-1.8% once warm (docs/benchmarks.md, "Service on Neo4j"): the first users paid for the warm-up. So the service
+searches its own graph first, as its clients will (the search every endpoint starts from, through the Engine:
+chunk and entity vector and fulltext indexes, the bridge, the drift-scored walk), `api_max_concurrent` at a time,
+until the searches stop getting faster or `api_warmup_s` is spent, and `/health` answers 503 "warming" meanwhile
+so that an orchestrator or a load balancer sends no traffic yet. Requests that come anyway are served.
+
+The questions come from the graph itself, not from a list: the project names first, then the titles of the
+entities and documents each search found (a vector search finds neighbours for any text), so the warm-up reads
+wherever the graph has data, on any corpus, and needs no read of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from retrieval.engine import Engine
+from retrieval.errors import DriftLensError
+from retrieval.models import QueryParams
+from retrieval.search.graph_search import GraphSearch
+
+log = logging.getLogger("driftlens.service")
+
+#: Rounds in a row without a new best (by IMPROVEMENT) after which the graph counts as warm (so 5 rounds at least).
+PATIENCE = 4
+#: A round must be this much faster than the best so far to count as still warming (under it: noise).
+IMPROVEMENT = 0.9
+#: Most scopes warmed: the whole graph, and the first projects by name (each scope is its own set of statements).
+MAX_SCOPES = 4
+#: Questions kept waiting; each search offers a few more than a round uses.
+MAX_QUEUED = 256
+#: New questions taken from one search's result.
+PER_RESULT = 6
+
+
+@dataclass
+class Progress:
+    """What the warm-up did so far: searches, each round's wall time, when it started and why it stopped."""
+
+    searches: int = 0
+    rounds_ms: list[float] = field(default_factory=list)
+    started: float = 0.0
+    seconds: float = 0.0
+    stopped: str = ""
+
+
+class Warmup:
+    """Searches the graph in the background until it is warm or `budget_s` is spent; `warming` until then.
+
+    Bounded twice: the thread stops after the round that crosses `budget_s`, and `warming` turns False at
+    `budget_s` whatever that round does (a search stuck on a hung graph never holds readiness; `/health`'s graph
+    check then says what is wrong)."""
+
+    def __init__(self, budget_s: float, slots: int) -> None:
+        self.budget_s = budget_s
+        self.slots = slots
+        self.progress = Progress()
+        self._deadline = 0.0
+        self._done = threading.Event()
+        self._stop = threading.Event()
+
+    @property
+    def warming(self) -> bool:
+        """True from `start` until the warm-up ended or its budget is spent."""
+        return self._deadline > 0 and not self._done.is_set() and time.monotonic() < self._deadline
+
+    def start(self, engine: Engine) -> None:
+        if self.budget_s <= 0:
+            return
+        self.progress.started = time.monotonic()
+        self._deadline = self.progress.started + self.budget_s
+        thread = threading.Thread(target=self._run, args=(engine,), name="warm-up", daemon=True)
+        thread.start()
+
+    def wait(self, timeout_s: float | None = None) -> bool:
+        """Block until the warm-up ended (at once when it is off or not started); False on the timeout."""
+        return not self.progress.started or self._done.wait(timeout_s)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def describe(self) -> str:
+        """While warming: what it did so far, for `/health`."""
+        p = self.progress
+        return (
+            f"warming the graph: {p.searches} searches in {time.monotonic() - p.started:.1f} s of at most "
+            f"{self.budget_s:g} s (DRIFTLENS_API_WARMUP_S); ready once searches stop getting faster"
+        )
+
+    def outcome(self) -> str | None:
+        """After warming: how it ended, for `/health`; None when the warm-up is off or never started."""
+        p = self.progress
+        if not p.started:
+            return None
+        if not self._done.is_set():
+            return f"ready after the warm-up's budget of {self.budget_s:g} s ({p.searches} searches so far)"
+        return f"warmed in {p.seconds:.1f} s: {p.searches} searches, {p.stopped}"
+
+    def _run(self, engine: Engine) -> None:
+        log.info("warming the graph: searches until they stop getting faster, at most %g s", self.budget_s)
+        try:
+            self.progress.stopped = self._rounds(engine)
+        except DriftLensError as exc:  # the graph's own state: /health's check reports it
+            self.progress.stopped = f"a search failed: {exc}"
+            log.warning("the warm-up stopped: %s", exc)
+        except Exception as exc:  # a warm-up that fails must not leave the service unready: it serves, and logs why
+            self.progress.stopped = f"a search failed: {type(exc).__name__}"
+            log.error("the warm-up stopped", exc_info=exc)
+        finally:
+            p = self.progress
+            p.seconds = time.monotonic() - p.started
+            self._done.set()
+            rounds = p.rounds_ms
+            log.info(
+                "warm-up done in %.1f s: %d searches, %d rounds of %d; first round %.0f ms, last %.0f ms, best %.0f ms"
+                " (%s)",
+                p.seconds,
+                p.searches,
+                len(rounds),
+                self.slots,
+                rounds[0] if rounds else 0.0,
+                rounds[-1] if rounds else 0.0,
+                min(rounds, default=0.0),
+                p.stopped,
+            )
+
+    def _rounds(self, engine: Engine) -> str:
+        projects = engine.projects()
+        scopes: list[str | None] = [None, *projects[: MAX_SCOPES - 1]]
+        questions = Questions(projects or ["warm-up"])
+        params = engine.params()
+        since_best = 0
+        with ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="warm-up") as pool:
+            while True:
+                if self._stop.is_set():
+                    return "the service stopped"
+                if time.monotonic() >= self._deadline:
+                    return f"the budget of {self.budget_s:g} s was spent"
+                batch = [
+                    (questions.next(), scopes[(self.progress.searches + i) % len(scopes)]) for i in range(self.slots)
+                ]
+                started = time.perf_counter()
+                found = list(pool.map(lambda job: _search(engine, params, *job), batch))
+                elapsed = (time.perf_counter() - started) * 1000
+                self.progress.searches += len(batch)
+                for result in found:
+                    questions.offer(result)
+                rounds = self.progress.rounds_ms
+                since_best = 0 if not rounds or elapsed < IMPROVEMENT * min(rounds) else since_best + 1
+                rounds.append(elapsed)
+                if not any(r.chunks for r in found) and len(rounds) == 1:
+                    return "the graph has nothing to search"
+                if since_best >= PATIENCE:
+                    return "searches stopped getting faster"
+
+
+def _search(engine: Engine, params: QueryParams, question: str, project: str | None) -> GraphSearch:
+    return engine.search(question, params, project=project, every_project=project is None)
+
+
+class Questions:
+    """The warm-up's questions: the given ones, then titles the searches found, each asked once while new ones
+    come (then the asked ones again, in turn)."""
+
+    def __init__(self, first: list[str]) -> None:
+        self._waiting: deque[str] = deque(first)
+        self._seen = set(first)
+        self._asked: deque[str] = deque(maxlen=MAX_QUEUED)
+
+    def next(self) -> str:
+        question = self._waiting.popleft() if self._waiting else self._asked.popleft()
+        self._asked.append(question)
+        return question
+
+    def offer(self, found: GraphSearch) -> None:
+        titles = [
+            *(str(e.metadata.get("title") or "") for e in [*found.seeds, *found.neighbours]),
+            *(c.document_name or "" for c in found.chunks),
+        ]
+        taken = 0
+        for title in titles:
+            if taken >= PER_RESULT or len(self._waiting) >= MAX_QUEUED:
+                return
+            if title and title not in self._seen:
+                self._seen.add(title)
+                self._waiting.append(title)
+                taken += 1
