@@ -80,10 +80,6 @@ class Warmup:
         thread = threading.Thread(target=self._run, args=(engine,), name="warm-up", daemon=True)
         thread.start()
 
-    def wait(self, timeout_s: float | None = None) -> bool:
-        """Block until the warm-up ended (at once when it is off or not started); False on the timeout."""
-        return not self.progress.started or self._done.wait(timeout_s)
-
     def stop(self) -> None:
         self._stop.set()
 
