@@ -49,6 +49,10 @@ class GraphSettings(BaseModel):
     cypher_timeout_ms: int = Field(10_000, ge=100)
     #: How long opening a graph may take: the server replays its log and rebuilds indexes; writes get as long.
     graph_load_timeout_s: float = Field(600.0, gt=0)
+    #: An embedded server that uses no CPU at all for this long while statements wait for it is taken for stuck
+    #: (a FalkorDB deadlock, FalkorDB#2129) and restarted: reads are sent again, a write is reported unconfirmed.
+    #: Below `query_timeout_ms`, so a stuck server is restarted before a read's socket gives up on it.
+    graph_stall_s: float = Field(20.0, gt=0)
     #: Leave the embedded graph server running when the last DriftLens closes the graph, so the next start
     #: attaches to it in about a second instead of reloading the graph and rebuilding its indexes (minutes for
     #: 100k chunks). The server keeps the graph's memory until `python -m retrieval stop` stops it.

@@ -200,6 +200,14 @@ class EmbeddedServer:
             handle.truncate(0)
             handle.write(json.dumps(info))
 
+    def pid(self) -> int:
+        """The pid of this graph's running server, 0 when none runs."""
+        return self._running_pid()
+
+    def serves(self, pid: int) -> bool:
+        """Whether process `pid` is this graph's running server (pids are reused)."""
+        return bool(pid) and self._running_pid() == pid
+
     def _running_pid(self) -> int:
         """The recorded server's pid if that process is alive and really is this graph's server, else 0."""
         pid = int(self.owner().get("server_pid") or 0)

@@ -3,7 +3,8 @@
 Why these settings: the server (its own process, see embedded_server.py) writes every change to its log before
 replying, and its HNSW defaults give poor recall at scale. Two connections: reads get a short socket timeout
 (Settings.query_timeout_ms plus a grace) so a hung server fails a read quickly; writes and index builds get the
-long loading timeout. A lost connection reopens the server (under the graph's lock) and a read is retried once.
+long loading timeout. A lost connection reopens the server (under the graph's lock) and a read is retried once;
+a server that stops working while statements wait (no CPU at all) is killed so that this happens (`stall_watch`).
 Every read is admitted by its plan first (`falkordb_plans`); statements from people and models get the deadline
 DriftLens enforces: the server cannot stop one statement, so one that runs past it has the server restarted.
 The searches over this are `FalkorDBStore`'s (falkordb.py).
@@ -36,7 +37,7 @@ from retrieval.errors import (
     ReadOnlyViolation,
     StoreUnavailable,
 )
-from retrieval.store import bm25, embedded_server, falkordb_memory, falkordb_params, read_admission
+from retrieval.store import bm25, embedded_server, falkordb_memory, falkordb_params, read_admission, stall_watch
 from retrieval.store.base import GraphStore, IndexState, timed_out
 from retrieval.store.cypher_limits import bound_ranges, bounded
 from retrieval.store.deadline import GRACE_S
@@ -63,6 +64,7 @@ class FalkorDBQueries(GraphStore):
         self.server = EmbeddedServer(self.path, Limits.of(settings), progress)
         self._client_name = f"{CLIENT_PREFIX}{os.getpid()}-{next(_client_ids)}"
         self._writer: redis.Redis | None = None
+        self._stall = stall_watch.StallWatch(settings.graph_stall_s, self.server.serves)
         self._closed = False
         self._reconnecting = threading.Lock()
         self._reader: redis.Redis | None = None
@@ -71,6 +73,7 @@ class FalkorDBQueries(GraphStore):
         self._index_cache: list[IndexState] | None = None
         self._plans = PlanGate(self._catalogue)
         weakref.finalize(self, embedded_server.forget, self._client_name)  # a store dropped unclosed stops counting
+        weakref.finalize(self, self._stall.close)  # ...and its watch's thread ends
         try:
             self.server.attach_or_start(self._connect, self._client_name)
             self._wait_operational(None)  # a reopened graph rebuilds its indexes; queries meanwhile fail
@@ -90,6 +93,7 @@ class FalkorDBQueries(GraphStore):
             )
 
         self._writer = client(self.settings.graph_load_timeout_s)
+        self._stall.pid = self.server.pid()  # the server the stall watch looks at (see `stall_watch`)
         # The reader's socket waits `GRACE_S` past the server-side timeout: the server's own (clearer) timeout error
         # normally wins, and the socket gives up only when the server itself hangs.
         self._reader = client(self.settings.query_timeout_ms / 1000 + GRACE_S)
@@ -140,6 +144,7 @@ class FalkorDBQueries(GraphStore):
     def close(self) -> None:
         """Disconnect; the last client also saves and stops the server, unless `graph_keep_server` keeps it."""
         self._closed = True
+        self._stall.close()
         writer = self._writer
         if writer is None:
             return
@@ -163,13 +168,14 @@ class FalkorDBQueries(GraphStore):
     def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
         return rows(self._write(falkordb_params.header(params) + cypher))
 
-    def _write(self, text: str) -> Any:
-        """Run a query whose parameters are already in its text (`falkordb_params.header`)."""
+    def _write(self, text: str, *, again: bool = False) -> Any:
+        """Run a query whose parameters are already in its text (`falkordb_params.header`); `again`: the statement
+        may be sent a second time when the server is restarted under it (a schema statement, checked first)."""
         self._keys_cache.clear()  # a write may add properties that hit projections must include
         self._corpus_cache.clear()  # ...and change document counts and lengths
         while True:  # each pass raises the cap (at least doubling it, up to its ceiling) or gives up
             try:
-                return self._run(lambda: self._graph.query(text), None, write=True)
+                return self._run(lambda: self._graph.query(text), None, write=True, again=again)
             except QueryMemoryExceeded:  # the stopped write kept nothing: it is sent again whole
                 if not self._make_room():
                     raise
@@ -280,8 +286,9 @@ class FalkorDBQueries(GraphStore):
         found = rows(self._run(lambda: self._ro_graph.ro_query(cypher), None))
         return [(str(row["name"]), str(row["mode"])) for row in found]
 
-    def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False) -> Any:
-        """`call` (which looks the graph handle up when called, so a retry uses the new connection)."""
+    def _run(self, call: Callable[[], Any], timeout_ms: int | None, *, write: bool = False, again: bool = False) -> Any:
+        """`call` (which looks the graph handle up when called, so a retry uses the new connection), watched for a
+        stuck server (`stall_watch`); `again` lets a write be sent once more after a restart."""
         if self._closed:
             raise StoreUnavailable(self.uri, "The store was closed; open it again.")
         try:
@@ -290,23 +297,23 @@ class FalkorDBQueries(GraphStore):
                 self._reconnect(None)  # an earlier restart failed (the server could not start): try again now
                 writer = self._writer
             try:
-                return call()
+                return self._watched(call)
             except redis.TimeoutError:
                 if write or self._writer is writer:
                     raise
                 # Another thread replaced the connection meanwhile: this one waited on the server that died
                 # (a killed server can accept a connection while it is being torn down); the new one answers.
-                return call()
+                return self._watched(call)
             except redis.ConnectionError as exc:
                 self._reconnect(writer)  # the server died (killed, out of memory): start it again, under the lock
-                if write:
+                if write and not again:
                     raise StoreUnavailable(
                         self.uri,
                         "Its server had stopped and was started again; this write was not confirmed, run it again.",
                         exc,
                     ) from exc
-                log.warning("embedded graph server for %s restarted; retrying the read", self.path)
-                return call()
+                log.warning("embedded graph server for %s restarted; sending the statement again", self.path)
+                return self._watched(call)
         except redis.TimeoutError as exc:
             waited = self.settings.graph_load_timeout_s if write else self.settings.query_timeout_ms / 1000
             raise StoreUnavailable(
@@ -319,6 +326,10 @@ class FalkorDBQueries(GraphStore):
             if error is None:
                 return None
             raise error from exc
+
+    def _watched(self, call: Callable[[], Any]) -> Any:
+        with self._stall.waiting():
+            return call()
 
     def _response_error(
         self, exc: redis.ResponseError, timeout_ms: int | None, *, write: bool
@@ -337,7 +348,7 @@ class FalkorDBQueries(GraphStore):
         if self._has_index("vector", label, prop):
             return
         s = self.settings
-        self.query(
+        self._schema(
             f"CREATE VECTOR INDEX FOR (n:{ident(label)}) ON (n.{ident(prop)}) OPTIONS "
             f"{{dimension: {int(dim)}, similarityFunction: 'cosine', M: {s.hnsw_m}, "
             f"efConstruction: {s.hnsw_ef_construction}, efRuntime: {s.hnsw_ef_runtime}}}"
@@ -349,7 +360,7 @@ class FalkorDBQueries(GraphStore):
         if not missing:
             return
         args = ", ".join(["$label", *(f"$p{i}" for i in range(len(missing)))])
-        self.query(
+        self._schema(
             f"CALL db.idx.fulltext.createNodeIndex({args})",
             {"label": label, **{f"p{i}": p for i, p in enumerate(missing)}},
         )
@@ -357,8 +368,13 @@ class FalkorDBQueries(GraphStore):
 
     def ensure_range_index(self, label: str, prop: str) -> None:
         if not self._has_index("range", label, prop):
-            self.query(f"CREATE INDEX FOR (n:{ident(label)}) ON (n.{ident(prop)})")
+            self._schema(f"CREATE INDEX FOR (n:{ident(label)}) ON (n.{ident(prop)})")
             self._wait_operational(label)
+
+    def _schema(self, cypher: str, params: Mapping[str, Any] | None = None) -> None:
+        """An index statement, sent again if the server is restarted under it: each is sent only after
+        `_has_index` found the index missing, and FalkorDB builds it in the background, so it replies at once."""
+        self._write(falkordb_params.header(params) + cypher, again=True)
 
     def _has_index(self, kind: str, label: str, prop: str) -> bool:
         self._index_cache = None
