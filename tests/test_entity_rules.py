@@ -349,18 +349,6 @@ def test_a_name_only_ever_owning_a_noun_is_its_authors() -> None:
     assert entity_types.possessor("Regent", "LOC", words) == "LOC"
 
 
-def test_a_lone_plural_of_a_noun_the_text_counts_is_a_kind_of_thing() -> None:
-    """ "startups" beside "his first startup", "robots" beside "a robot": a lone plural of a noun the document
-    also writes in the singular names a kind of thing, not a subject; a plural the text never writes singular
-    ("polymers"), a field in -ics and a singular subject stay."""
-    text = "His first startup failed. I met startups and robots. A robot, polymers, physics, a semiconductor."
-    words = DocumentWords.of(text, 1)
-    assert junk("startups", "CONCEPT", words) and junk("robots", "CONCEPT", words)
-    kept = ("polymers", "physics", "semiconductor")
-    assert not any(junk(name, "CONCEPT", words) for name in kept)
-    assert not junk("Robots", "CONCEPT", words)  # a title in capitals the model took for a topic
-
-
 def test_a_two_word_person_whose_last_word_the_text_writes_in_lower_case_is_a_topic() -> None:
     """ "like Dennard Scaling is done" beside "scaling laws": no mention acts as a person and the text uses the last
     word as a common noun, so the name is a thing's; a name with person evidence, one opened by a common given name

@@ -222,15 +222,6 @@ class DocumentWords:
             for a, b in spans
         )
 
-    def counts_noun(self, word: str) -> bool:
-        """Whether a lower-case word is the plural of a noun the document also writes in the singular ("startups"
-        beside "his first startup", "computers" beside "a computer"): a lone plural of a noun the text counts names
-        a kind of thing, not a subject ("physics", "genetics" and a plural the text never writes singular stay)."""
-        if not plural(word):
-            return False
-        singular = word[:-3] + "y" if word.endswith("ies") else word[:-1]
-        return singular in self.lower_case
-
     def only_possessive(self, word: str) -> bool:
         """Whether every occurrence of a one-word name (as written) owns a noun: "Maslow's hierarchy", "Kennedy's
         famous comment". Not when a function word follows: "Nvidia's the leader" and "Google's been" are "is" and
@@ -278,7 +269,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         if surface.isupper():
             return False
         if len(tokens) == 1:
-            return len(key) < 4 or everyday(key) or (surface.islower() and words.counts_noun(surface))
+            return len(key) < 4 or everyday(key)
         # "data sets"; not "neural networks", nor a title in capitals the model took for a topic ("Summer Wars")
         return surface.islower() and plural(tokens[-1]) and all(everyday(t) for t in tokens)
     if not any(c.isupper() for c in surface):
