@@ -233,8 +233,8 @@ def possessor(surface: str, kind: str, words: DocumentWords) -> str:
 
 def worded(surface: str, kind: str, words: DocumentWords, person_evidence: int) -> str:
     """CONCEPT for a several-word PERSON that no mention shows acting as one and whose last word the document also
-    writes in lower case: "like Dennard Scaling is done" beside "scaling laws", "Metlako Falls" beside "the falls",
-    "Biysky District" beside "a district". The model reads two capitalised words as a first name and a surname; a
+    writes in lower case: "like Dennard Scaling is done" beside "scaling laws", "Metlako Falls" beside "falls",
+    "Biysky District" beside "district". The model reads two capitalised words as a first name and a surname; a
     surname is seldom a word the same text uses as a common noun, and when it is ("Neil Young" beside "young
     people") a common given name opens the name (given_names.py)."""
     names = surface.split()
