@@ -347,3 +347,21 @@ def test_a_name_only_ever_owning_a_noun_is_its_authors() -> None:
     words = DocumentWords.of(text, 1)
     assert words.only_possessive("Maslow") and not words.only_possessive("Nvidia")
     assert entity_types.possessor("Regent", "LOC", words) == "LOC"
+
+
+def test_a_two_word_person_whose_last_word_the_text_writes_in_lower_case_is_a_topic() -> None:
+    """ "like Dennard Scaling is done" beside "scaling laws": no mention acts as a person and the text uses the last
+    word as a common noun, so the name is a thing's; a name with person evidence, one opened by a common given name
+    ("Neil Young" beside "young people") and one whose last word the text never writes in lower case stay people."""
+    words = DocumentWords.of("Dennard Scaling is done, and scaling laws hold. Neil Young sang to young people.", 1)
+    assert entity_types.worded("Dennard Scaling", "PERSON", words, 0) == "CONCEPT"
+    assert entity_types.worded("Dennard Scaling", "PERSON", words, 1) == "PERSON"
+    assert entity_types.worded("Neil Young", "PERSON", words, 0) == "PERSON"
+    assert entity_types.worded("Mira Murati", "PERSON", words, 0) == "PERSON"
+    assert entity_types.worded("Dennard Scaling", "ORG", words, 0) == "ORG"
+    said_once = (
+        "KEVIN SCOTT: We continue to scale. I mean, like Dennard Scaling is done, right, but scaling laws still hold.\n"
+        "GUEST: Yes, and we talked about it with Lisa Su for an hour at AMD.\n"
+    )
+    keys = extracted(said_once)  # a name made a topic is a name, not a keyphrase: kept when said once
+    assert keys.get("dennard-scaling") == "CONCEPT" and keys.get("lisa-su") == "PERSON", keys

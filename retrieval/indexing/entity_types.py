@@ -29,7 +29,10 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
 - "to" after a verb of going ("moved to Austin") is a preposition of place, and a one-word given name seen there
   with no person evidence is not a person;
 - a one-word name, not a place, that the document only ever writes owning a noun ("Maslow's hierarchy", "Rubik's
-  cube", "Kennedy's famous comment") is a person: the author of the idea, the work or the saying (`possessor`).
+  cube", "Kennedy's famous comment") is a person: the author of the idea, the work or the saying (`possessor`);
+- a several-word PERSON with no person evidence whose last word the document also writes in lower case ("like
+  Dennard Scaling is done" beside "scaling laws") is a topic, unless a common given name opens it ("Neil
+  Young" beside "young people"): a surname is seldom a word the same text uses as a common noun (`worded`).
 """
 
 from __future__ import annotations
@@ -226,3 +229,16 @@ def possessor(surface: str, kind: str, words: DocumentWords) -> str:
     if kind in PLACES or kind == "PERSON" or not one_name or not words.only_possessive(surface):
         return kind
     return "PERSON"
+
+
+def worded(surface: str, kind: str, words: DocumentWords, person_evidence: int) -> str:
+    """CONCEPT for a several-word PERSON that no mention shows acting as one and whose last word the document also
+    writes in lower case: "like Dennard Scaling is done" beside "scaling laws", "Metlako Falls" beside "falls",
+    "Biysky District" beside "district". The model reads two capitalised words as a first name and a surname; a
+    surname is seldom a word the same text uses as a common noun, and when it is ("Neil Young" beside "young
+    people") a common given name opens the name (given_names.py)."""
+    names = surface.split()
+    if kind != "PERSON" or person_evidence or len(names) < 2 or given_name(names[0]):
+        return kind
+    last = names[-1]
+    return CONCEPT if last[:1].isupper() and last.lower() in words.lower_case else kind

@@ -156,6 +156,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 surfaces[key][surface] += 1
         raw.append(found)
     types: dict[str, str] = {}
+    named_topics: set[str] = set()  # names `worded` made topics: names, not keyphrases, so kept when said once
     for key, counter in kinds.items():
         surface = surfaces[key].most_common(1)[0][0]
         kind = entity_types.checked(
@@ -167,12 +168,15 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             placed=placed[key],
             thing=thing[key],
         )
+        if (topic := entity_types.worded(surface, kind, words, person[key])) != kind:
+            kind = topic
+            named_topics.add(key)
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
         key
         for key, kind in types.items()
-        if (kind == CONCEPT and mentions[key] < 2) or too_rare(kind, mentions[key], words)
+        if (kind == CONCEPT and mentions[key] < 2 and key not in named_topics) or too_rare(kind, mentions[key], words)
     }  # a keyphrase seen once in the whole document is noise, not a topic
     named = {key: (surfaces[key].most_common(1)[0][0] if surfaces[key] else key) for key in types if key not in dropped}
     aliases = alias_map(named, types)
