@@ -120,7 +120,7 @@ def _host_and_conversations(host_weight: float) -> tuple[list[str], list[tuple[s
 
 @pytest.mark.parametrize("host_weight", [3.0, 5.0])
 def test_a_host_in_every_document_does_not_join_conversations_at_level_0(host_weight: float) -> None:
-    """The host's relationships weigh its share of the documents less, so each level-0 community is one
+    """The host's (a person's) relationships weigh its share of the documents less, so each level-0 community is one
     conversation (with the host beside one of them), where the raw weights join two or three through the host."""
 
     def mixed(edges: list[tuple[str, str, float]]) -> bool:
@@ -129,17 +129,19 @@ def test_a_host_in_every_document_does_not_join_conversations_at_level_0(host_we
 
     ids, edges, mentions = _host_and_conversations(host_weight)
     assert mixed(edges)  # what the partition does without the damping
-    damped = communities.damped(edges, mentions)
+    damped = communities.damped(edges, mentions, {"host"})
     assert not mixed(damped)
     assert sorted((a, b) for a, b, _w in damped) == sorted((a, b) for a, b, _w in edges)  # no edge dropped
     assert {w for a, b, w in damped if "host" not in (a, b)} == {1.0}
 
 
-def test_damping_leaves_a_collection_of_under_three_documents_alone() -> None:
-    """In a novel (one document) every entity is everywhere and none is a host: nothing changes; nor in two
-    documents (MIN_DOCUMENTS)."""
+def test_damping_leaves_things_and_a_collection_of_under_three_documents_alone() -> None:
+    """A thing in every document ("AI") keeps its weights (damping it strands its neighbours in grab bags); in a
+    novel (one document) every character is everywhere and none is a host: nothing changes; nor in two documents
+    (MIN_DOCUMENTS)."""
     _ids, edges, mentions = _host_and_conversations(3.0)
+    assert communities.damped(edges, mentions, set()) == edges
     one_document = [{**row, "chunk": "novel:" + row["chunk"].split(":")[1]} for row in mentions]
-    assert communities.damped(edges, one_document) == edges
+    assert communities.damped(edges, one_document, {"host"}) == edges
     two_documents = [row for row in mentions if row["chunk"].startswith(("doc0:", "doc1:"))]
-    assert communities.damped(edges, two_documents) == edges
+    assert communities.damped(edges, two_documents, {"host"}) == edges
