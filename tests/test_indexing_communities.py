@@ -103,3 +103,45 @@ def test_an_unchanged_graph_keeps_every_community(carol_graph) -> None:
     )
     again = communities.hierarchy("c", ids, edges, max_size=10, max_levels=3, previous=previous)
     assert [c.id for c in again] == [c.id for c in first]
+
+
+def _host_and_conversations(host_weight: float) -> tuple[list[str], list[tuple[str, str, float]], list[dict[str, str]]]:
+    """Six documents, each a conversation of five related entities, and a host related to all of them in each."""
+    edges: list[tuple[str, str, float]] = []
+    mentions: list[dict[str, str]] = []
+    for d in range(6):
+        members = [f"d{d}e{i}" for i in range(5)]
+        for i, a in enumerate(members):
+            mentions += [{"chunk": f"doc{d}:{i}", "entity": a}, {"chunk": f"doc{d}:{i}", "entity": "host"}]
+            edges.append(("host", a, host_weight))
+            edges += [(a, b, 1.0) for b in members[i + 1 :]]
+    return sorted({e for a, b, _w in edges for e in (a, b)}), edges, mentions
+
+
+@pytest.mark.parametrize("host_weight", [3.0, 5.0])
+def test_a_host_in_every_document_does_not_join_conversations_at_level_0(host_weight: float) -> None:
+    """The host's (a person's) relationships weigh its share of the documents less, so each level-0 community is one
+    conversation (with the host beside one of them), where the raw weights join two or three through the host."""
+
+    def mixed(edges: list[tuple[str, str, float]]) -> bool:
+        tree = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3)
+        return any(len({m.split("e")[0] for m in c.members if m != "host"}) > 1 for c in tree if c.level == 0)
+
+    ids, edges, mentions = _host_and_conversations(host_weight)
+    assert mixed(edges)  # what the partition does without the damping
+    damped = communities.damped(edges, mentions, {"host"})
+    assert not mixed(damped)
+    assert sorted((a, b) for a, b, _w in damped) == sorted((a, b) for a, b, _w in edges)  # no edge dropped
+    assert {w for a, b, w in damped if "host" not in (a, b)} == {1.0}
+
+
+def test_damping_leaves_things_and_a_collection_of_under_three_documents_alone() -> None:
+    """A thing in every document ("AI") keeps its weights (damping it strands its neighbours in grab bags); in a
+    novel (one document) every character is everywhere and none is a host: nothing changes; nor in two documents
+    (MIN_DOCUMENTS)."""
+    _ids, edges, mentions = _host_and_conversations(3.0)
+    assert communities.damped(edges, mentions, set()) == edges
+    one_document = [{**row, "chunk": "novel:" + row["chunk"].split(":")[1]} for row in mentions]
+    assert communities.damped(edges, one_document, {"host"}) == edges
+    two_documents = [row for row in mentions if row["chunk"].startswith(("doc0:", "doc1:"))]
+    assert communities.damped(edges, two_documents, {"host"}) == edges

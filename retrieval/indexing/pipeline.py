@@ -298,7 +298,11 @@ class _Run:
             tree = communities.hierarchy(
                 self.report.project,
                 sorted(wanted),
-                [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
+                communities.damped(
+                    [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
+                    mentions,
+                    {key for key, entity in wanted.items() if entity.type == "PERSON"},
+                ),
                 max_size=s.max_community_size,
                 max_levels=s.community_levels,
                 previous=None if changed is None else previous,
