@@ -16,7 +16,7 @@ from retrieval.search import expand as expand_module
 from retrieval.search import fusion
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.enrich import check_retrieval_query
-from retrieval.search.evidence import extractive_facts, locate, sentences, validate_citations
+from retrieval.search.evidence import extractive_facts, locate, near_duplicate, sentences, validate_citations
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
@@ -362,6 +362,30 @@ def test_sentences_are_verbatim_and_skip_fragments() -> None:
     found = sentences(text)
     assert found == ["This sentence has enough words to count!", "KEVIN SCOTT: and a speaker line here"]
     assert all(s in text for s in found)
+
+
+def test_a_period_inside_a_word_or_after_an_initial_ends_no_sentence() -> None:
+    text = (
+        "The U.S. Army paid $3.5 million for the rifles. He was shot by Charles J. Guiteau in the station. "
+        "We learned Pascal and then C. After that came the others. She helped develop the Tesla Model X. She "
+        "joined OpenAI later on."
+    )
+    assert sentences(text) == [
+        "The U.S. Army paid $3.5 million for the rifles.",
+        "He was shot by Charles J. Guiteau in the station.",
+        "We learned Pascal and then C.",
+        "After that came the others.",
+        "She helped develop the Tesla Model X.",
+        "She joined OpenAI later on.",
+    ]
+
+
+def test_sentences_that_differ_in_a_number_are_two_facts() -> None:
+    season = "The {} UCF Knights football team represented the University of Central Florida in the {} season."
+    assert not near_duplicate(season.format(2010, 2010), season.format(2015, 2015))
+    whole = season.format(2010, 2010)
+    assert near_duplicate(whole, whole[: whole.index("in the") + 10])  # cut at a chunk edge: "in the 20"
+    assert near_duplicate(whole, "So " + whole.replace("in the", "then in the"))  # a variant with the same numbers
 
 
 def test_extractive_facts_cite_verbatim_spans_without_duplicates(ctx: Context) -> None:

@@ -27,7 +27,7 @@ from retrieval.models import Citation, Hit, KeyFact
 from retrieval.search import answer_type
 from retrieval.search.fact_selection import choose
 from retrieval.search.filler import content_words, never_a_fact
-from retrieval.search.keywords import content_terms
+from retrieval.search.keywords import STOPWORDS, content_terms
 from retrieval.search.turns import addresses, prompt, speaker_of
 from retrieval.store import bm25
 from retrieval.text.readable import clean_spoken, sentence_key
@@ -38,7 +38,11 @@ log = logging.getLogger(__name__)
 CitationKind = Literal["chunk", "community", "node"]
 #: Sentence ends (., !, ?, optionally closing quotes/brackets) followed by space, or line breaks.
 #: A sentence runs to . ! ? (with closing quotes) or to a blank line; single newlines are hard wraps inside one.
-_SENTENCE = re.compile(r"(?:[^.!?\n]|\n(?!\s*\n))+(?:[.!?]+[\"')\]]*(?=\s|$)|(?=\n\s*\n)|$)")
+#: A period inside a word ("$3.5 million", "U.S.", "2.0") is part of the sentence: read as an end, the words
+#: before it were lost ("The U.S. Army paid $3.5 million." became "5 million.").
+_SENTENCE = re.compile(
+    r"(?:[^.!?\n]|[.!?](?![.!?\"'’”)\]]*(?:\s|$))|\n(?!\s*\n))+(?:[.!?]+[\"'’”)\]]*(?=\s|$)|(?=\n\s*\n)|$)"
+)
 MIN_WORDS = 4
 MAX_SPAN_CHARS = 400
 #: Sentences read per question (cheap: they are ranked by words first).
@@ -87,12 +91,20 @@ _WHO_IS = re.compile(r"\s*who(?:\s+is|\s+was|'s|’s)\b", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3}(?: / [A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3})*: ")
 #: Titles whose period does not end a sentence.
 _ABBREVIATION = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs)\.$")
+#: Nor does an initial: a capital letter's period after a capitalised word or another initial ("Charles J.
+#: Guiteau", "George R. R. Martin", "U.S."). Why: cut there, "He was shot by Charles J." was a key fact and the
+#: surname, often the answer, went to a fragment; 20 of 667 key facts on HotpotQA's tune half ended so. A letter
+#: after a lower-case word ("Pascal and then C.") still ends one, and so does one before a function word ("the
+#: Tesla Model X. She joined ..."): a surname is no "She", "The" or "In".
+_INITIAL = re.compile(r"(?:\b[A-Z][\w'’\-]*\s+|\b[A-Z]\.\s?)[A-Z]\.$")
+_FIRST_WORD = re.compile(r"\s*([\w'’]+)")
 
 
 def sentences(text: str) -> list[str]:
     """Verbatim sentence spans of `text` (stripped, at least MIN_WORDS words, at most MAX_SPAN_CHARS).
 
-    A period after a title ("Mr.", "Dr.") does not end a sentence: "like Mr." alone is a fragment.
+    A period after a title ("Mr.", "Dr.") or an initial ("Charles J.") does not end a sentence: "like Mr." alone
+    is a fragment.
     A speaker label does not count as words: "MIRA MURATI: It is." is a fragment too.
     """
     out = []
@@ -100,13 +112,23 @@ def sentences(text: str) -> list[str]:
     matches = list(_SENTENCE.finditer(text))
     for n, match in enumerate(matches):
         start = match.start() if start is None else start
-        if _ABBREVIATION.search(match.group(0)) and n + 1 < len(matches):
+        if n + 1 < len(matches) and (
+            _ABBREVIATION.search(match.group(0)) or _initial_in_a_name(match.group(0), matches[n + 1].group(0))
+        ):
             continue
         span = text[start : match.end()].strip()
         start = None
         if len(strip_label(span).split()) >= MIN_WORDS:
             out.append(span if len(span) <= MAX_SPAN_CHARS else _clip(span))
     return out
+
+
+def _initial_in_a_name(piece: str, following: str) -> bool:
+    """Whether `piece` ends with an initial that the next piece's first word continues ("Charles J." "Guiteau ...")."""
+    if not _INITIAL.search(piece):
+        return False
+    first = _FIRST_WORD.match(following)
+    return first is None or first.group(1).lower() not in STOPWORDS
 
 
 def _clip(span: str) -> str:
@@ -151,18 +173,30 @@ class _Shape:
     run: str  # the words, lower case, joined and padded with spaces: a run of words is a substring
     words: frozenset[str]
     count: int
+    numbers: frozenset[str]  # the words with a digit ("2010", "12th", "133d")
 
     @classmethod
     def of(cls, span: str) -> _Shape:
         words = _WORD.findall(span.lower())
-        return cls(f" {' '.join(words)} ", frozenset(words), len(words))
+        distinct_words = frozenset(words)
+        numbers = frozenset(w for w in distinct_words if any(c.isdigit() for c in w))
+        return cls(f" {' '.join(words)} ", distinct_words, len(words), numbers)
 
 
 def _near_duplicate(a: _Shape, b: _Shape) -> bool:
-    """One is a run of the other's words, or they share NEAR_DUPLICATE_OVERLAP of the shorter one's words."""
+    """One is a run of the other's words, or they share NEAR_DUPLICATE_OVERLAP of the shorter one's words and the
+    shorter one states no number the longer one lacks.
+
+    Why the numbers: "The 2010 UCF Knights football team represented ... the 2010 NCAA Division I FBS football
+    season." and the same sentence of 2015 share all words but the years, and are two facts (one of them the
+    answer); "inducted into the Hall of Fame in 1982" is not "in 1993". A variant cut at a chunk edge keeps a
+    number's first digits ("the 20"), which is no other number.
+    """
     short, long = (a, b) if a.count <= b.count else (b, a)
     if short.run in long.run:
         return True
+    if any(not any(w.startswith(n) for w in long.numbers) for n in short.numbers - long.words):
+        return False
     shared = len(short.words & long.words) / max(len(short.words), 1)
     return len(short.words) >= NEAR_DUPLICATE_MIN_WORDS and shared >= NEAR_DUPLICATE_OVERLAP
 
