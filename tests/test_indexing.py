@@ -259,6 +259,32 @@ def chunk_texts(store: GraphStore, path: str | None = None) -> set[str]:
     return {r["text"] for r in rows if path is None or r["path"] == path}
 
 
+def test_the_title_step_reads_the_runs_chunk_vectors_instead_of_embedding_its_passages_again(
+    graph, corpus, embedder, monkeypatch
+) -> None:
+    """Community titles may weigh phrases against their passages' vectors: the chunks of this run answer from the
+    vectors the run stored (the very same), so no chunk text is embedded twice; other texts still are embedded."""
+    settings, store = graph
+    seen: dict[str, np.ndarray] = {}
+    community_titles = pipeline.titles.community_titles
+
+    def titles_embedding_every_chunk(tree, wanted, mentions, texts, embed):  # type: ignore[no-untyped-def]
+        asked = [*sorted(set(texts.values())), "a phrase no chunk says"]
+        seen.update(zip(asked, embed(asked), strict=True))
+        return community_titles(tree, wanted, mentions, texts, embed)
+
+    monkeypatch.setattr(pipeline.titles, "community_titles", titles_embedding_every_chunk)
+    recorder = RecordingEmbedder(embedder)
+    run_index(settings, store, recorder, [corpus], project="p")
+    stored = chunk_texts(store)
+    assert stored and stored <= seen.keys()
+    assert all(recorder.texts.count(text) == 1 for text in stored)  # each chunk embedded once, by the embed stage
+    assert "a phrase no chunk says" in recorder.texts
+    texts = sorted(seen)
+    # the same vectors the model gives these texts in one call of its own (no memo: batched otherwise than the run)
+    assert np.array_equal(np.stack([seen[t] for t in texts]), LocalMiniLMEmbedder().embed(texts))
+
+
 def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(graph, corpus, embedder) -> None:
     settings, store = graph
     run_index(settings, store, embedder, [corpus], project="p")
