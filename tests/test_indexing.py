@@ -7,6 +7,7 @@ import json
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -257,6 +258,46 @@ def mentioned_in(store: GraphStore, path: str) -> set[str]:
 def chunk_texts(store: GraphStore, path: str | None = None) -> set[str]:
     rows = store.query("MATCH (c:__Chunk__) RETURN c.path AS path, c.text AS text")
     return {r["text"] for r in rows if path is None or r["path"] == path}
+
+
+def test_the_title_step_reads_the_runs_chunk_vectors_instead_of_embedding_its_passages_again(
+    graph, corpus, embedder, monkeypatch
+) -> None:
+    """Community titles may weigh phrases against their passages' vectors: the chunks of this run answer from the
+    vectors the run stored (the very same), so no chunk text is embedded twice; other texts still are embedded."""
+    settings, store = graph
+    seen: dict[str, np.ndarray] = {}
+    community_titles = pipeline.titles.community_titles
+
+    def titles_embedding_every_chunk(tree, wanted, mentions, texts, embed):  # type: ignore[no-untyped-def]
+        asked = [*sorted(set(texts.values())), "a phrase no chunk says"]
+        seen.update(zip(asked, embed(asked), strict=True))
+        return community_titles(tree, wanted, mentions, texts, embed)
+
+    monkeypatch.setattr(pipeline.titles, "community_titles", titles_embedding_every_chunk)
+    recorder = RecordingEmbedder(embedder)
+    run_index(settings, store, recorder, [corpus], project="p")
+    stored = chunk_texts(store)
+    assert stored and stored <= seen.keys()
+    assert all(recorder.texts.count(text) == 1 for text in stored)  # each chunk embedded once, by the embed stage
+    assert "a phrase no chunk says" in recorder.texts
+    texts = sorted(seen)
+    # the same vectors the model gives these texts in one call of its own (no memo: batched otherwise than the run)
+    assert np.array_equal(np.stack([seen[t] for t in texts]), LocalMiniLMEmbedder().embed(texts))
+
+
+def test_a_stage_embeds_its_distinct_texts_shortest_first_and_answers_each_in_its_place(tmp_path) -> None:
+    """The entity and community stages sort their texts by length before the embedder's calls (each pads a batch
+    to its longest text and sorts only the texts of one call): same vectors, each where its text was."""
+    recorder = RecordingEmbedder(LocalMiniLMEmbedder())
+    no_store: Any = SimpleNamespace(vectors=None)
+    run = pipeline._Run(make_settings(tmp_path), no_store, recorder, "p", on_progress=None, chat_model=None)
+    texts = [f"entity {i} (CONCEPT): " + "words " * (97 * i % 40) for i in range(150)]
+    texts += texts[:5]  # repeats are embedded once
+    vectors = run.embed(texts, "entity embeddings")
+    assert sorted(recorder.texts) == sorted(set(texts))  # each distinct text once...
+    assert [len(t) for t in recorder.texts] == sorted(len(t) for t in set(texts))  # ...shortest first
+    assert np.array_equal(vectors, LocalMiniLMEmbedder().embed(texts))
 
 
 def test_edit_embeds_only_that_document_and_rewrites_only_changed_communities(graph, corpus, embedder) -> None:

@@ -389,6 +389,35 @@ def test_a_community_whose_topics_are_each_named_in_passing_is_titled_by_the_phr
     assert "scientists" not in community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS)["sci"]
 
 
+def test_each_passage_and_phrase_is_embedded_once_for_every_community_it_titles() -> None:
+    """A community that splits no further is its own parent at the next level: both are titled by their passages'
+    shared phrases, from one embedding of each passage and each phrase (the pipeline answers the passages from
+    the chunk vectors it has), and the two get the titles each would get alone."""
+    entities = {
+        **ENTITIES,
+        "congress": _entity("congress", "Congress", "ORG"),
+        "bahamas": _entity("bahamas", "Bahamas", "GPE"),
+        "curiosity": _entity("curiosity", "curiosity"),
+        "books": _entity("books", "Sagan books", "WORK_OF_ART"),
+    }
+    chunks = {"s:1": ["congress"], "s:2": ["books"], "s:3": ["bahamas"], "s:4": ["curiosity"], "a:1": ["su", "amd"]}
+    members = ("congress", "bahamas", "curiosity", "books")
+    tree = [Community("sci", 0, members, (), "sci-up"), Community("sci-up", 1, members, ("sci",))]
+    embedded: list[str] = []
+
+    def counting(texts: Sequence[str]) -> np.ndarray:
+        embedded.extend(texts)
+        return _word_vectors(texts)
+
+    titles = community_titles(tree, entities, _mentions(chunks), SCIENCE_TEXTS, counting)
+    assert titles["sci"].startswith("scientists, ") and titles["sci-up"].startswith("scientists, "), titles
+    assert all(SCIENCE_TEXTS[c] in embedded for c in ("s:1", "s:2", "s:3", "s:4")), embedded
+    assert len(embedded) == len(set(embedded)), embedded  # no passage or phrase twice
+    for community in tree:
+        alone = community_titles([community], entities, _mentions(chunks), SCIENCE_TEXTS, _word_vectors)
+        assert alone[community.id] == titles[community.id]
+
+
 def test_a_key_phrase_has_no_number_or_punctuation_in_it() -> None:
     """Encyclopaedia passages write "a 25% minority holding" and "the 9th) bishop": neither "%" nor "9th)" is a
     word of a topic, so neither phrase titles the names met there (left with nothing else, their members do)."""

@@ -371,12 +371,21 @@ def _central_phrases(
         if count:
             said[community_id] = count
     chunks_with = _chunk_frequency({key for count in said.values() for key in count}, texts)
+    # Each passage and each phrase is embedded once for all the communities (a passage is in its community and
+    # every level above it, a phrase in many), in one call each: the pipeline's embedder answers a passage it
+    # embedded as a chunk from that vector (a text's vector does not depend on what it is batched with).
+    passages_needed = sorted({chunk for community_id in said for chunk in chunks[community_id]})
+    passage_row = {chunk: i for i, chunk in enumerate(passages_needed)}
+    passage_vectors = embed([texts[chunk] for chunk in passages_needed])
+    keys_needed = sorted({key for count in said.values() for key in count})
+    key_row = {key: i for i, key in enumerate(keys_needed)}
+    key_vectors = embed([shown[key] for key in keys_needed])
     out: dict[str, list[str]] = {}
     for community_id, count in said.items():
         keys = sorted(count)
-        passage_vectors = embed([texts[chunk] for chunk in chunks[community_id]])
-        centre = passage_vectors.mean(axis=0)
-        closeness = embed([shown[key] for key in keys]) @ (centre / max(float(np.linalg.norm(centre)), 1e-12))
+        centre = passage_vectors[[passage_row[chunk] for chunk in chunks[community_id]]].mean(axis=0)
+        unit_centre = centre / max(float(np.linalg.norm(centre)), 1e-12)
+        closeness = key_vectors[[key_row[key] for key in keys]] @ unit_centre
         score = {
             shown[key]: count[key] * math.log(1 + len(texts) / max(1, chunks_with[key])) * max(0.0, float(near))
             for key, near in zip(keys, closeness, strict=True)
