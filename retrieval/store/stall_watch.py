@@ -39,7 +39,6 @@ class StallWatch:
         self.pid = 0
         self._is_server = is_server
         self.stall_s = stall_s
-        self.kills = 0
         self._waiting = 0
         self._lock = threading.Lock()
         self._busy = threading.Condition(self._lock)
@@ -104,7 +103,6 @@ class StallWatch:
             pid,
             self.stall_s,
         )
-        self.kills += 1
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
 
