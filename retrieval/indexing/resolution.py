@@ -31,6 +31,8 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
   a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
   the last two with an entity other than a hub mentioned beside both;
+- across documents (countries.py): two names of one ISO 3166 country ("Swiss Confederation" -> "Switzerland"),
+  and its three-letter code where most of the code's passages name the country or a place of it;
 - the other names a passage gives one place, state or event (resolution_names.py), in a shared document: a
   state's formal name ("Republic of Cuba" -> "Cuba"), a feature without its class word ("Atlantic" -> "Atlantic
   Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered.
@@ -48,6 +50,7 @@ from dataclasses import dataclass, field
 
 import jellyfish
 
+from retrieval.indexing.countries import country_pairs
 from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
@@ -260,6 +263,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
     out.extend(name_form_pairs(keys, _together))
+    out.extend(country_pairs(keys, _initials))  # after: a passage's own evidence is the reason kept
     out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
     out.extend(_misspelled_pairs(keys))
