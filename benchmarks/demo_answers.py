@@ -42,10 +42,10 @@ from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 
 QUESTIONS = Path(__file__).resolve().parent / "data" / "demo_questions.jsonl"
-#: test2, test3 and test4: held-out parts written later, each before the product was run on it
-#: (benchmarks/data/README.md); "test+test2" the two read before test3 as one, "test+test2+test3" the three read
-#: before test4.
-SPLITS = ("dev", "test", "test2", "test3", "test4", "test+test2", "test+test2+test3")
+#: test2 .. test5: held-out parts written later, each before the product was run on it (benchmarks/data/README.md);
+#: "test+test2" the two read before test3 as one, "test+test2+test3" the three read before test4. test5 is the one
+#: to quote since branch wt94, which fitted the confidence on dev through test4.
+SPLITS = ("dev", "test", "test2", "test3", "test4", "test5", "test+test2", "test+test2+test3")
 #: Global mode is for corpus-wide questions: it is asked the cross-episode and the unanswerable ones only.
 GLOBAL_KINDS = {"cross", "unanswerable"}
 

@@ -9,7 +9,8 @@ answerable and a key fact matches a gold evidence sentence (hit@5, benchmarks/an
 questions and misses are 0. A logistic regression (L2 `RIDGE` on the weights, Newton steps) maps signals to the
 probability of 1; the "not in these documents" threshold is the highest one that flags at most `MAX_FLAGGED` of
 each mode's right answers, read from their leave-one-question-out probabilities (`cross_validated`).
-Only the named split is read: report on the held-out ones (benchmarks/eval_answers.py --demo --splits test,test2,test3).
+Only the named split is read (or the splits joined by "+", `--split dev+test`): report on the parts not fitted on
+(benchmarks/eval_answers.py --demo --splits test5).
 
 `--with RUN` adds the `tune` half of a saved HotpotQA run (benchmarks/unanswerable.py: MuSiQue questions asked of the
 HotpotQA graph are its unanswerable ones): a model fitted on transcripts alone set its cut where 41% of HotpotQA's
@@ -61,12 +62,15 @@ class Example(NamedTuple):
 
 
 def collect(split: str, modes: list[Mode], saved: Path | None) -> list[Example]:
-    """Every question of the split in every mode (global only on the corpus-wide and unanswerable questions, as
-    benchmarks/demo_answers.py asks it), right when answerable and a key fact hits a gold sentence.
+    """Every question of the split (or of several joined by "+": "dev+test") in every mode (global only on the
+    corpus-wide and unanswerable questions, as benchmarks/demo_answers.py asks it), right when answerable and a key
+    fact hits a gold sentence.
 
     With `saved`, the answers are kept there (JSON lines) and read back on the next run, so a change to how the
-    signals are read is refitted without asking again."""
-    questions = {q.id: q for q in read_questions() if q.split == split}
+    signals are read is refitted without asking again; saved answers of other splits are left out, so a part
+    kept for reporting never enters the fit even when it was saved in the same file."""
+    parts = split.split("+")
+    questions = {q.id: q for q in read_questions() if q.split in parts}
     answers = _saved(saved) if saved is not None and saved.exists() else _ask(questions, modes, saved)
     return [
         Example(
@@ -77,6 +81,7 @@ def collect(split: str, modes: list[Mode], saved: Path | None) -> list[Example]:
             qid,
         )
         for qid, answer in answers
+        if qid in questions
     ]
 
 
@@ -206,7 +211,7 @@ def _cut(scores: np.ndarray, labels: np.ndarray) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="local,drift")
-    parser.add_argument("--split", default="dev")
+    parser.add_argument("--split", default="dev", help='a split of the demo questions, or several joined by "+"')
     parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
     parser.add_argument("--answers", type=Path, default=None, help="keep the answers here (JSON lines), reuse if there")
     parser.add_argument(

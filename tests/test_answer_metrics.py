@@ -112,6 +112,29 @@ def test_a_dev_set_run_splits_into_alternating_halves() -> None:
     assert [half(i) for i in range(4)] == ["tune", "test", "tune", "test"]
 
 
+def test_the_fit_reads_the_demo_splits_joined_by_plus_and_no_other(tmp_path: Path) -> None:
+    """`fit_confidence.py --split dev+test4` fits on both parts; a held-out part's answers saved in the same file
+    (test5 here) stay out of the fit."""
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    chosen = [next(r for r in rows if r["split"] == split) for split in ("dev", "test4", "test5")]
+    saved = tmp_path / "answers.jsonl"
+    lines = [
+        json.dumps(
+            {
+                "id": r["id"],
+                "answer": Answer(question=r["question"], mode="local", answered_by="extractive").model_dump(
+                    mode="json"
+                ),
+            }
+        )
+        for r in chosen
+    ]
+    saved.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    examples = fit_confidence.collect("dev+test4", ["local"], saved)
+    assert [e.qid for e in examples] == [chosen[0]["id"], chosen[1]["id"]]
+    assert [e.qid for e in fit_confidence.collect("test5", ["local"], saved)] == [chosen[2]["id"]]
+
+
 def test_a_saved_dev_set_run_adds_its_tune_half_only(tmp_path: Path) -> None:
     """`fit_confidence.py --with RUN` fits on the tune half, labelled as the run judged it, tagged by corpus (so
     the threshold holds the share flagged on each corpus apart); the test half stays out of the fit."""

@@ -21,7 +21,7 @@ DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 KINDS = {"single", "cross", "unanswerable"}
 SPLITS = {"dev", "test"}
 #: Held-out parts written after the first two (benchmarks/data/README.md): each its own split, never mixed into them.
-LATER_SPLITS = {"test2", "test3", "test4"}
+LATER_SPLITS = {"test2", "test3", "test4", "test5"}
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
@@ -89,7 +89,7 @@ def test_questions_have_the_documented_kinds_counts_and_fields(questions: list[d
             assert len(q["episodes"]) >= 2, q["id"]
 
 
-@pytest.mark.parametrize("split, unanswerable", [("test2", 10), ("test3", 8), ("test4", 8)])
+@pytest.mark.parametrize("split, unanswerable", [("test2", 10), ("test3", 8), ("test4", 8), ("test5", 10)])
 def test_the_later_held_out_parts_are_of_the_documented_size_and_kinds(
     questions: list[dict[str, Any]], split: str, unanswerable: int
 ) -> None:
