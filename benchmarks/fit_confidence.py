@@ -1,4 +1,4 @@
-"""Refit the answerability model (retrieval/assets/answerability.json) on the dev split of the demo questions.
+"""Refit the answerability model (retrieval/assets/answerability.json) on tuning parts of the demo questions.
 
 Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--answers FILE] [--with RUN]...
        [--dry-run]

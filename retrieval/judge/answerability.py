@@ -43,10 +43,10 @@ its words:
 - `model`: the model's own confidence, when a model answered (one input, never the only one).
 The search signals (`together`, `similarity`, `arms`, `gap`) read the passages the question's own search retrieved
 (`searched_for_question`), not what DRIFT's follow-ups retrieved for questions of their own.
-They are combined by a logistic model (`COEFFICIENTS`, fitted on the labelled dev split of the demo questions by
-`benchmarks/fit_confidence.py`, which records how in the file) into the probability that the answer is right;
-below `THRESHOLD` (chosen on the same split) the outcome is "not in these documents" and the facts are shown as
-the nearest material, not as the answer.
+They are combined by a logistic model (`COEFFICIENTS`, fitted on labelled tuning questions, the demo questions'
+tuning parts and the HotpotQA tune half, by `benchmarks/fit_confidence.py`, which records which in the file) into
+the probability that the answer is right; below `THRESHOLD` (chosen on the same questions) the outcome is "not in
+these documents" and the facts are shown as the nearest material, not as the answer.
 """
 
 from __future__ import annotations
