@@ -368,7 +368,7 @@ def test_a_period_inside_a_word_or_after_an_initial_ends_no_sentence() -> None:
     text = (
         "The U.S. Army paid $3.5 million for the rifles. He was shot by Charles J. Guiteau in the station. "
         "We learned Pascal and then C. After that came the others. She helped develop the Tesla Model X. She "
-        "joined OpenAI later on."
+        "joined OpenAI later on. The court decided Craig v. Boren in 1976 by seven votes."
     )
     assert sentences(text) == [
         "The U.S. Army paid $3.5 million for the rifles.",
@@ -377,6 +377,7 @@ def test_a_period_inside_a_word_or_after_an_initial_ends_no_sentence() -> None:
         "After that came the others.",
         "She helped develop the Tesla Model X.",
         "She joined OpenAI later on.",
+        "The court decided Craig v. Boren in 1976 by seven votes.",
     ]
 
 

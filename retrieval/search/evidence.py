@@ -89,8 +89,9 @@ _WORD = re.compile(r"\w+")
 _WHO_IS = re.compile(r"\s*who(?:\s+is|\s+was|'s|’s)\b", re.IGNORECASE)
 #: How `spoken_display` starts a transcript fact: "Mira Murati: ...".
 _SPEAKER = re.compile(r"^[A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3}(?: / [A-Z][\w'’.\-]*(?: [A-Z][\w'’.\-]*){1,3})*: ")
-#: Titles whose period does not end a sentence.
-_ABBREVIATION = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs)\.$")
+#: Titles whose period does not end a sentence, and "v." / "vs." between two parties ("Craig v. Boren": cut
+#: there, the case's name was split across two facts).
+_ABBREVIATION = re.compile(r"(?:^|\W)(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs|v)\.$")
 #: Nor does an initial: a capital letter's period after a capitalised word or another initial ("Charles J.
 #: Guiteau", "George R. R. Martin", "U.S."). Why: cut there, "He was shot by Charles J." was a key fact and the
 #: surname, often the answer, went to a fragment; 20 of 667 key facts on HotpotQA's tune half ended so. A letter
