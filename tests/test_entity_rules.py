@@ -10,7 +10,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
 from retrieval.indexing.entity_filter import DocumentWords, junk
-from retrieval.indexing.extract_offline import extract_document
+from retrieval.indexing.extract_offline import _clean, extract_document
 from retrieval.text.nlp import nlp
 
 
@@ -365,3 +365,45 @@ def test_a_two_word_person_whose_last_word_the_text_writes_in_lower_case_is_a_to
     )
     keys = extracted(said_once)  # a name made a topic is a name, not a keyphrase: kept when said once
     assert keys.get("dennard-scaling") == "CONCEPT" and keys.get("lisa-su") == "PERSON", keys
+
+
+def test_pieces_of_a_longer_title_are_not_entities() -> None:
+    """ "Little House" (everyday words) only ever before "on the Prairie" and "Sea of Stars" only ever after "To
+    Sleep in a" are pieces of titles the tagger cut; a name also written alone, one with a rarer word ("Microsoft
+    Research on the ..."), a unit before "of the", a place before "on the" and a person stay."""
+    text = "We could do a Little House on the Prairie remake. I am reading To Sleep in a Sea of Stars which is long."
+    words = DocumentWords.of(text, 1)
+    assert junk("Little House", "ORG", words) and junk("Sea of Stars", "LOC", words)
+    assert not junk("Little House", "ORG", DocumentWords.of(text + " The Little House sold well.", 1))
+    other = DocumentWords.of(
+        "She ran Microsoft Research on the East Coast, then the Air Force Division of the National Guard Bureau."
+        " We sailed the Red Sea on the Ark. Grace Hopper on the Navy's ships.",
+        1,
+    )
+    assert not junk("Microsoft Research", "ORG", other) and not junk("Air Force Division", "ORG", other)
+    assert not junk("Red Sea", "LOC", other) and not junk("Grace Hopper", "PERSON", other)
+
+
+def test_an_acronym_someone_owns_one_of_is_a_kind_of_thing() -> None:
+    """ "in your LAN, like", "their API, which": a possessive before an acronym that ends its phrase owns one of a
+    kind; "their NASA astronauts" puts it on the noun after, and a name also written after a preposition ("at
+    AMD") stays."""
+    assert junk("LAN", "ORG", DocumentWords.of("You could play in your LAN, like in the office.", 1))
+    assert junk("API", "ORG", DocumentWords.of("Cells have what I call their API, which biologists hate.", 1))
+    assert not junk("NASA", "ORG", DocumentWords.of("They sent their NASA astronauts up.", 1))
+    assert not junk("AMD", "ORG", DocumentWords.of("I ran our AMD, and later I worked at AMD.", 1))
+
+
+def test_a_works_author_keeps_her_type_and_an_unclosed_quote_is_no_part_of_a_name() -> None:
+    """In "The Sparrow by Mary Doria Russell, which I think is a phenomenal book" the "which" refers to the book,
+    so the author keeps her person type ("Webvan, which" still speaks of a thing); the opening quote a leading
+    article leaves ('the "Big Bang of evolution') is no part of the name, a quote the name closes is
+    ('"Modern Drummer" Hall of Fame')."""
+    sparrow = nlp()("There is a book called The Sparrow by Mary Doria Russell, which I think is a phenomenal book.")
+    assert not entity_types.evidence(_span(sparrow, "Mary Doria Russell")).thing
+    assert entity_types.evidence(_span(nlp()("She liked Webvan, which sold groceries."), "Webvan")).thing
+    text = 'People called this the "Big Bang of evolution," and no one understood why.'
+    surfaces = {m.surface for chunk in extract_document(text, chunk_text(text, 400, 0.1)) for m in chunk.mentions}
+    assert "Big Bang of evolution" in surfaces, surfaces
+    assert _clean('the "Modern Drummer" Hall of Fame') == '"Modern Drummer" Hall of Fame'
+    assert _clean("the “People of Philadelphia") == "People of Philadelphia"

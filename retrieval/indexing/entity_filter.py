@@ -90,15 +90,21 @@ _TITLE_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for|with|behind|a
 #: is a sentence's place too: "opened on Broadway at the Coronet Theatre").
 _TITLE_WORD_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for) (?:the|a|an) $")
 _TITLE_WORDS_AFTER = re.compile(r"^ (?:of|in|on|at|for) an? [A-Z]")
+#: "on the" and a capitalised word just after a name of everyday words: "Little House" of "Little House on the
+#: Prairie" ("of the" is a unit's too: "the Air Force Division of the National Guard Bureau"); a capitalised word,
+#: a preposition and "a" just before one: "Sea of Stars" of "To Sleep in a Sea of Stars" (a place takes no "a").
+_TITLE_THE_AFTER = re.compile(r"^ on the [A-Z]")
+_TITLE_A_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for) an? $")
 #: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
 _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
 #: Abbreviated words of a name or title ("St. Louis", "Dr. Ng"): alone, one is a piece of the name it opens or
 #: closes, not a name. A full stop after one or after an initial ("J. Smith") ends no sentence.
 _NAME_ABBREVIATIONS = frozenset({"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "Ft", "Jr", "Sr"})
 _ABBREVIATION_STOP = re.compile(rf"(?:^|\s)(?:[A-Z]|{'|'.join(sorted(_NAME_ABBREVIATIONS))})\.\s*$")
-#: "a"/"an" just before a word, and what may follow a noun phrase's last word: punctuation or a word that opens the
-#: next clause or phrase. "a CPU, and" counts one; "a NASA astronaut" does not.
-_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?) $")
+#: "a"/"an" or a possessive determiner just before a word, and what may follow a noun phrase's last word:
+#: punctuation or a word that opens the next clause or phrase. "a CPU, and" and "your LAN, like" count one; "a NASA
+#: astronaut" does not.
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?|[Mm]y|[Yy]our|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er|[Ii]ts) $")
 _PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
 _PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
@@ -197,6 +203,19 @@ class DocumentWords:
             )
         )
 
+    def title_fragment(self, name: str, place: bool) -> bool:
+        """Whether every occurrence of a several-word name is the end or the start of a longer title: "Sea of Stars"
+        only ever after "To Sleep in a", "Little House" (everyday words) only ever before "on the Prairie". A
+        place stands before "on the" as a matter of course ("Frankfurt on the Main"), so only the first reading
+        holds for one; a name with a rarer word ("Microsoft Research on the ...") is no title's piece."""
+        spans = self._occurrences(name)
+        everyday_words = not place and all(everyday(w) for w in name.lower().split() if w not in STOP_WORDS)
+        return bool(spans) and all(
+            self._titled(start, _TITLE_A_BEFORE)
+            or (everyday_words and _TITLE_THE_AFTER.match(self.text[end : end + 30]) is not None)
+            for start, end in spans
+        )
+
     def written_alone(self, part: str, whole: str) -> bool:
         """Whether the document writes `part` (as written) outside the longer name `whole` too: "Mac" of "Windows
         and Mac" beside "a Mac" elsewhere is a name of its own, "Gamble" of "Procter and Gamble" is not."""
@@ -205,9 +224,10 @@ class DocumentWords:
 
     def counted(self, acronym: str) -> bool:
         """Whether the document counts the acronym as a kind: its plural ("CPUs", "the CPU's and" with no noun to
-        own), or "a X" ending its phrase ("a CPU, and", "a GPU.") where the text never writes it bare after a
-        preposition. A name of one thing has no plural; "a NASA astronaut", "NASA's and ESA's missions" put the
-        article or the possessive on a noun; "an AMD, like" beside "at AMD" is the firm's product, the firm named."""
+        own), or "a X" or "your X" ending its phrase ("a CPU, and", "a GPU.", "in your LAN, like", "their API,
+        which"; one owns one of a kind) where the text never writes it bare after a preposition. A name of one
+        thing has no plural; "a NASA astronaut", "NASA's and ESA's missions" put the article or the possessive on
+        a noun; "an AMD, like" beside "at AMD" is the firm's product, the firm named."""
         if self._occurrences(acronym + "s") or any(
             _PLURAL_ARTICLE_BEFORE.search(self.text[max(0, a - 8) : a]) and _PHRASE_END.match(self.text[b : b + 8])
             for form in ("'s", "’s")
@@ -218,7 +238,7 @@ class DocumentWords:
         if any(_PREPOSITION_BEFORE.search(self.text[max(0, a - 8) : a]) for a, _b in spans):
             return False  # named somewhere: "at AMD"
         return any(
-            _ARTICLE_BEFORE.search(self.text[max(0, a - 4) : a]) and _PHRASE_END.match(self.text[b : b + 8])
+            _ARTICLE_BEFORE.search(self.text[max(0, a - 7) : a]) and _PHRASE_END.match(self.text[b : b + 8])
             for a, b in spans
         )
 
@@ -301,7 +321,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
             or (kind != "NORP" and words.hyphen_part(surface))  # "Canadian-born" still names a nationality
             or (kind not in _ADJECTIVE_OR_PLACE and words.title_piece(surface))  # "Crib" of "Scientists in a Crib"
         )
-    return False
+    return kind != "PERSON" and words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
 
 
 def _stop_word_first(word: str) -> bool:

@@ -25,7 +25,8 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb;
 - a mention that speaks of a thing ("Loopt made its exit", "X, which ...", "X was an interesting company", "a
   product called X") is *thing evidence*: a PERSON whose mentions have
-  more of it than of person evidence is not a person;
+  more of it than of person evidence is not a person; after "by" the name is an author and "which" refers to the
+  work ("The Sparrow by Mary Doria Russell, which ...");
 - "to" after a verb of going ("moved to Austin") is a preposition of place, and a one-word given name seen there
   with no person evidence is not a person;
 - a one-word name, not a place, that the document only ever writes owning a noun ("Maslow's hierarchy", "Rubik's
@@ -131,7 +132,8 @@ def evidence(ent: Any) -> Evidence:
     destination = len(before) > 1 and before[-1] == "to" and before[-2] in _MOTION
     where = bool(before and (before[-1] in _WHERE or destination) and not possessive)
     person = strong or spoken or apposed
-    return Evidence(person, strong, the, where, not person and (_speaks_of_a_thing(ent, after) or _called(before)))
+    thing = _speaks_of_a_thing(ent, after, authored=before[-1:] == ["by"]) or _called(before)
+    return Evidence(person, strong, the, where, not person and thing)
 
 
 def _called(before: list[str]) -> bool:
@@ -150,11 +152,13 @@ def _apposed_possessive(after: list[str]) -> bool:
     return after[:1] == [","] and after[1:2] in (["his"], ["her"])
 
 
-def _speaks_of_a_thing(ent: Any, after: list[str]) -> bool:
+def _speaks_of_a_thing(ent: Any, after: list[str], *, authored: bool = False) -> bool:
     """ "Loopt made its exit", "Webvan, which ...", "Loopt was an interesting company", "Loopt, his first
     startup": the sentence speaks of the name as of a thing ("its" and "which" refer to things only; the noun
-    that says what the name is names a kind of thing)."""
-    if (after[:1] != [","] and "its" in after[1:3]) or after[:1] == ["which"] or after[:2] == [",", "which"]:
+    that says what the name is names a kind of thing). After "by" (`authored`) the name is a work's author, and
+    "which" refers to the work: "The Sparrow by Mary Doria Russell, which I think is a phenomenal book"."""
+    which = after[:1] == ["which"] or after[:2] == [",", "which"]
+    if (after[:1] != [","] and "its" in after[1:3]) or (which and not authored):
         return True
     return any(noun.lower_ in _THING_NOUNS for noun in _kind_nouns(ent.root))
 

@@ -28,6 +28,8 @@ ENTITY_TYPES = frozenset(
 )
 #: Noise the small model tags as entities in conversational text.
 _STOP_KEYS = frozenset({"mm-hmm", "uh-huh", "yeah", "okay", "ok", "um", "uh", "hmm", "music", "laughter"})
+_OPENING_QUOTES = frozenset({'"', "“"})
+_CLOSING_QUOTES = frozenset({'"', "”"})
 _LEADING = ("the ", "a ", "an ", "this ", "that ", "these ", "those ", "my ", "our ", "your ", "their ", "his ", "her ")
 #: Per chunk, only the most-mentioned entities pair up, so a list-like passage does not make a clique of 40.
 MAX_PAIRED_PER_CHUNK = 12
@@ -42,11 +44,16 @@ LABEL_TYPE_WEIGHT = 5
 
 
 def _clean(surface: str) -> str:
+    """A mention's name without the words and marks around it. An opening quote left after a leading article
+    ('the "Big Bang of evolution', 'the “People of Philadelphia') is no part of the name unless the name closes
+    it ('"Modern Drummer" Hall of Fame')."""
     text = " ".join(surface.split()).strip(" .,:;!?\"'()[]-")
     lowered = text.lower()
     for lead in _LEADING:
         if lowered.startswith(lead):
             text, lowered = text[len(lead) :], lowered[len(lead) :]
+    if text[:1] in _OPENING_QUOTES and not any(mark in text[1:] for mark in _CLOSING_QUOTES):
+        text = text[1:]
     return text.removesuffix("'s").removesuffix("’s").strip()
 
 
