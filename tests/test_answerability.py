@@ -133,6 +133,41 @@ def test_exists_reads_the_documents_counts_and_together_one_passage() -> None:
     assert answerability.signals(answer, {"radium": 1, "bitcoin": 2})["complete"] == 1.0
 
 
+def test_joint_needs_whom_and_what_was_asked_in_one_passage() -> None:
+    """ "What did Daphne Koller say about Tesla?": her episode states her (its name, her speaker label), another
+    episode states Tesla; `together` reads 2 of 3 words either way, `joint` sees that no passage states both."""
+    koller = Hit(
+        id="k", text="DAPHNE KOLLER: We train models on proteins.", score=1.0, document_name="ep-daphne-koller"
+    )
+    gates = Hit(id="g", text="BILL GATES: Tesla built a great car.", score=0.9, document_name="ep-bill-gates")
+    answer = Answer(question="What did Daphne Koller say about Tesla?", mode="local", answered_by="extractive")
+    answer.evidence = [koller, gates]
+    answer.key_facts = [
+        KeyFact(fact="Daphne Koller: We train models on proteins.", citations=[Citation(chunk_id="k", span="")]),
+        KeyFact(fact="Bill Gates: Tesla built a great car.", citations=[Citation(chunk_id="g", span="")]),
+    ]
+    answer.key_facts[0].citations[0].document_name = "ep-daphne-koller"
+    answer.key_facts[1].citations[0].document_name = "ep-bill-gates"
+    values = answerability.signals(answer)
+    assert values["together"] == pytest.approx(2 / 3) and values["joint"] == 0.0
+    koller.text = "Kevin asked whether a Tesla drives itself; she laughed."  # her episode, no label: its name says who
+    assert answerability.signals(answer)["joint"] == 1.0
+
+
+def test_joint_reads_a_passage_s_title_as_stating_its_subject() -> None:
+    """Other text than transcripts: a Wikipedia passage says "She", its title names whom it is about."""
+    hit = Hit(id="c", text="She discovered polonium in 1898.", score=1.0, document_name="Marie Curie")
+    answer = Answer(question="What did Marie Curie discover?", mode="local", answered_by="extractive")
+    answer.evidence = [hit]
+    answer.key_facts = [
+        KeyFact(fact=hit.text, citations=[Citation(chunk_id="c", span="", document_name="Marie Curie")])
+    ]
+    assert answerability.signals(answer)["joint"] == 1.0
+    hit.document_name = answer.key_facts[0].citations[0].document_name = "Pierre Curie"
+    # "who" is only what a title states ("curie"); "marie" then counts with the topic, half of which one passage states
+    assert answerability.signals(answer)["joint"] == 0.5
+
+
 def test_answers_needs_one_fact_stating_what_was_asked_and_naming_the_kind_asked_for() -> None:
     """A near miss spreads the question over sentences: one names a place, another states the topic; neither
     answers "Where ...?" by itself."""
