@@ -334,8 +334,9 @@ class _Run:
                 if new and self.chat is None
                 else {}
             )
+            relations = reports.index_relations(edges)
             for i, community in enumerate(new):
-                view = reports.CommunityView.of(community, wanted, edges)
+                view = reports.CommunityView.of(community, wanted, relations)
                 if self.chat is None:
                     made.append((community, reports.extractive_report(view, named.get(community.id))))
                 else:
