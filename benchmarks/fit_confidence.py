@@ -1,6 +1,6 @@
 """Refit the answerability model (retrieval/assets/answerability.json) on tuning parts of the demo questions.
 
-Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split dev] [--answers FILE] [--with RUN]...
+Usage: python benchmarks/fit_confidence.py [--modes local,drift] [--split PARTS] [--answers FILE] [--with RUN]...
        [--dry-run]
 Answers every question of the split (benchmarks/data/demo_questions.jsonl) in each mode on the cached demo graph
 (benchmarks/demo_graph.py, built on first use), offline, through `Engine.ask` as the product does, and reads the
@@ -44,6 +44,9 @@ from retrieval.models import Answer, Mode
 RIDGE = 1.0
 #: Share of right answers the threshold may flag as "not in these documents".
 MAX_FLAGGED = 0.10
+#: The demo parts the model is fitted on: every part reported before `test5` was written (benchmarks/data/README.md);
+#: `test5` is the held-out one.
+TUNING = "dev+test+test2+test3+test4"
 SIGNALS = answerability.FITTED
 #: Signals read as `decide` recorded them in the answer's confidence: the Engine's score (`support`) and the
 #: documents' word counts (`exists`, `complete`) are not in a saved answer, so they cannot be read again from it.
@@ -211,7 +214,11 @@ def _cut(scores: np.ndarray, labels: np.ndarray) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--modes", default="local,drift")
-    parser.add_argument("--split", default="dev", help='a split of the demo questions, or several joined by "+"')
+    parser.add_argument(
+        "--split",
+        default=TUNING,
+        help=f'a split of the demo questions, or several joined by "+" (default: the tuning parts, {TUNING})',
+    )
     parser.add_argument("--dry-run", action="store_true", help="print the fit, do not write the model file")
     parser.add_argument("--answers", type=Path, default=None, help="keep the answers here (JSON lines), reuse if there")
     parser.add_argument(
