@@ -205,21 +205,23 @@ def signals(
     `held`: whether a passage of the project holds each asked-about word (`engine._holding`), None when
     the store has no keyword index to count with (the evidence then stands in for the documents). `meanings`:
     `answers` also counts a topic word a fact states by meaning (without it, by spelling only)."""
-    facts = _stated(answer)
+    fact_texts = _fact_texts(answer)
+    facts = " ".join(fact_texts)
     asked = asked_about(answer.question)
     names = question_names(answer.question)
     topic = [t for t in asked if t not in names] or asked
     nowhere = unheld(answer, held)
     found = [t for t in asked if t not in nowhere]
     searched = searched_for_question(answer)
+    passages = [f"{h.text} {h.document_name or ''}" for h in searched]
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
         "coverage": _share(topic, facts),
         "names": _share(names, facts) if names else _share(asked, facts),
         "exists": len(found) / len(asked) if asked else 0.0,
         "complete": float(bool(asked) and len(found) == len(asked)),
-        "together": max((_share(asked, f"{h.text} {h.document_name or ''}") for h in searched), default=0.0),
-        "joint": _joint(answer, asked, searched),
+        "together": max((_share(asked, passage) for passage in passages), default=0.0),
+        "joint": _joint(answer, asked, searched, passages + fact_texts),
         "answers": _answers(answer, topic, meanings),
         "similarity": _similarity(searched),
         "arms": _arms(searched),
@@ -329,9 +331,10 @@ def _fact_texts(answer: Answer) -> list[str]:
     return out
 
 
-def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit]) -> float:
-    """The best share of both the question's "who" and its "what" that one unit states (the `joint` signal): the
-    searched passages with their documents' names, and each key fact with its speaker and documents."""
+def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit], units: Sequence[str]) -> float:
+    """The best share of both the question's "who" and its "what" that one unit states (the `joint` signal).
+    `units`: the searched passages with their documents' names, and each key fact with its speaker and documents
+    (`_fact_texts`)."""
     labels = [h.document_name or "" for h in searched]
     for fact in answer.key_facts:
         labels.append(fact.fact[: len(fact.fact) - len(shown_quote(fact.fact))])
@@ -339,7 +342,6 @@ def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit]) -> flo
     named = set(_WORD.findall(" ".join(labels).lower()))
     who = [t for t in asked if states(t, named)]
     what = [t for t in asked if t not in who]
-    units = [f"{h.text} {h.document_name or ''}" for h in searched] + _fact_texts(answer)
     if not who or not what:
         return max((_share(asked, unit) for unit in units), default=0.0)
     return max((min(_share(who, unit), _share(what, unit)) for unit in units), default=0.0)
