@@ -21,7 +21,7 @@ DATA = Path(__file__).resolve().parents[1] / "benchmarks" / "data"
 KINDS = {"single", "cross", "unanswerable"}
 SPLITS = {"dev", "test"}
 #: Held-out parts written after the first two (benchmarks/data/README.md): each its own split, never mixed into them.
-LATER_SPLITS = {"test2", "test3", "test4", "test5"}
+LATER_SPLITS = {"test2", "test3", "test4", "test5", "test6"}
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
@@ -89,7 +89,9 @@ def test_questions_have_the_documented_kinds_counts_and_fields(questions: list[d
             assert len(q["episodes"]) >= 2, q["id"]
 
 
-@pytest.mark.parametrize("split, unanswerable", [("test2", 10), ("test3", 8), ("test4", 8), ("test5", 10)])
+@pytest.mark.parametrize(
+    "split, unanswerable", [("test2", 10), ("test3", 8), ("test4", 8), ("test5", 10), ("test6", 12)]
+)
 def test_the_later_held_out_parts_are_of_the_documented_size_and_kinds(
     questions: list[dict[str, Any]], split: str, unanswerable: int
 ) -> None:
@@ -100,6 +102,16 @@ def test_the_later_held_out_parts_are_of_the_documented_size_and_kinds(
     assert not any(q.get("dev_only") for q in questions if q["split"] == split)
     covered = {q["episodes"][0] for q in questions if q["split"] == split and q["kind"] == "single"}
     assert covered == set(_episodes()), set(_episodes()) - covered
+
+
+def test_the_newest_held_out_part_reuses_no_earlier_gold_sentence(questions: list[dict[str, Any]]) -> None:
+    """test6 was written to ask only facts no earlier part asks about (benchmarks/data/README.md): a gold sentence
+    shared with an earlier question would mean the same fact asked again, which rules tuned on that part have seen."""
+    earlier = {_squash(e["sentence"]) for q in questions if q["split"] != "test6" for e in q["evidence"]}
+    shared = [
+        q["id"] for q in questions if q["split"] == "test6" for e in q["evidence"] if _squash(e["sentence"]) in earlier
+    ]
+    assert not shared, shared
 
 
 def test_single_fact_questions_cover_every_demo_episode(questions: list[dict[str, Any]]) -> None:
