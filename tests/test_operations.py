@@ -100,6 +100,22 @@ def test_the_ci_example_runs_only_commands_and_options_the_cli_has() -> None:
         assert args.project == "$DRIFTLENS_PROJECT"
 
 
+def test_commands_on_the_graph_file_as_a_whole_offer_no_options_they_would_ignore() -> None:
+    """`repair` and `stop` act on an embedded graph's server, not on a project, and print one line: a `--project`
+    or `--json` they accepted would be silently ignored, so argparse refuses them; the project commands keep both."""
+    parser = build_parser()
+    for command in ("repair", "stop"):
+        assert parser.parse_args([command, "--graph", "g.db"]).graph == "g.db"
+        for option in (["--project", "p"], ["--json"]):
+            try:
+                parser.parse_args([command, *option])
+            except SystemExit as exc:
+                assert exc.code == 2
+            else:
+                raise AssertionError(f"{command} accepted {option[0]}")
+    assert parser.parse_args(["stats", "--project", "p", "--json"]).json
+
+
 def _git(repo: Path, *args: str) -> str:
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
     env["GIT_COMMITTER_EMAIL"] = "t@x"

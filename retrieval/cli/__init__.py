@@ -32,11 +32,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def add_graph_options(parser: argparse.ArgumentParser) -> None:
-    """Options every graph command shares: which project and which embedded graph file."""
-    parser.add_argument("--project", type=text_argument, default=None, help="project name (default: settings.project)")
+def add_graph_options(parser: argparse.ArgumentParser, *, per_project: bool = True) -> None:
+    """Options every graph command shares: which embedded graph file and, for a command that reads or writes a
+    project's data (`per_project`), which project and whether to print JSON. `repair` and `stop` act on the graph
+    file's server as a whole and print one line, so they take neither."""
+    if per_project:
+        parser.add_argument(
+            "--project", type=text_argument, default=None, help="project name (default: settings.project)"
+        )
     parser.add_argument("--graph", default=None, help="embedded graph file (same as DRIFTLENS_GRAPH_PATH)")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    if per_project:
+        parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
 def settings_from_args(args: argparse.Namespace, **extra: object) -> Settings:

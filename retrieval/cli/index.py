@@ -153,7 +153,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     index = subparsers.add_parser("index", help="index files, folders or .zip archives into a project")
-    index.add_argument("paths", nargs="+", help="files (.txt .md .pdf), folders or .zip archives")
+    index.add_argument(
+        "paths", nargs="+", help="files (text, Markdown, PDF, configuration, code), folders or .zip archives"
+    )
     add_graph_options(index)
     index.set_defaults(func=cmd_index)
 

@@ -20,5 +20,5 @@ def cmd_repair(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     repair = subparsers.add_parser("repair", help="repair an embedded graph's damaged append-only log (backup first)")
-    add_graph_options(repair)
+    add_graph_options(repair, per_project=False)
     repair.set_defaults(func=cmd_repair)

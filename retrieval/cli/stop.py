@@ -28,5 +28,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stop = subparsers.add_parser(
         "stop", help="stop an embedded graph server kept running (DRIFTLENS_GRAPH_KEEP_SERVER)"
     )
-    add_graph_options(stop)
+    add_graph_options(stop, per_project=False)
     stop.set_defaults(func=cmd_stop)

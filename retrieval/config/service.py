@@ -29,8 +29,9 @@ class ServiceSettings(BaseModel):
     # --- HTTP service and MCP server (`python -m retrieval serve`) ------------------------------
     #: Port of the HTTP service.
     api_port: int = Field(8000, ge=1, le=65535, validation_alias=AliasChoices("API_PORT", "api_port"))
-    #: API key of the HTTP service (a secret); set, every route but `/health` needs `Authorization: Bearer <key>`.
-    #: Empty means no key (docker-compose passes it empty when unset); the service's log says which.
+    #: API key of the HTTP service (a secret); set, every route but `/health` and `/health/neo4j` needs
+    #: `Authorization: Bearer <key>`. Empty means no key (docker-compose passes it empty when unset); the service's
+    #: log says which.
     api_key: SecretStr | None = None
     #: Answers (search, retrieve, ask, MCP tools) computed at once; on 2 cores more only queue behind each other.
     api_max_concurrent: int = Field(4, ge=1, le=256)

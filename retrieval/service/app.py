@@ -58,7 +58,7 @@ def create_app(settings: Settings, *, engine: Engine | None = None, host: str = 
         holder["service"] = app.state.service = service
         log.info(
             "API key %s",
-            "on: every route but /health needs `Authorization: Bearer <key>`"
+            "on: every route but /health and /health/neo4j needs `Authorization: Bearer <key>`"
             if settings.api_key is not None
             else "off (DRIFTLENS_API_KEY unset or empty): every route is open to whoever reaches this address",
         )
