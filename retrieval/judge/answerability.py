@@ -50,6 +50,13 @@ its words:
   quoted from where it is said, while five sentences picked for sharing the question's words scatter;
 - `gap`: how far the best hit's score stands above the next ones' (a passage that answers stands out; a question
   the documents do not answer finds many passages equally near);
+- `quotable`: 0 when the question asks yes or no ("Were both Ernst Messerschmid and Reinhold Ewald ESA
+  astronauts?": it opens with an auxiliary verb and offers no alternatives joined by "or") and no model answered,
+  else 1. Why: an extractive answer quotes the documents, and a quote states "is a German physicist and ESA
+  astronaut", never "no"; whether the facts hold enough to say yes or no is left to the reader, so such an answer
+  is the less likely to be right whatever the word signals read (on HotpotQA's tune half 9 of its 10 yes/no
+  questions were misses with every word of the question stated). A model writes "yes" or "no" itself, so a
+  model's answer reads 1;
 - `model`: the model's own confidence, when a model answered (one input, never the only one).
 The search signals (`together`, `similarity`, `arms`, `gap`) read the passages the question's own search retrieved
 (`searched_for_question`), not what DRIFT's follow-ups retrieved for questions of their own.
@@ -105,6 +112,7 @@ LABELS = {
     "similarity": "similarity of the best passage",
     "arms": "agreement of meaning and keyword search on the best passages",
     "focus": "key facts from one document",
+    "quotable": "the question asks for something a quote can state, not a yes or no",
     "gap": "lead of the best passage over the others",
     "model": "the model's own report",
 }
@@ -123,7 +131,9 @@ SEARCHED = (
     "focus",
 )
 #: The signals the logistic model weighs (`benchmarks/fit_confidence.py` fits them; `model` is added apart).
-FITTED = ("support", *SEARCHED)
+FITTED = ("support", *SEARCHED, "quotable")
+#: Auxiliary verbs that open a yes/no question ("Are ...", "Did ...", "Has ...").
+_AUXILIARY = re.compile(r"(?:is|are|was|were|am|do|does|did|can|could|has|have|had|will|would|should|may|might|must)$")
 #: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
 MIN_STEM = 4
 #: Cosine of two words' vectors (the local MiniLM's, `Meanings`) from which a key fact's word states a question's
@@ -138,6 +148,15 @@ MEANINGS_KEPT = 20_000
 _WORD = re.compile(r"\w+")
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][\w\-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
+#: Set phrases of speech and writing that do not state their content word: "of course" says nothing of a course,
+#: "you know" nothing of knowing, "kind of" nothing of a kind. Read as words, Bill Gates's "of course" stated
+#: "course" of "What did Bill Gates say about golf courses?", and `joint` took his episode for one that speaks of
+#: golf (docs/benchmarks.md, branch wt95). A fixed list of English phrases, no corpus' words.
+DISCOURSE = re.compile(
+    r"\b(?:of course|you know|i mean|kind of|sort of|in fact|at least|by the way|after all|at all"
+    r"|as a matter of fact|first of all|more or less|so to speak|you see|let's say|let me say)\b",
+    re.IGNORECASE,
+)
 
 
 @cache
@@ -152,11 +171,20 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(n for n in found if n and n not in STOPWORDS))
 
 
+def asks_yes_or_no(question: str) -> bool:
+    """Whether the question asks yes or no: it opens with an auxiliary verb ("Were both ...?", "Did she ...?") and
+    offers no alternatives ("Is Baiyin or Xinghua a county-level city?" asks which one, which a quote can state)."""
+    words = _WORD.findall(question.lower())
+    return bool(words) and _AUXILIARY.match(words[0]) is not None and "or" not in words
+
+
 def asked_about(question: str) -> list[str]:
     """The asked-about words the signals read: content words but verbs of asking, those under four letters only
-    when they are names or numbers ("Su", "Ng", "2018"; not "win", "say")."""
+    when they are names or numbers ("Su", "Ng", "2018"; not "win", "say"), and none of a set phrase (`DISCOURSE`):
+    "What kind of devices ...?" asks about devices, as a text's "kind of" states no kind."""
     names = set(question_names(question))
-    return [t for t in asked_terms(question) if len(t) >= MIN_STEM or t.isdigit() or t in names]
+    terms = asked_terms(DISCOURSE.sub(" ", question))
+    return [t for t in terms if len(t) >= MIN_STEM or t.isdigit() or t in names]
 
 
 class Meanings:
@@ -227,6 +255,7 @@ def signals(
         "arms": _arms(searched),
         "gap": _gap(searched),
         "focus": _focus(answer),
+        "quotable": float(answer.answered_by == "llm" or not asks_yes_or_no(answer.question)),
     }
     if _lists_themes(answer):
         out.update(dict.fromkeys(SEARCHED, 1.0))
@@ -294,13 +323,16 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
 
 
 def _say_not_in_documents(answer: Answer, nowhere: Sequence[str]) -> None:
-    """Say why: nothing close, words no passage of the documents holds (`nowhere`), or words the facts lack."""
+    """Say why: nothing close, words no passage of the documents holds (`nowhere`), a yes/no question that quotes
+    cannot answer (`quotable`), or words the facts lack."""
     stated = set(_WORD.findall(_stated(answer).lower()))
     missing = [t for t in asked_terms(answer.question) if not states(t, stated)]
     if answer.no_data_found:
         reason = "nothing in the graph is close to the question"
     elif nowhere:
         reason = f"no passage of these documents mentions {', '.join(f'“{t}”' for t in nowhere[:4])}"
+    elif answer.answered_by != "llm" and asks_yes_or_no(answer.question):
+        reason = "the question asks yes or no, and quoted passages say neither; judge from the material below"
     elif missing:
         reason = f"the key facts do not state {', '.join(f'“{t}”' for t in missing[:4])}"
     else:
@@ -368,10 +400,10 @@ def _quoted(answer: Answer) -> list[str]:
 
 
 def _share(terms: Sequence[str], text: str) -> float:
-    """Share of `terms` the text states (`states`)."""
+    """Share of `terms` the text states (`states`), its set phrases (`DISCOURSE`) set aside."""
     if not terms:
         return 0.0
-    words = set(_WORD.findall(text.lower()))
+    words = set(_WORD.findall(DISCOURSE.sub(" ", text.lower())))
     return sum(1 for t in terms if states(t, words)) / len(terms)
 
 
@@ -451,4 +483,6 @@ def _detail(name: str, answer: Answer) -> str:
         return f"topic word and {', '.join(sorted(kinds))} in one fact" if kinds else "topic word in one fact"
     if name == "names":
         return f"of {len(question_names(answer.question))} names in the question"
+    if name == "quotable":
+        return "0 for a yes/no question answered by quotes"
     return "0-1"
