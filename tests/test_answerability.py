@@ -183,38 +183,13 @@ def test_a_set_phrase_does_not_state_or_ask_about_its_content_word() -> None:
     assert "kind" not in answerability.asked_about("What kind of devices did Lisa Su build?")
 
 
-@pytest.mark.parametrize(
-    ("question", "polar"),
-    [
-        ("Were both Ernst Messerschmid and Reinhold Ewald ESA astronauts?", True),
-        ("Did Marie Curie discover polonium?", True),
-        ("Is Baiyin or Xinghua a county-level city?", False),  # alternatives: a quote can name one
-        ("Who discovered polonium?", False),
-        ("Where is the Is River?", False),
-    ],
-)
-def test_a_yes_or_no_question_opens_with_an_auxiliary_and_offers_no_alternatives(question: str, polar: bool) -> None:
-    assert answerability.asks_yes_or_no(question) is polar
-
-
-def test_quotes_cannot_say_yes_or_no_but_a_model_can() -> None:
-    hit = Hit(id="c", text="Marie Curie discovered polonium in Paris.", score=1.0)
-    fact = KeyFact(fact=hit.text, citations=[Citation(chunk_id="c", span="")])
-    answer = Answer(question="Did Marie Curie discover polonium?", mode="local", answered_by="extractive")
-    answer.key_facts, answer.evidence = [fact], [hit]
-    assert answerability.signals(answer)["quotable"] == 0.0
-    answer.question = "What did Marie Curie discover?"
-    assert answerability.signals(answer)["quotable"] == 1.0
-    answer.question, answer.answered_by = "Did Marie Curie discover polonium?", "llm"
-    assert answerability.signals(answer)["quotable"] == 1.0
-
-
-def test_a_yes_or_no_question_answered_by_quotes_says_why_it_is_flagged(engine: Engine) -> None:
+def test_a_yes_or_no_question_whose_facts_quote_the_answer_is_answered(engine: Engine) -> None:
+    """Quotes say neither "yes" nor "no", yet they hold what a reader needs to say it: a yes/no question is judged
+    by its evidence like any other (branch wt99's `quotable` flagged every one; docs/benchmarks.md, wt100)."""
     answer = engine.ask("Did Marie Curie discover polonium in Paris?", "local")
-    assert answer.confidence is not None
-    assert next(p for p in answer.confidence.parts if p.name == "quotable").value == 0.0
-    assert answer.outcome == "not_in_documents" and answer.key_facts
-    assert "asks yes or no" in answer.final_answer and "nearest material" in answer.final_answer
+    assert "polonium" in " ".join(f.fact for f in answer.key_facts).lower()
+    assert answer.outcome == "answered" and not answer.final_answer.startswith("Not in these documents")
+    assert answer.confidence is not None and "quotable" not in {p.name for p in answer.confidence.parts}
 
 
 def test_answers_needs_one_fact_stating_what_was_asked_and_naming_the_kind_asked_for() -> None:

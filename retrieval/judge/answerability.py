@@ -50,13 +50,6 @@ its words:
   quoted from where it is said, while five sentences picked for sharing the question's words scatter;
 - `gap`: how far the best hit's score stands above the next ones' (a passage that answers stands out; a question
   the documents do not answer finds many passages equally near);
-- `quotable`: 0 when the question asks yes or no ("Were both Ernst Messerschmid and Reinhold Ewald ESA
-  astronauts?": it opens with an auxiliary verb and offers no alternatives joined by "or") and no model answered,
-  else 1. Why: an extractive answer quotes the documents, and a quote states "is a German physicist and ESA
-  astronaut", never "no"; whether the facts hold enough to say yes or no is left to the reader, so such an answer
-  is the less likely to be right whatever the word signals read (on HotpotQA's tune half 9 of its 10 yes/no
-  questions were misses with every word of the question stated). A model writes "yes" or "no" itself, so a
-  model's answer reads 1;
 - `model`: the model's own confidence, when a model answered (one input, never the only one).
 The search signals (`together`, `similarity`, `arms`, `gap`) read the passages the question's own search retrieved
 (`searched_for_question`), not what DRIFT's follow-ups retrieved for questions of their own.
@@ -112,7 +105,6 @@ LABELS = {
     "similarity": "similarity of the best passage",
     "arms": "agreement of meaning and keyword search on the best passages",
     "focus": "key facts from one document",
-    "quotable": "the question asks for something a quote can state, not a yes or no",
     "gap": "lead of the best passage over the others",
     "model": "the model's own report",
 }
@@ -131,9 +123,7 @@ SEARCHED = (
     "focus",
 )
 #: The signals the logistic model weighs (`benchmarks/fit_confidence.py` fits them; `model` is added apart).
-FITTED = ("support", *SEARCHED, "quotable")
-#: Auxiliary verbs that open a yes/no question ("Are ...", "Did ...", "Has ...").
-_AUXILIARY = re.compile(r"(?:is|are|was|were|am|do|does|did|can|could|has|have|had|will|would|should|may|might|must)$")
+FITTED = ("support", *SEARCHED)
 #: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
 MIN_STEM = 4
 #: Cosine of two words' vectors (the local MiniLM's, `Meanings`) from which a key fact's word states a question's
@@ -169,13 +159,6 @@ def question_names(question: str) -> list[str]:
     """Capitalised words of the question past its first (the cheap mark of a name), lower-cased, no possessive."""
     found = [_POSSESSIVE.sub("", m.group(0)).lower() for m in _NAME.finditer(question.strip())]
     return list(dict.fromkeys(n for n in found if n and n not in STOPWORDS))
-
-
-def asks_yes_or_no(question: str) -> bool:
-    """Whether the question asks yes or no: it opens with an auxiliary verb ("Were both ...?", "Did she ...?") and
-    offers no alternatives ("Is Baiyin or Xinghua a county-level city?" asks which one, which a quote can state)."""
-    words = _WORD.findall(question.lower())
-    return bool(words) and _AUXILIARY.match(words[0]) is not None and "or" not in words
 
 
 def asked_about(question: str) -> list[str]:
@@ -255,7 +238,6 @@ def signals(
         "arms": _arms(searched),
         "gap": _gap(searched),
         "focus": _focus(answer),
-        "quotable": float(answer.answered_by == "llm" or not asks_yes_or_no(answer.question)),
     }
     if _lists_themes(answer):
         out.update(dict.fromkeys(SEARCHED, 1.0))
@@ -323,16 +305,13 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
 
 
 def _say_not_in_documents(answer: Answer, nowhere: Sequence[str]) -> None:
-    """Say why: nothing close, words no passage of the documents holds (`nowhere`), a yes/no question that quotes
-    cannot answer (`quotable`), or words the facts lack."""
+    """Say why: nothing close, words no passage of the documents holds (`nowhere`), or words the facts lack."""
     stated = set(_WORD.findall(_stated(answer).lower()))
     missing = [t for t in asked_terms(answer.question) if not states(t, stated)]
     if answer.no_data_found:
         reason = "nothing in the graph is close to the question"
     elif nowhere:
         reason = f"no passage of these documents mentions {', '.join(f'“{t}”' for t in nowhere[:4])}"
-    elif answer.answered_by != "llm" and asks_yes_or_no(answer.question):
-        reason = "the question asks yes or no, and quoted passages say neither; judge from the material below"
     elif missing:
         reason = f"the key facts do not state {', '.join(f'“{t}”' for t in missing[:4])}"
     else:
@@ -483,6 +462,4 @@ def _detail(name: str, answer: Answer) -> str:
         return f"topic word and {', '.join(sorted(kinds))} in one fact" if kinds else "topic word in one fact"
     if name == "names":
         return f"of {len(question_names(answer.question))} names in the question"
-    if name == "quotable":
-        return "0 for a yes/no question answered by quotes"
     return "0-1"
