@@ -23,7 +23,8 @@ Definitions (docs/benchmarks.md quotes them):
   otherwise "answered" (`getattr(answer, "outcome", "answered")`, so the figures are the same before the product
   has the field).
 - **correct**: an answerable question whose key facts hit a gold sentence (demo set) or contain the gold answer
-  (HotpotQA). Missed and unanswerable questions are the negatives.
+  (HotpotQA; for a yes/no gold answer, hold every supporting sentence, each matched by `matches`:
+  benchmarks/unanswerable.py, `is_correct`). Missed and unanswerable questions are the negatives.
 - **ranking score** for AUROC: the confidence of an answered outcome; a "not in these documents" outcome ranks
   below every answered one (its confidence minus 1).
 """

@@ -42,7 +42,7 @@ from benchmarks.answer_metrics import answer_scores
 from benchmarks.answer_runs import BASELINE, baseline_facts
 from benchmarks.demo_answers import SPLITS, evaluate_demo
 from benchmarks.eval_data import EvalSet, Question, build_graph, eval_settings, read_set, wait_for_indexes
-from benchmarks.unanswerable import PARTS, evaluate_confidence
+from benchmarks.unanswerable import PARTS, evaluate_confidence, read_golds
 from retrieval.config import Settings
 from retrieval.context import Context
 from retrieval.embed import make_embedder
@@ -159,7 +159,7 @@ def main() -> None:
             graph = open_graph(data, args.graph_dir)
             evaluate_confidence(
                 data,
-                gold_answers(path),
+                read_golds(path),
                 args.unanswerable,
                 graph,
                 modes=chosen,

@@ -3,7 +3,16 @@
 Why MuSiQue: its questions are real multi-hop questions about Wikipedia, written by other people, so they sound
 like the answerable ones; asked of a graph built from HotpotQA passages they have no answer there. A question is
 dropped when it might: when its gold answer or an alias (SQuAD-normalised) occurs in any pooled HotpotQA passage.
-The answerable questions are the set's own; "correct" means the key facts contain the gold answer.
+The answerable questions are the set's own.
+
+"Correct" (`is_correct`): the key facts contain the gold answer (SQuAD-normalised), except when the gold answer is
+"yes" or "no" (`POLAR`): then the key facts must hold every gold supporting sentence (HotpotQA's
+`supporting_facts`), each matched by some key fact as the demo set's hit@5 matches gold evidence
+(`answer_metrics.matches`). Why: an extractive answer quotes the documents, and no quote contains "yes" or "no", so
+"contains the gold answer" called every such answer wrong however well its facts answered; a signal fitted to that
+label learned to flag every yes/no question (branch wt99's `quotable`). The supporting sentences are what a reader
+needs to say yes or no. `python benchmarks/unanswerable.py HOTPOT.jsonl SAVED.jsonl...` relabels saved runs by
+this rule in place and says how many labels moved.
 
 Two halves (`PARTS`): the questions at even places of each list (answerable, unanswerable) are `tune`, those at odd
 places `test`. `benchmarks/fit_confidence.py --with` fits on a saved `tune` run beside the demo set's dev split, so
@@ -12,11 +21,16 @@ the `test` half is the held-out figure on this corpus.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
+import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._table import print_table
 from benchmarks.answer_metrics import (
@@ -28,6 +42,7 @@ from benchmarks.answer_metrics import (
     confidence,
     confidence_cells,
     confidence_figures,
+    matches,
     normalise,
     outcome,
     reliability_rows,
@@ -41,6 +56,43 @@ from retrieval.store import GraphStore
 
 #: Which questions a run asks: every one, or one half (even or odd places of each list).
 PARTS = ("all", "tune", "test")
+#: Gold answers no quote contains: a question answered so is judged by its supporting sentences.
+POLAR = frozenset({"yes", "no"})
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What an answerable question's key facts are judged against: the gold answer and its aliases, and the
+    supporting sentences (HotpotQA's `supporting_facts`; none for a set without them)."""
+
+    answers: list[str]
+    supporting: list[str]
+
+
+def is_correct(facts: Sequence[str], gold: Gold) -> bool:
+    """Whether the key facts answer: they contain the gold answer, or, for a yes/no gold answer, each supporting
+    sentence is matched by a key fact (module docstring). A yes/no question without supporting sentences is never
+    correct: nothing says what would answer it."""
+    if gold.answers and normalise(gold.answers[0]) in POLAR:
+        return bool(gold.supporting) and all(any(matches(f, s) for f in facts) for s in gold.supporting)
+    return answer_scores("\n".join(facts), gold.answers)[0] > 0
+
+
+def read_golds(path: Path) -> dict[str, Gold]:
+    """Question id -> `Gold` of a HotpotQA (JSON lines or JSON) or MuSiQue file: a supporting fact is (title,
+    sentence index) into the row's `context`; an index past its passage (a few HotpotQA rows) is skipped."""
+    raw = path.read_text(encoding="utf-8")
+    rows = [json.loads(x) for x in raw.splitlines() if x.strip()] if path.suffix == ".jsonl" else json.loads(raw)
+    golds = {}
+    for row in rows:
+        passages = {str(title): sentences for title, sentences in row.get("context") or []}
+        supporting = [
+            str(passages[title][index]).strip()
+            for title, index in row.get("supporting_facts") or []
+            if title in passages and 0 <= index < len(passages[title])
+        ]
+        golds[str(row.get("_id") or row.get("id"))] = Gold(_aliases(row), supporting)
+    return golds
 
 
 def half(index: int) -> str:
@@ -71,7 +123,7 @@ def unanswerable_questions(musique: Path, data: EvalSet) -> tuple[list[tuple[str
 
 def evaluate_confidence(
     data: EvalSet,
-    golds: dict[str, list[str]],
+    golds: dict[str, Gold],
     musique: Path,
     graph: tuple[GraphStore, Settings],
     *,
@@ -83,7 +135,7 @@ def evaluate_confidence(
     """Answer the set's questions and the kept MuSiQue ones with each mode (the chosen `part`); print the confidence
     figures. With `saved`, every answer is written there (JSON lines) for `fit_confidence.py --with`."""
     store, settings = graph
-    answerable = [(q.id, q.text) for q in data.questions if golds.get(q.id)][:limit]
+    answerable = [(q.id, q.text) for q in data.questions if q.id in golds and golds[q.id].answers][:limit]
     unanswerable, dropped = unanswerable_questions(musique, data)
     unanswerable = unanswerable[:limit]
     halves = {qid: half(i) for group in (answerable, unanswerable) for i, (qid, _) in enumerate(group)}
@@ -100,7 +152,7 @@ def evaluate_confidence(
             replies = run_all(f"{data.name} {name}", method, answerable + unanswerable)
             judged, contains = [], 0.0
             for qid, reply in replies.items():
-                ok = qid in golds and answer_scores("\n".join(reply.facts), golds[qid])[0] > 0
+                ok = qid in golds and is_correct(reply.facts, golds[qid])
                 contains += ok
                 answer = reply.answer
                 assert answer is not None
@@ -125,3 +177,32 @@ def _saved_row(qid: str, half: str, answerable: bool, correct: bool, reply: Repl
     answer = reply.answer.model_dump(mode="json")
     row = {"id": qid, "part": half, "answerable": answerable, "correct": correct, "answer": answer}
     return json.dumps(row, ensure_ascii=False)
+
+
+def relabel(golds: dict[str, Gold], path: Path) -> tuple[int, int, int]:
+    """Rewrite each answerable row's `correct` of a saved run by `is_correct`, in place: (rows relabelled, wrong ->
+    correct, correct -> wrong)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    up = down = 0
+    for row in rows:
+        if row["answerable"]:
+            now = is_correct([f["fact"] for f in row["answer"]["key_facts"]], golds[row["id"]])
+            up, down = up + (now and not row["correct"]), down + (row["correct"] and not now)
+            row["correct"] = now
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return len(rows), up, down
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Relabel saved runs (eval_answers.py --dump) by `is_correct`.")
+    parser.add_argument("dataset", type=Path, help="the HotpotQA file the run asked")
+    parser.add_argument("saved", type=Path, nargs="+", help="saved runs, rewritten in place")
+    args = parser.parse_args()
+    golds = read_golds(args.dataset)
+    for path in args.saved:
+        rows, up, down = relabel(golds, path)
+        print(f"{path}: {rows} rows, {up} wrong -> correct, {down} correct -> wrong")
+
+
+if __name__ == "__main__":
+    main()

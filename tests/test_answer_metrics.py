@@ -23,8 +23,8 @@ from benchmarks.answer_metrics import (
     matches,
     outcome,
 )
-from benchmarks.unanswerable import half
-from retrieval.models import Answer
+from benchmarks.unanswerable import Gold, half, is_correct, read_golds, relabel
+from retrieval.models import Answer, KeyFact
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "demo_questions.jsonl"
 
@@ -151,3 +151,48 @@ def test_a_saved_dev_set_run_adds_its_tune_half_only(tmp_path: Path) -> None:
     assert ids == ["hotpot:q0", "hotpot:q2"]
     assert y.tolist() == [1.0, 0.0] and unanswerable == [False, True]
     assert modes.tolist() == ["local (hotpot)"] * 2 and x.shape == (2, len(fit_confidence.SIGNALS))
+
+
+EWALD = "Dr. Reinhold Ewald (born December 18, 1956) is a German physicist and ESA astronaut."
+MESSERSCHMID = "Prof. Dr. Ernst Willi Messerschmid (born May 21, 1945) is a German physicist and former astronaut."
+#: HotpotQA's "Were both Ernst Messerschmid and Reinhold Ewald ESA astronauts?" (gold "no"), its supporting sentences.
+ASTRONAUTS = Gold(["no"], [MESSERSCHMID, EWALD])
+
+
+def test_a_yes_or_no_question_is_right_when_its_facts_hold_every_supporting_sentence() -> None:
+    """No quote contains "yes" or "no": such an answer is judged by the sentences a reader needs to say it."""
+    other = "Carl Anton Ewald (30 October 1845 - 20 September 1915) was a German gastroenterologist."
+    assert is_correct([EWALD, MESSERSCHMID, other], ASTRONAUTS)
+    assert is_correct(["is a German physicist and ESA astronaut.", MESSERSCHMID], ASTRONAUTS)  # clipped still matches
+    assert not is_correct([EWALD, other], ASTRONAUTS)  # one of the two sentences: not enough to say no
+    # "no" in a fact is not the answer (Joe Walsh's album with "no text below the photo" was called right before)
+    assert not is_correct(["The cover has no text below the photo.", EWALD], ASTRONAUTS)
+    assert not is_correct([EWALD], Gold(["yes"], []))  # nothing says what would answer it
+    # any other gold answer: the facts contain it, supporting sentences or not
+    rush = Gold(["Rush"], ["Counterparts is a song by Rush."])
+    assert is_correct(["Neil Peart was the drummer of Rush."], rush)
+    assert not is_correct(["Counterparts is a song by a Canadian band."], rush)
+
+
+def test_golds_read_the_supporting_sentences_and_saved_runs_are_relabelled(tmp_path: Path) -> None:
+    """`read_golds` takes (title, index) into the row's context, skipping an index past its passage; `relabel`
+    rewrites each answerable row's label in place and counts the moves."""
+    row = {
+        "_id": "q1",
+        "answer": "no",
+        "supporting_facts": [["Ewald", 0], ["Messerschmid", 0], ["Messerschmid", 7]],
+        "context": [["Messerschmid", [MESSERSCHMID, " He flew on D1."]], ["Ewald", [EWALD]]],
+    }
+    data = tmp_path / "hotpot.jsonl"
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    golds = read_golds(data)
+    assert golds == {"q1": Gold(["no"], [EWALD, MESSERSCHMID])}
+    saved = tmp_path / "run.jsonl"
+    rows = []
+    for qid, answerable, facts in [("q1", True, [MESSERSCHMID, EWALD]), ("musique:x", False, [EWALD])]:
+        answer = Answer(question="Were both ESA astronauts?", mode="local", answered_by="extractive")
+        answer.key_facts = [KeyFact(fact=f, citations=[]) for f in facts]
+        rows.append({"id": qid, "part": "tune", "answerable": answerable, "correct": False, "answer": answer})
+    saved.write_text("".join(json.dumps({**r, "answer": r["answer"].model_dump(mode="json")}) + "\n" for r in rows))
+    assert relabel(golds, saved) == (2, 1, 0)
+    assert [json.loads(line)["correct"] for line in saved.read_text().splitlines()] == [True, False]

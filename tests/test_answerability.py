@@ -168,6 +168,30 @@ def test_joint_reads_a_passage_s_title_as_stating_its_subject() -> None:
     assert answerability.signals(answer)["joint"] == 0.5
 
 
+def test_a_set_phrase_does_not_state_or_ask_about_its_content_word() -> None:
+    """Bill Gates's "of course" said nothing of golf courses: `joint` read his episode as stating the topic."""
+    gates = Hit(id="g", text="BILL GATES: Well, of course, I play golf.", score=1.0, document_name="ep-bill-gates")
+    answer = Answer(question="What did Bill Gates say about golf courses?", mode="local", answered_by="extractive")
+    answer.evidence = [gates]
+    answer.key_facts = [
+        KeyFact(fact="Bill Gates: Of course, I play golf.", citations=[Citation(chunk_id="g", span="")])
+    ]
+    assert answerability.signals(answer)["joint"] == 0.5  # golf, not courses
+    gates.text = "BILL GATES: I played golf on three courses."
+    answer.key_facts[0].fact = "Bill Gates: I played golf on three courses."
+    assert answerability.signals(answer)["joint"] == 1.0
+    assert "kind" not in answerability.asked_about("What kind of devices did Lisa Su build?")
+
+
+def test_a_yes_or_no_question_whose_facts_quote_the_answer_is_answered(engine: Engine) -> None:
+    """Quotes say neither "yes" nor "no", yet they hold what a reader needs to say it: a yes/no question is judged
+    by its evidence like any other (branch wt99's `quotable` flagged every one; docs/benchmarks.md, wt100)."""
+    answer = engine.ask("Did Marie Curie discover polonium in Paris?", "local")
+    assert "polonium" in " ".join(f.fact for f in answer.key_facts).lower()
+    assert answer.outcome == "answered" and not answer.final_answer.startswith("Not in these documents")
+    assert answer.confidence is not None and "quotable" not in {p.name for p in answer.confidence.parts}
+
+
 def test_answers_needs_one_fact_stating_what_was_asked_and_naming_the_kind_asked_for() -> None:
     """A near miss spreads the question over sentences: one names a place, another states the topic; neither
     answers "Where ...?" by itself."""

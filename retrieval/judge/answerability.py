@@ -138,6 +138,15 @@ MEANINGS_KEPT = 20_000
 _WORD = re.compile(r"\w+")
 _NAME = re.compile(r"(?<!^)(?<![.?!]\s)\b[A-Z][\w\-]*")
 _POSSESSIVE = re.compile(r"['’]s?$")
+#: Set phrases of speech and writing that do not state their content word: "of course" says nothing of a course,
+#: "you know" nothing of knowing, "kind of" nothing of a kind. Read as words, Bill Gates's "of course" stated
+#: "course" of "What did Bill Gates say about golf courses?", and `joint` took his episode for one that speaks of
+#: golf (docs/benchmarks.md, branch wt95). A fixed list of English phrases, no corpus' words.
+DISCOURSE = re.compile(
+    r"\b(?:of course|you know|i mean|kind of|sort of|in fact|at least|by the way|after all|at all"
+    r"|as a matter of fact|first of all|more or less|so to speak|you see|let's say|let me say)\b",
+    re.IGNORECASE,
+)
 
 
 @cache
@@ -154,9 +163,11 @@ def question_names(question: str) -> list[str]:
 
 def asked_about(question: str) -> list[str]:
     """The asked-about words the signals read: content words but verbs of asking, those under four letters only
-    when they are names or numbers ("Su", "Ng", "2018"; not "win", "say")."""
+    when they are names or numbers ("Su", "Ng", "2018"; not "win", "say"), and none of a set phrase (`DISCOURSE`):
+    "What kind of devices ...?" asks about devices, as a text's "kind of" states no kind."""
     names = set(question_names(question))
-    return [t for t in asked_terms(question) if len(t) >= MIN_STEM or t.isdigit() or t in names]
+    terms = asked_terms(DISCOURSE.sub(" ", question))
+    return [t for t in terms if len(t) >= MIN_STEM or t.isdigit() or t in names]
 
 
 class Meanings:
@@ -368,10 +379,10 @@ def _quoted(answer: Answer) -> list[str]:
 
 
 def _share(terms: Sequence[str], text: str) -> float:
-    """Share of `terms` the text states (`states`)."""
+    """Share of `terms` the text states (`states`), its set phrases (`DISCOURSE`) set aside."""
     if not terms:
         return 0.0
-    words = set(_WORD.findall(text.lower()))
+    words = set(_WORD.findall(DISCOURSE.sub(" ", text.lower())))
     return sum(1 for t in terms if states(t, words)) / len(terms)
 
 
