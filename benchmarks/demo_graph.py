@@ -35,8 +35,16 @@ def demo_episodes() -> list[Path]:
 
 def open_demo_graph(*, verbose: bool = True) -> tuple[GraphStore, Settings]:
     """Open the cached demo graph, indexing what is missing (offline, no model: as `retrieval demo` does)."""
-    FOLDER.mkdir(parents=True, exist_ok=True)
-    settings = demo_settings()
+    return open_graph(FOLDER, demo_episodes(), DEMO_PROJECT, verbose=verbose)
+
+
+def open_graph(
+    folder: Path, episodes: list[Path], project: str, *, verbose: bool = True
+) -> tuple[GraphStore, Settings]:
+    """Open the embedded graph in `folder`, indexing what of `episodes` is missing, as the demo graph is built
+    (benchmarks/unseen_graph.py builds other episodes the same way)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = eval_settings(folder).model_copy(update={"project": project})
     store = open_store(settings)
     wait_for_indexes(store)
     last: dict[str, int] = {}
@@ -45,13 +53,13 @@ def open_demo_graph(*, verbose: bool = True) -> tuple[GraphStore, Settings]:
         step = max(1, tick.total // 10)
         if verbose and tick.total > 1 and (tick.done == tick.total or tick.done - last.get(tick.stage, 0) >= step):
             last[tick.stage] = tick.done
-            print(f"  index demo: {tick.stage} {tick.done}/{tick.total}", file=sys.stderr, flush=True)
+            print(f"  index {project}: {tick.stage} {tick.done}/{tick.total}", file=sys.stderr, flush=True)
 
-    report = run_index(
-        settings, store, make_embedder(settings), demo_episodes(), project=DEMO_PROJECT, on_progress=show
-    )
+    report = run_index(settings, store, make_embedder(settings), episodes, project=project, on_progress=show)
     if verbose and report.changed:
-        print(f"  indexed the demo graph in {sum(report.seconds.values()):.0f} s: {report.written}", file=sys.stderr)
+        print(
+            f"  indexed the {project} graph in {sum(report.seconds.values()):.0f} s: {report.written}", file=sys.stderr
+        )
     return store, settings
 
 

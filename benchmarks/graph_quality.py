@@ -11,6 +11,10 @@ Usage:
   # score one graph of another corpus on its own labels (a dev set's graph: benchmarks/eval_data.py's cache):
   python benchmarks/graph_quality.py --graph benchmarks/.cache/musique_train/graph.db --project eval \
       --labels benchmarks/data/musique_entity_labels.csv --duplicates benchmarks/data/musique_duplicate_groups.csv
+  # the same for the graph of episodes the demo does not hold (benchmarks/unseen_graph.py), with its title labels:
+  python benchmarks/graph_quality.py --graph benchmarks/.cache/unseen-102/graph.db --project unseen \
+      --labels benchmarks/data/demo_entity_labels_unseen.csv --duplicates benchmarks/data/unseen_duplicate_groups.csv \
+      --title-labels benchmarks/data/unseen_community_title_labels.csv
 
 Labels (benchmarks/data/README.md) are kept by title, so a rebuilt graph is scored on the same items where
 they still exist: entity precision on the held-out 160-entity sample (target >= 0.92), on the earlier
@@ -222,8 +226,9 @@ def report(graphs: dict[str, Graph]) -> None:
     print(f"load: {os.getloadavg()}")
 
 
-def score_one(graph: Graph, labels: Path, groups: Path | None) -> None:
-    """One graph of another corpus on that corpus's labels: the demo's held-out sets and titles do not apply."""
+def score_one(graph: Graph, labels: Path, groups: Path | None, title_labels: Path | None = None) -> None:
+    """One graph of another corpus (or other episodes) on its own labels: the demo's held-out sets and titles do
+    not apply; `title_labels` (`level,title,names_topic`, as carol_community_title_labels.csv) are its titles'."""
     rows: list[list[object]] = []
     halves = sorted({r.get("half") or "" for r in _rows(labels)} - {""}, reverse=True)
     for half in (None, *halves):
@@ -239,6 +244,19 @@ def score_one(graph: Graph, labels: Path, groups: Path | None) -> None:
             [f"  top {TOP} not reviewed", "", len(unknown)],
         ]
     rows.append(["artefacts (rule)", "0", sum(1 for t in graph.types if ARTEFACT.search(t))])
+    rows.append(
+        [
+            "community titles unique",
+            "all",
+            " ".join(f"L{k} {len(set(t))}/{len(t)}" for k, t in sorted(graph.titles.items())),
+        ]
+    )
+    if title_labels:
+        judged = [
+            r["names_topic"] == "1" for r in _rows(title_labels) if r["title"] in graph.titles.get(int(r["level"]), [])
+        ]
+        share = sum(judged) / len(judged) if judged else 0.0
+        rows.append([f"titles naming the topic, {title_labels.name}", ">= 80%", f"{share:.0%} (n={len(judged)})"])
     print_table("Graph quality of one graph", ["measure", "target", "graph"], rows)
     if unknown:
         print(f"top-{TOP} titles no duplicate group lists (review): {', '.join(unknown)}")
@@ -259,9 +277,10 @@ def main() -> None:
     parser.add_argument("--project", default="demo")
     parser.add_argument("--labels", type=Path, help="entity labels to score --graph on (CSV as the demo's)")
     parser.add_argument("--duplicates", type=Path, help="duplicate groups of --graph's corpus (with --labels)")
+    parser.add_argument("--title-labels", type=Path, help="community title labels of --graph (with --labels)")
     args = parser.parse_args()
     if args.graph and args.labels:
-        score_one(read_graph(args.graph, args.project), args.labels, args.duplicates)
+        score_one(read_graph(args.graph, args.project), args.labels, args.duplicates, args.title_labels)
         return
     if args.graph:
         graph = read_graph(args.graph, args.project)

@@ -1,0 +1,62 @@
+"""A graph of podcast episodes the demo does not hold: a held-out check of the entity rules on the same kind of
+text, from episodes nobody wrote a rule from (issue #25).
+
+Which episodes: `random.Random(seed).sample` of the archive's episodes, sorted by name, less the demo's 11 and the
+year-in-review compilations (their clips repeat other episodes, the demo's guests among them); chosen before any
+output of them is read. Built offline under benchmarks/.cache/unseen-SEED/ as demo_graph.py builds the demo graph
+(the same indexer, embedder and settings; incremental, so a second run writes nothing).
+
+Usage: nice -n 19 python benchmarks/unseen_graph.py [--seed 102] [--episodes 10]
+       then: python benchmarks/graph_quality.py --graph benchmarks/.cache/unseen-102/graph.db --project unseen ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.corpus import ARCHIVE
+from benchmarks.demo_graph import open_graph
+from benchmarks.eval_data import CACHE
+from scripts.build_demo_data import EPISODES, _slug, episode_texts
+
+PROJECT = "unseen"
+#: Compilations of other episodes' clips: not text nobody wrote a rule from.
+COMPILATION = re.compile(r"(?i)year.?in.?review")
+
+
+def pick_episodes(names: list[str], seed: int, count: int) -> list[str]:
+    """`count` episodes of `names` drawn by `seed`, none of the demo's and no compilation; sorted."""
+    candidates = sorted(n for n in names if n not in EPISODES and not COMPILATION.search(n))
+    return sorted(random.Random(seed).sample(candidates, count))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=102)
+    parser.add_argument("--episodes", type=int, default=10)
+    args = parser.parse_args()
+    texts = episode_texts(ARCHIVE, episodes=None)
+    chosen = pick_episodes(list(texts), args.seed, args.episodes)
+    folder = CACHE / f"unseen-{args.seed}"
+    source = folder / "episodes"
+    source.mkdir(parents=True, exist_ok=True)
+    for name in chosen:
+        print(f"  episode: {name}", file=sys.stderr)
+        (source / f"{_slug(name)}.txt").write_text(texts[name], encoding="utf-8")
+    started = time.perf_counter()
+    store, _settings = open_graph(folder, sorted(source.glob("*.txt")), PROJECT)
+    store.close()
+    print(
+        f"  built {folder / 'graph.db'} in {time.perf_counter() - started:.0f} s (wall, open + index)", file=sys.stderr
+    )
+
+
+if __name__ == "__main__":
+    main()
