@@ -55,7 +55,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
-from retrieval.indexing.resolution_names import name_form_pairs
+from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -96,6 +96,8 @@ class Key:
     surfaces: Counter[str] = field(default_factory=Counter)
     types: Counter[str] = field(default_factory=Counter)
     documents: set[str] = field(default_factory=set)
+    #: (document, sentence) of each mention's evidence: what a passage says of the name (`alias_pairs`).
+    sentences: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def slug(self) -> str:
@@ -139,7 +141,10 @@ def keys_of(mentions: list[Row]) -> dict[str, Key]:
         key = keys.setdefault(raw, Key(raw))
         key.surfaces[row["surface"]] += int(row["count"] or 1)
         key.types[row["type"]] += int(row["count"] or 1)
-        key.documents.add(str(row["chunk"]).rsplit(":", 1)[0])
+        document = str(row["chunk"]).rsplit(":", 1)[0]
+        key.documents.add(document)
+        if row.get("evidence"):
+            key.sentences.add((document, str(row["evidence"])))
     return keys
 
 
@@ -263,6 +268,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
     out.extend(name_form_pairs(keys, _together))
+    out.extend(alias_pairs(keys))
     out.extend(country_pairs(keys, _initials))  # after: a passage's own evidence is the reason kept
     out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
