@@ -31,11 +31,13 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
   a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
   the last two with an entity other than a hub mentioned beside both;
-- across documents (countries.py): two names of one ISO 3166 country ("Swiss Confederation" -> "Switzerland"),
-  and its three-letter code where most of the code's passages name the country or a place of it;
+- across documents (countries.py): two names of one ISO 3166 country ("Swiss Confederation" -> "Switzerland";
+  "Russia" read from ISO's "Russian Federation"), and its three-letter code where most of the code's passages name
+  the country or a place of it, or where the code also spells the country's ISO name ("USA");
 - the other names a passage gives one place, state or event (resolution_names.py), in a shared document: a
   state's formal name ("Republic of Cuba" -> "Cuba"), a feature without its class word ("Atlantic" -> "Atlantic
-  Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered.
+  Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered, and any other name a
+  sentence gives in words ("The Catholic Church, also known as the Roman Catholic Church": the mentions' evidence).
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a

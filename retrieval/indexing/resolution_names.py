@@ -12,7 +12,10 @@ it, a plural noun and its adjective, the same words reordered); no rule joins a 
   what the name alone names, unlike a word for the land around it ("Hudson Valley" is not the Hudson);
 - a plural name and its adjective before a plural noun ("Olympics" and "Olympic Games", "Philippines" and
   "Philippine Islands");
-- the same three or more words in another order ("Olympic Winter Games" and "Winter Olympic Games"), no person.
+- the same three or more words in another order ("Olympic Winter Games" and "Winter Olympic Games"), no person;
+- any other name the passage says in words (`alias_pairs`: "The Catholic Church, also known as the Roman Catholic
+  Church"): the sentence is the evidence, read from the mentions' evidence sentences, where no rule of spelling
+  could tell "Roman Catholic Church" from "Free Church of Scotland" beside "Church of Scotland".
 Both forms in no shared document stay apart: "Republic of China" (Taiwan) beside "China" never is on MuSiQue, and
 a name across passages has no evidence that it means the same thing (the entity vectors do not tell: measured).
 """
