@@ -91,6 +91,32 @@ def test_a_three_letter_code_joins_its_country_only_where_its_passages_mean_that
     assert resolve(keys_of(_code_rows(elsewhere))).of("p:usa") == "p:usa"
 
 
+def test_a_code_that_spells_its_countrys_iso_name_and_an_iso_name_read_as_an_adjective_join() -> None:
+    """ "USA" tagged a place, in passages that name no place of the country, still joins: it is both the ISO code
+    and the initials of "United States of America"; typed ORG, or a code that is no initials of its country's name
+    ("PRI", Puerto Rico's code and Mexico's party), it stays. ISO's short name "Russian Federation" gives "Russia",
+    its adjective's noun; "Dominican Republic" gives no "Dominica", itself a country of ISO."""
+    rows = [
+        _mention("a", "united-states", "United States", "GPE", 5),
+        *(_mention(doc, "usa", "USA", "GPE") for doc in ("b", "c", "d")),
+        _mention("e", "puerto-rico", "Puerto Rico", "GPE", 2),
+        _mention("f", "pri", "PRI", "GPE"),
+        _mention("g", "russia", "Russia", "GPE", 4),
+        _mention("h", "russian-federation", "Russian Federation", "GPE"),
+        _mention("i", "dominica", "Dominica", "GPE", 2),
+        _mention("j", "dominican-republic", "Dominican Republic", "GPE"),
+    ]
+    merged = resolve(keys_of(rows))
+    assert merged.of("p:usa") == "p:united-states"
+    assert "also the initials of its ISO name" in merged.reasons["p:usa"]
+    assert merged.of("p:russian-federation") == "p:russia"
+    assert "the adjective of one and a word for a state" in merged.reasons["p:russian-federation"]
+    assert merged.of("p:pri") == "p:pri"
+    assert merged.of("p:dominican-republic") != merged.of("p:dominica")
+    organisation = [{**row, "type": "ORG"} if row["entity"] == "p:usa" else row for row in rows]
+    assert resolve(keys_of(organisation)).of("p:usa") == "p:usa"
+
+
 PASSAGES = {
     "a.txt": "Heidi Klum moved to the United States of America in 1992 and works in New York.",
     "b.txt": "The Swiss Confederation signed the treaty. Bern is the capital of the Swiss Confederation.",

@@ -31,11 +31,13 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - across documents (resolution_across.py): a numeral and its ordinal word ("Second World War" -> "World War II"),
   a surname of two words or more of one graph person ("De Niro"), an acronym's only expansion in the graph ("IMF"),
   the last two with an entity other than a hub mentioned beside both;
-- across documents (countries.py): two names of one ISO 3166 country ("Swiss Confederation" -> "Switzerland"),
-  and its three-letter code where most of the code's passages name the country or a place of it;
+- across documents (countries.py): two names of one ISO 3166 country ("Swiss Confederation" -> "Switzerland";
+  "Russia" read from ISO's "Russian Federation"), and its three-letter code where most of the code's passages name
+  the country or a place of it, or where the code also spells the country's ISO name ("USA");
 - the other names a passage gives one place, state or event (resolution_names.py), in a shared document: a
   state's formal name ("Republic of Cuba" -> "Cuba"), a feature without its class word ("Atlantic" -> "Atlantic
-  Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered.
+  Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered, and any other name a
+  sentence gives in words ("The Catholic Church, also known as the Roman Catholic Church": the mentions' evidence).
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
@@ -55,7 +57,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
-from retrieval.indexing.resolution_names import name_form_pairs
+from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -96,6 +98,8 @@ class Key:
     surfaces: Counter[str] = field(default_factory=Counter)
     types: Counter[str] = field(default_factory=Counter)
     documents: set[str] = field(default_factory=set)
+    #: (document, sentence) of each mention's evidence: what a passage says of the name (`alias_pairs`).
+    sentences: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def slug(self) -> str:
@@ -139,7 +143,10 @@ def keys_of(mentions: list[Row]) -> dict[str, Key]:
         key = keys.setdefault(raw, Key(raw))
         key.surfaces[row["surface"]] += int(row["count"] or 1)
         key.types[row["type"]] += int(row["count"] or 1)
-        key.documents.add(str(row["chunk"]).rsplit(":", 1)[0])
+        document = str(row["chunk"]).rsplit(":", 1)[0]
+        key.documents.add(document)
+        if row.get("evidence"):
+            key.sentences.add((document, str(row["evidence"])))
     return keys
 
 
@@ -263,6 +270,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
     out.extend(name_form_pairs(keys, _together))
+    out.extend(alias_pairs(keys))
     out.extend(country_pairs(keys, _initials))  # after: a passage's own evidence is the reason kept
     out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))

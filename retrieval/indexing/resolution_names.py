@@ -12,13 +12,17 @@ it, a plural noun and its adjective, the same words reordered); no rule joins a 
   what the name alone names, unlike a word for the land around it ("Hudson Valley" is not the Hudson);
 - a plural name and its adjective before a plural noun ("Olympics" and "Olympic Games", "Philippines" and
   "Philippine Islands");
-- the same three or more words in another order ("Olympic Winter Games" and "Winter Olympic Games"), no person.
+- the same three or more words in another order ("Olympic Winter Games" and "Winter Olympic Games"), no person;
+- any other name the passage says in words (`alias_pairs`: "The Catholic Church, also known as the Roman Catholic
+  Church"): the sentence is the evidence, read from the mentions' evidence sentences, where no rule of spelling
+  could tell "Roman Catholic Church" from "Free Church of Scotland" beside "Church of Scotland".
 Both forms in no shared document stay apart: "Republic of China" (Taiwan) beside "China" never is on MuSiQue, and
 a name across passages has no evidence that it means the same thing (the entity vectors do not tell: measured).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -35,6 +39,8 @@ FEATURES = frozenset({"ocean", "sea", "river", "mountains", "desert", "peninsula
 #: Plural class nouns after an adjective that the adjective's plural also says ("Olympic Games" and "Olympics",
 #: "Philippine Islands" and "Philippines"); not any plural noun: "Africans" are not "African Americans".
 PLURAL_CLASSES = frozenset({"games", "islands", "mountains", "provinces"})
+#: Types of a place: two of them name one place as often as not ("Britain" GPE, "Great Britain" LOC).
+_PLACES = frozenset({"GPE", "LOC"})
 
 Pair = tuple[str, str, str]
 
@@ -86,3 +92,102 @@ def name_form_pairs(keys: dict[str, Key], together: Callable[[Key, Key], int]) -
 def _lighter(a: Key, b: Key) -> tuple[Key, Key]:
     """(variant, target): the form mentioned less joins the other."""
     return (a, b) if b.weight >= a.weight else (b, a)
+
+
+#: Words that say the next name is another name of the one before ("The Catholic Church, also known as the Roman
+#: Catholic Church"; "Great Britain (GB) or simply Britain"). Not "formerly known as", "later called", "renamed": a
+#: former name may be another thing (a predecessor state, an earlier firm), so the adverb must be one of these;
+#: and a comma or an adverb before "called" or "known as": "The Atlantic Magazine called Leiderman" is a verb.
+_ALIAS = re.compile(
+    r"\s*(?:\([^()]*\)\s*)?(?P<comma>,)?\s*(?:(?P<adverb>also|commonly|better|popularly|often|usually|officially)\s+)?"
+    r"(?:(?:known|referred\s+to)\s+as|called|(?P<simply>or\s+simply))\s+(?:the\s+)?"
+)
+
+#: A word before the first name that makes it the end of a longer phrase: "... of Great Britain and Northern
+#: Ireland, commonly known as the United Kingdom" names the whole, not "Northern Ireland".
+_JOINING = frozenset({"and", "or", "of", "&", "for", "de", "in", "at"})
+#: The name's first word may be capitalised and still open the phrase.
+_ARTICLES = frozenset({"The", "A", "An"})
+
+
+def alias_pairs(keys: dict[str, Key]) -> list[Pair]:
+    """ "The Catholic Church, also known as the Roman Catholic Church": two names a sentence of a passage says are
+    one thing's, by words that say so right between them (`_ALIAS`). The evidence is the text itself, so no rule of
+    spelling is asked and the two may share no word; both must be names (capitalised), the first a whole phrase
+    (`_JOINING`), the second not cut from a longer name, and of one kind (a place and a person never)."""
+    in_document: dict[str, list[Key]] = defaultdict(list)
+    sentences: dict[str, set[str]] = defaultdict(set)
+    for key in keys.values():
+        for document in key.documents:
+            in_document[document].append(key)
+        for document, sentence in key.sentences:
+            sentences[document].add(sentence)
+    out: list[Pair] = []
+    seen: set[tuple[str, str]] = set()
+    for document in sorted(sentences):
+        named = {s: k for k in in_document[document] for s in k.surfaces if s[:1].isupper()}
+        for sentence in sorted(sentences[document]):
+            for a, b, words in _aliases(sentence, named):
+                if a.id != b.id and (a.id, b.id) not in seen and _kin(a, b) and not _one_persons_name(a, b):
+                    seen.add((a.id, b.id))
+                    variant, target = _lighter(a, b)
+                    out.append((variant.id, target.id, f'{b.surface} is another name of {a.surface} ("{words}")'))
+    return out
+
+
+def _aliases(sentence: str, named: dict[str, Key], width: int = 160) -> list[tuple[Key, Key, str]]:
+    """(first, second, the words from one to the other, at most `width` characters) for each "NAME, also known as
+    NAME" in the sentence, of the names `named` gives."""
+    if not _SAYS_ALIAS.search(sentence):
+        return []
+    ends: dict[int, tuple[int, Key]] = {}  # where a name ends -> (where the longest one ending there starts, its key)
+    for surface, key in named.items():
+        for found in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", sentence):
+            if found.end() not in ends or found.start() < ends[found.end()][0]:
+                ends[found.end()] = (found.start(), key)
+    out = []
+    for end, (start, first) in sorted(ends.items()):
+        said = _ALIAS.match(sentence, end)
+        before = sentence[:start].split()
+        if (
+            said is None
+            or not (said["comma"] or said["adverb"] or said["simply"])
+            or (before and (before[-1].lower() in _JOINING or _opens_a_name(before[-1])))
+        ):
+            continue
+        rest = sentence[said.end() :]
+        second = max((s for s in named if rest.startswith(s)), key=len, default=None)
+        if second is not None and not _CONTINUED.match(rest, len(second)):
+            words = sentence[start : said.end() + len(second)]
+            out.append((first, named[second], words if len(words) <= width else f"{words[: width - 3]}..."))
+    return out
+
+
+#: A cheap test before the names are looked for: most sentences say no other name.
+_SAYS_ALIAS = re.compile(r"known as|called|or simply")
+#: What after a name shows it was cut from a longer one: another capitalised word, or "of"/"and" and one.
+_CONTINUED = re.compile(r"\w|\s+(?:(?:of|de|and|&)\s+)?[A-Z0-9]")
+
+
+def _opens_a_name(word: str) -> bool:
+    """A word before a name that makes it the end of a longer one: a capitalised word that is no article ("Roman"
+    before "Catholic Church"), a number ("The 2018 Winter Olympics, officially known as the XXIII Olympic Winter
+    Games": one of the Games, not all) or a dash ("The East -- West Schism")."""
+    return (
+        (word[:1].isupper() and word not in _ARTICLES) or any(c.isdigit() for c in word) or word[-1:] in "-\u2013\u2014"
+    )
+
+
+def _one_persons_name(a: Key, b: Key) -> bool:
+    """Two person's names, one with the other's words and more ("Edward Snyder, also known as Edward J. Snyder"):
+    the rules of a person's name read those, and joining them here again would make the fuller name a variant
+    too, leaving "Snyder" alone no full name to join."""
+    if a.type != "PERSON" or b.type != "PERSON":
+        return False
+    words_a, words_b = set(a.tokens), set(b.tokens)
+    return words_a <= words_b or words_b <= words_a
+
+
+def _kin(a: Key, b: Key) -> bool:
+    """One kind (`same_kind`), or two place types (the tagger makes "Britain" GPE and "Great Britain" LOC)."""
+    return same_kind(a, b) or {a.type, b.type} <= _PLACES
