@@ -6,7 +6,10 @@ year-in-review compilations (their clips repeat other episodes, the demo's guest
 output of them is read. Built offline under benchmarks/.cache/unseen-SEED/ as demo_graph.py builds the demo graph
 (the same indexer, embedder and settings; incremental, so a second run writes nothing).
 
-Usage: nice -n 19 python benchmarks/unseen_graph.py [--seed 102] [--episodes 10]
+A second draw excludes the first's episodes too (`--exclude-seed 102`: the 10 episodes seed 102 picks are left
+out before seed 103 samples), so a graph whose groups became tuning data never leaks into the next held-out one.
+
+Usage: nice -n 19 python benchmarks/unseen_graph.py [--seed 102] [--episodes 10] [--exclude-seed 102 ...]
        then: python benchmarks/graph_quality.py --graph benchmarks/.cache/unseen-102/graph.db --project unseen ...
 """
 
@@ -31,9 +34,11 @@ PROJECT = "unseen"
 COMPILATION = re.compile(r"(?i)year.?in.?review")
 
 
-def pick_episodes(names: list[str], seed: int, count: int) -> list[str]:
-    """`count` episodes of `names` drawn by `seed`, none of the demo's and no compilation; sorted."""
-    candidates = sorted(n for n in names if n not in EPISODES and not COMPILATION.search(n))
+def pick_episodes(names: list[str], seed: int, count: int, exclude: tuple[int, ...] = ()) -> list[str]:
+    """`count` episodes of `names` drawn by `seed`, none of the demo's, no compilation and none an earlier draw
+    (`exclude`: its seeds, each drawing `count` as it did) holds; sorted."""
+    taken = {name for earlier in exclude for name in pick_episodes(names, earlier, count)}
+    candidates = sorted(n for n in names if n not in EPISODES and not COMPILATION.search(n) and n not in taken)
     return sorted(random.Random(seed).sample(candidates, count))
 
 
@@ -41,9 +46,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=102)
     parser.add_argument("--episodes", type=int, default=10)
+    parser.add_argument("--exclude-seed", type=int, action="append", default=[], help="an earlier draw's seed")
     args = parser.parse_args()
     texts = episode_texts(ARCHIVE, episodes=None)
-    chosen = pick_episodes(list(texts), args.seed, args.episodes)
+    chosen = pick_episodes(list(texts), args.seed, args.episodes, tuple(args.exclude_seed))
     folder = CACHE / f"unseen-{args.seed}"
     source = folder / "episodes"
     source.mkdir(parents=True, exist_ok=True)

@@ -58,6 +58,7 @@ from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
 from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
+from retrieval.indexing.resolution_people import people_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -278,6 +279,7 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     out.extend(_qualified_org_pairs(keys, by_slug))
     out.extend(_shortened_pairs(keys))
     out.extend(_name_part_pairs(keys, {variant for variant, _t, _r in out}))
+    out.extend(people_pairs(keys, _together, {variant for variant, _t, _r in out}, NAME_PART_SHARE))
     return out
 
 
