@@ -189,11 +189,7 @@ def test_a_bulk_first_run_rebuilds_the_vector_indexes_it_filled(graph, corpus, e
     settings, store = graph
     monkeypatch.setattr(neo4j_rebuild, "MIN_VECTORS", 1)
     report = run_index(settings, store, embedder, [corpus], project="p")
-    # Empty when the run began, each was dropped before the first write and created once it was done.
-    assert report.written["vector_indexes_deferred"] == report.written["vector_indexes_rebuilt"]
     assert report.written["vector_indexes_rebuilt"] == (3 if store.backend == "neo4j" else 0)
-    vector = [i for i in store.index_states() if i.kind == "vector"]
-    assert len(vector) == 3 and all(i.state == "ONLINE" for i in vector if store.backend == "neo4j"), vector
     assert "vector indexes" in report.seconds
     hits = store.vector_search("__Chunk__", embedder.embed_query("Who runs AMD?"), 1)
     assert hits and hits[0].id.startswith(report_doc_id(store, "corpus/su.txt"))

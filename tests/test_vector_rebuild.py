@@ -75,28 +75,3 @@ def test_bulk_means_many_vectors_and_most_of_the_label() -> None:
     assert not neo4j_rebuild.bulk(neo4j_rebuild.MIN_VECTORS - 1, neo4j_rebuild.MIN_VECTORS - 1)  # too few to matter
     assert not neo4j_rebuild.bulk(5_000, 10_001)  # under half of the label
     assert neo4j_rebuild.bulk(5_000, 10_000)
-
-
-def test_only_a_vector_index_with_no_vector_is_set_aside_for_a_bulk_write(
-    store: GraphStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A first load writes into no index (`Neo4jStore.defer_vector_indexes`); an index another project's vectors
-    are searched through stays, and a write too small to rebuild for sets nothing aside."""
-    monkeypatch.setattr(neo4j_rebuild, "MIN_VECTORS", 10)
-    vectors = _write(store)  # chunk vectors; the entity and community indexes hold none
-    s = store.settings
-    assert store.defer_vector_indexes(9) == []
-    before = _vector_indexes(store) if store.backend == "neo4j" else {}
-    deferred = store.defer_vector_indexes(10)
-    if store.backend != "neo4j":
-        assert deferred == []  # the embedded store's index grows in place
-        return
-    assert sorted(deferred) == sorted([s.entity_vector_index, s.community_vector_index])
-    assert set(_vector_indexes(store)) == {s.chunk_vector_index}
-    assert [h.id for h in store.vector_search(s.chunk_label, vectors[0], 1)] == ["c0"]  # searched all along
-    assert sorted(store.rebuild_vector_indexes({s.entity_label: 0})) == sorted(deferred)
-    after = _vector_indexes(store)
-    assert set(after) == set(before) and all(after[name]["state"] == "ONLINE" for name in after)
-    assert all(after[name]["options"]["indexConfig"] == before[name]["options"]["indexConfig"] for name in deferred)
-    assert after[s.chunk_vector_index]["id"] == before[s.chunk_vector_index]["id"]
-    assert store.rebuild_vector_indexes({}) == []  # created once

@@ -160,8 +160,6 @@ class _Run:
                 facts.append(repo_facts.of(doc.path, doc.text, outline))
                 self.tick("chunk", i + 1, len(docs), doc.path)
         texts = [c.text for chunks in chunked for c in chunks]
-        if self.store.vectors.in_graph:  # written into no index, populated once by `rebuild_vector_indexes`
-            self.count("vector_indexes_deferred", len(self.store.defer_vector_indexes(len(texts))))
         worker = EmbedWorker(self.embedder, texts, EMBED_STEP)  # embeds while this thread extracts
         try:
             self.tick("embed", 0, len(texts))

@@ -325,13 +325,6 @@ class GraphStore(ABC):
         if s.entity_fulltext_index:
             self.ensure_fulltext_index(s.entity_fulltext_index, s.entity_label, [s.entity_name_property, "description"])
 
-    def defer_vector_indexes(self, coming: int) -> list[str]:
-        """Before a bulk write of `coming` chunk vectors: set aside the vector indexes that hold no vector yet,
-        for `rebuild_vector_indexes` to create once the run has written them; returns the names set aside.
-
-        This default sets none aside: the embedded store's HNSW index grows in place (`neo4j_rebuild`)."""
-        return []
-
     def rebuild_vector_indexes(self, written: Mapping[str, int]) -> list[str]:
         """Rebuild the vector indexes of labels a bulk write filled (`written`: vectors written per label);
         returns the names rebuilt.

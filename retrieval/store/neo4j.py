@@ -73,7 +73,6 @@ class Neo4jStore(GraphStore):
         self._keeps_all: dict[tuple[str, str], bool] = {}  # (label, filters): every node of the label passes
         self._read_only: set[str] = set()  # query texts whose plan was admitted (search runs the same few)
         self._plugin_functions: frozenset[str] | None = None  # non-built-in functions, read once
-        self._deferred: list[Row] = []  # vector indexes dropped until a bulk write is done (`defer_vector_indexes`)
         self._deadline = Deadline()
         self._discovery = Discovery()  # nothing chosen by name until an Engine adopts the graph's indexes
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
@@ -441,47 +440,24 @@ class Neo4jStore(GraphStore):
             "`vector.quantization.enabled`: false, `vector.hnsw.m`: $m, `vector.hnsw.ef_construction`: $ef}}",
             {"dim": int(dim), "m": s.hnsw_m, "ef": s.hnsw_ef_construction},
         )
-        self._deferred = [index for index in self._deferred if index["name"] != name]  # a failed run's: back now
         self._await_indexes()
 
-    def defer_vector_indexes(self, coming: int) -> list[str]:
-        """DROP the vector indexes that hold no vector when a bulk write is coming (`neo4j_rebuild.deferred`);
-        `rebuild_vector_indexes` creates them again, populated in one pass, once the run has written."""
-        if coming < neo4j_rebuild.MIN_VECTORS:
-            return []
-        prop = self.settings.embedding_property
-        for index in self._show(neo4j_rebuild.SHOW_VECTOR_INDEXES):
-            label = ident(str(index["labelsOrTypes"][0]))
-            if list(index["properties"]) != [prop] or self.query(
-                f"MATCH (n:{label}) WHERE n.{ident(prop)} IS NOT NULL RETURN 1 AS found LIMIT 1"
-            ):
-                continue  # another project's vectors (or this one's) are searched through it: it stays
-            self.query(neo4j_rebuild.statements(index)[0])
-            self._deferred.append(index)
-        self._index_cache = None
-        return [str(index["name"]) for index in self._deferred]
-
     def rebuild_vector_indexes(self, written: Mapping[str, int]) -> list[str]:
-        """CREATE the deferred vector indexes, and DROP + CREATE the others a bulk write filled (`neo4j_rebuild`):
-        populated in one pass from the store, an index is a few Lucene segments instead of one per write
-        transaction, and queries cost a tenth."""
-        deferred, self._deferred = self._deferred, []
-        labels = {str(index["labelsOrTypes"][0]) for index in deferred}
-        written = {label: n for label, n in written.items() if n >= neo4j_rebuild.MIN_VECTORS and label not in labels}
-        chosen: list[Row] = []
-        if written:  # a small run, as most are, reads no index listing nor label counts
-            indexes = self._show(neo4j_rebuild.SHOW_VECTOR_INDEXES)
-            chosen = neo4j_rebuild.chosen(
-                indexes, self.settings.embedding_property, written, self.counts(list(written))
-            )
+        """DROP + CREATE the vector indexes a bulk write filled (`neo4j_rebuild`): populated in one pass from the
+        store, an index is a few Lucene segments instead of one per write transaction, and queries cost a tenth."""
+        written = {label: n for label, n in written.items() if n >= neo4j_rebuild.MIN_VECTORS}
+        if not written:
+            return []  # a small run, as most are: no index listing nor label counts to read
+        indexes = self._show(neo4j_rebuild.SHOW_VECTOR_INDEXES)
+        totals = self.counts(list(written))
+        chosen = neo4j_rebuild.chosen(indexes, self.settings.embedding_property, written, totals)
         for index in chosen:
-            self.query(neo4j_rebuild.statements(index)[0])
-        for index in deferred + chosen:
-            _drop, create, params = neo4j_rebuild.statements(index)
+            drop, create, params = neo4j_rebuild.statements(index)
+            self.query(drop)
             self.query(create, params)
-        if deferred or chosen:
+        if chosen:
             self._await_indexes()  # populated side by side; searches name them again once they are online
-        return [str(index["name"]) for index in deferred + chosen]
+        return [str(index["name"]) for index in chosen]
 
     def ensure_fulltext_index(self, name: str, label: str, props: Sequence[str]) -> None:
         fields = ", ".join(f"n.{ident(p)}" for p in props)

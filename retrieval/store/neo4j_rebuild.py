@@ -8,11 +8,6 @@ when Neo4j populates it in one pass from the store (DROP + CREATE: 1 segment for
 k=100 128 -> 11.5 ms on the chunks, 227 -> 14.4 ms on the entities, load ~9.5; docs/benchmarks.md).
 The rebuild costs seconds (8 s for the chunks, 30 s for the entities at that load) and the index answers no query
 until it is online again, so only a bulk write earns one: an initial load, or a re-index of most of a label.
-
-An index that holds no vector when a bulk write begins (`Neo4jStore.defer_vector_indexes`: a first load into the
-database) is dropped until the write is done instead: the rebuild populates it from the store anyway, and every
-vector written into it before cost an HNSW insertion that the rebuild threw away. It answers no search meanwhile,
-which it could not have answered with anything; a run that fails leaves it to the next run's `ensure_schema`.
 """
 
 from __future__ import annotations
