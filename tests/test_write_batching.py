@@ -7,7 +7,9 @@ lives in benchmarks/corpus.py --small; this checks the shape that gives it, on b
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder
@@ -50,3 +52,42 @@ def test_writes_do_not_grow_with_the_number_of_small_documents(
     # cost 300+ more. Batched, what grows is the derived graph's few row batches.
     assert many - few < 36, (few, many)
     assert store.read("MATCH (d:__Document__ {projectId: 'many'}) WHERE d.content_hash IS NULL RETURN d") == []
+
+
+#: What clears a document before it is written again: its old chunks, symbols, tools and servers, links, references.
+CLEARING = ("DETACH DELETE c", "DETACH DELETE s", "DETACH DELETE t", "(:URL) DELETE r", "SET d.references = null")
+
+
+def _cleared(store: GraphStore, settings: Settings, embedder: Embedder, folder: Path) -> list[list[str]]:
+    """The document ids each clearing statement of one indexing run of `folder` was sent for."""
+    cleared: list[list[str]] = []
+    write_batch = store.write_batch  # every row batch goes through it (FalkorDB's does not call `query`)
+
+    def counted(cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
+        if any(clause in cypher for clause in CLEARING):
+            cleared.append([row["id"] for row in rows])
+        return write_batch(cypher, rows, batch_size)
+
+    store.write_batch = counted  # type: ignore[method-assign]
+    try:
+        report = run_index(settings, store, embedder, [folder], project="p")
+    finally:
+        del store.write_batch
+    assert not report.issues
+    return cleared
+
+
+def test_a_cold_load_sends_no_clearing_statements_and_a_rewrite_clears_only_its_document(
+    store: GraphStore, settings: Settings, embedder: Embedder, tmp_path: Path
+) -> None:
+    folder = _corpus(tmp_path / "docs", 6)
+    # Documents the graph did not hold own nothing: no statement clears them (one per kind and batch did).
+    assert _cleared(store, settings, embedder, folder) == []
+    (folder / "passage-002.txt").write_text("Passage two. Grace Hopper wrote a compiler at Remington Rand.\n", "utf-8")
+    cleared = _cleared(store, settings, embedder, folder)
+    edited = store.read(
+        "MATCH (d:__Document__ {projectId: 'p'}) WHERE d.path ENDS WITH 'passage-002.txt' RETURN d.id AS id"
+    )
+    assert len(cleared) == len(CLEARING) + 1 and all(ids == [edited[0]["id"]] for ids in cleared), cleared
+    texts = store.read("MATCH (c:__Chunk__ {projectId: 'p'}) RETURN c.text AS text")
+    assert len(texts) == 6 and sum("Grace Hopper" in row["text"] for row in texts) == 1, texts  # the old chunk is gone

@@ -34,6 +34,8 @@ class WrittenDocument:
     found: list[ChunkExtraction]
     facts: DocumentFacts
     outcome: DocumentEvent
+    #: False when the graph held no node of the document as the run began: it owns nothing to clear first.
+    stored: bool = True
 
 
 def write_documents(
@@ -50,6 +52,7 @@ def write_documents(
                 "title": w.doc.title,
                 "source": source.get(w.doc.path, ""),
                 "size": len(w.doc.text.encode()),
+                "stored": w.stored,
             }
             for i, w in pairs
         ]

@@ -84,8 +84,10 @@ class IndexGraph:
         """`begin_document` for many in two statements, not two per document: a corpus of thousands of small
         documents paid one write transaction per statement and document.
 
-        Rows: id, path, title, and optionally `source` (the folder, file or archive it was read from, or "upload")
-        and `size` (bytes of its text)."""
+        Rows: id, path, title, and optionally `source` (the folder, file or archive it was read from, or "upload"),
+        `size` (bytes of its text) and `stored` (False: the graph held no node of it when the run read the stored
+        documents, so it owns nothing to drop; default True). Why `stored`: a cold load of thousands of documents
+        sent the clearing statements of every batch for documents that had nothing to clear."""
         lab = self.lab
         now = datetime.now(UTC).isoformat(timespec="seconds")
         self._batch(
@@ -93,13 +95,18 @@ class IndexGraph:
             "SET d.title = row.title, d.path = row.path, d.projectId = row.project, d.content_hash = null, "
             "d.source = row.source, d.size = row.size "
             f"WITH d, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (d)-[:IN_PROJECT]->(p)",
-            [{"source": "", "size": 0, **doc, "now": now} for doc in docs],
+            [{"source": "", "size": 0, **{k: v for k, v in doc.items() if k != "stored"}, "now": now} for doc in docs],
         )
-        for doc in docs:
-            self.vectors.delete_document(doc["id"])
+        self.drop_owned([str(doc["id"]) for doc in docs if doc.get("stored", True)])
+
+    def drop_owned(self, doc_ids: Sequence[str]) -> None:
+        """Drop what the documents own and a rewrite replaces: their chunks, with their mentions and vectors."""
+        for doc_id in doc_ids:
+            self.vectors.delete_document(doc_id)
         self._batch(
-            f"UNWIND $rows AS row MATCH (:{lab.document} {{id: row.id}})-[:HAS_CHUNK]->(c:{lab.chunk}) DETACH DELETE c",
-            [{"id": doc["id"]} for doc in docs],
+            f"UNWIND $rows AS row MATCH (:{self.lab.document} {{id: row.id}})-[:HAS_CHUNK]->(c:{self.lab.chunk}) "
+            "DETACH DELETE c",
+            [{"id": doc_id} for doc_id in doc_ids],
         )
 
     def write_chunks(self, rows: Sequence[Row]) -> None:

@@ -74,6 +74,7 @@ class _Run:
         self.origin = origin  # "upload": the files' own location means nothing to the reader
         self.roots: dict[str, str] = {}
         self.planned: dict[str, Status] = {}  # what writing each document will be: a first write or an update
+        self.unstored: set[str] = set()  # paths with no document node in the graph: nothing of theirs to clear
         self.store = store
         self.embedder = embedder
         self.graph = RepoGraph(store, settings, project)
@@ -176,7 +177,9 @@ class _Run:
             for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
                 status: Status = "failed" if doc.path in failed else self.planned.get(doc.path, "indexed")
                 outcome = DocumentEvent(doc.path, status, failed.get(doc.path, ""))
-                batch.append(WrittenDocument(doc, chunks, vectors[offset : offset + len(chunks)], found, fact, outcome))
+                stored = doc.path not in self.unstored
+                rows = vectors[offset : offset + len(chunks)]
+                batch.append(WrittenDocument(doc, chunks, rows, found, fact, outcome, stored))
                 offset += len(chunks)
                 if i + 1 == len(docs) or sum(len(w.chunks) for w in batch) >= WRITE_BATCH_CHUNKS:
                     self.write_batch(batch)
@@ -409,6 +412,8 @@ def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[
                 run.graph.set_status(have["id"], "unchanged", "")
             continue
         (run.report.added if have is None else run.report.updated).append(doc.path)
+        if have is None:
+            run.unstored.add(doc.path)
         # a first write a killed run left unfinished is still a first write
         run.planned[doc.path] = "indexed" if have is None or not (have["content_hash"] or have["status"]) else "updated"
         todo.append(doc)

@@ -31,9 +31,9 @@ class RepoGraph(IndexGraph):
         for label in LABELS:
             self.store.ensure_range_index(label, "id")
 
-    def begin_documents(self, docs: Sequence[Row]) -> None:
-        super().begin_documents(docs)
-        self.clear_documents([str(doc["id"]) for doc in docs])
+    def drop_owned(self, doc_ids: Sequence[str]) -> None:
+        super().drop_owned(doc_ids)
+        self.clear_documents(doc_ids)
 
     def delete_document(self, doc_id: str) -> None:
         self.clear_document(doc_id)
