@@ -29,7 +29,6 @@ Usage: python benchmarks/eval_answers.py --demo [--methods baseline,local,drift,
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -54,15 +53,9 @@ Method = Callable[[Question], str]
 
 
 def gold_answers(path: Path) -> dict[str, list[str]]:
-    """Question id -> gold answer and its aliases (HotpotQA `answer`; MuSiQue `answer` + `answer_aliases`)."""
-    raw = path.read_text(encoding="utf-8")
-    rows = (
-        [json.loads(line) for line in raw.splitlines() if line.strip()] if path.suffix == ".jsonl" else json.loads(raw)
-    )
-    return {
-        str(row.get("_id") or row.get("id")): [str(a) for a in [row.get("answer"), *row.get("answer_aliases", [])] if a]
-        for row in rows
-    }
+    """Question id -> gold answer and its aliases (HotpotQA `answer`; MuSiQue `answer` + `answer_aliases`), as the
+    confidence figures read them (`unanswerable.read_golds`)."""
+    return {qid: gold.answers for qid, gold in read_golds(path).items()}
 
 
 def methods(ctx: Context) -> dict[str, Method]:

@@ -121,7 +121,8 @@ def alias_pairs(keys: dict[str, Key]) -> list[Pair]:
         for document in key.documents:
             in_document[document].append(key)
         for document, sentence in key.sentences:
-            sentences[document].add(sentence)
+            if _SAYS_ALIAS.search(sentence):  # most say no other name: their documents' names are not looked up
+                sentences[document].add(sentence)
     out: list[Pair] = []
     seen: set[tuple[str, str]] = set()
     for document in sorted(sentences):
@@ -137,9 +138,7 @@ def alias_pairs(keys: dict[str, Key]) -> list[Pair]:
 
 def _aliases(sentence: str, named: dict[str, Key], width: int = 160) -> list[tuple[Key, Key, str]]:
     """(first, second, the words from one to the other, at most `width` characters) for each "NAME, also known as
-    NAME" in the sentence, of the names `named` gives."""
-    if not _SAYS_ALIAS.search(sentence):
-        return []
+    NAME" in the sentence (one `_SAYS_ALIAS` finds), of the names `named` gives."""
     ends: dict[int, tuple[int, Key]] = {}  # where a name ends -> (where the longest one ending there starts, its key)
     for surface, key in named.items():
         for found in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", sentence):

@@ -107,14 +107,10 @@ def _surname_pairs(
     out: list[Pair] = []
     for key in sorted(keys.values(), key=lambda k: k.id):
         surface = key.surface
+        if len(key.tokens) != 1 or key.type not in SURNAME_MISTYPES or not surface[:1].isupper() or surface.isupper():
+            continue
         family = [p for p in people.get(key.slug, []) if together(key, p)]
-        if (
-            len(key.tokens) != 1
-            or len(family) != 1
-            or key.type not in SURNAME_MISTYPES
-            or not surface[:1].isupper()
-            or surface.isupper()
-        ):
+        if len(family) != 1:
             continue
         person = family[0]
         if not known_given_name(person.surface.split()[0]):

@@ -217,14 +217,14 @@ def signals(
     the store has no keyword index to count with (the evidence then stands in for the documents). `meanings`:
     `answers` also counts a topic word a fact states by meaning (without it, by spelling only)."""
     fact_texts = _fact_texts(answer)
-    facts = " ".join(fact_texts)
+    facts = _words(" ".join(fact_texts))
     asked = asked_about(answer.question)
     names = question_names(answer.question)
     topic = [t for t in asked if t not in names] or asked
     nowhere = unheld(answer, held)
     found = [t for t in asked if t not in nowhere]
     searched = searched_for_question(answer)
-    passages = [f"{h.text} {h.document_name or ''}" for h in searched]
+    passages = [_words(f"{h.text} {h.document_name or ''}") for h in searched]
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
         "coverage": _share(topic, facts),
@@ -232,7 +232,7 @@ def signals(
         "exists": len(found) / len(asked) if asked else 0.0,
         "complete": float(bool(asked) and len(found) == len(asked)),
         "together": max((_share(asked, passage) for passage in passages), default=0.0),
-        "joint": _joint(answer, asked, searched, passages + fact_texts),
+        "joint": _joint(answer, asked, searched, passages + [_words(text) for text in fact_texts]),
         "answers": _answers(answer, topic, meanings),
         "similarity": _similarity(searched),
         "arms": _arms(searched),
@@ -342,10 +342,10 @@ def _fact_texts(answer: Answer) -> list[str]:
     return out
 
 
-def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit], units: Sequence[str]) -> float:
+def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit], units: Sequence[set[str]]) -> float:
     """The best share of both the question's "who" and its "what" that one unit states (the `joint` signal).
-    `units`: the searched passages with their documents' names, and each key fact with its speaker and documents
-    (`_fact_texts`)."""
+    `units`: the words (`_words`) of the searched passages with their documents' names, and of each key fact with
+    its speaker and documents (`_fact_texts`)."""
     labels = [h.document_name or "" for h in searched]
     for fact in answer.key_facts:
         labels.append(fact.fact[: len(fact.fact) - len(shown_quote(fact.fact))])
@@ -364,7 +364,7 @@ def _answers(answer: Answer, topic: Sequence[str], meanings: Meanings | None = N
     quotes = _quoted(answer)
     kinds = answer_type.typed(quotes, answer.question)
     typed = [quote for quote, kind in zip(quotes, kinds, strict=True) if kind]
-    if any(_share(topic, quote) > 0 for quote in typed):
+    if any(_share(topic, _words(quote)) > 0 for quote in typed):
         return 1.0
     return float(meanings is not None and any(meanings.stated(topic, quote) for quote in typed))
 
@@ -378,11 +378,16 @@ def _quoted(answer: Answer) -> list[str]:
     return [texts.get(c.chunk_id, "") for f in answer.key_facts for c in f.citations]
 
 
-def _share(terms: Sequence[str], text: str) -> float:
-    """Share of `terms` the text states (`states`), its set phrases (`DISCOURSE`) set aside."""
+def _words(text: str) -> set[str]:
+    """The words a text states, its set phrases (`DISCOURSE`) set aside. Read once per text: a passage is asked
+    for several shares (`together`, and `joint`'s "who" and "what")."""
+    return set(_WORD.findall(DISCOURSE.sub(" ", text.lower())))
+
+
+def _share(terms: Sequence[str], words: set[str]) -> float:
+    """Share of `terms` the words (`_words`) state (`states`)."""
     if not terms:
         return 0.0
-    words = set(_WORD.findall(DISCOURSE.sub(" ", text.lower())))
     return sum(1 for t in terms if states(t, words)) / len(terms)
 
 
