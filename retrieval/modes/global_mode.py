@@ -309,7 +309,10 @@ class GlobalRun:
             for community, chunks in community_chunk_ids(self.ctx, [r.id for r in batch]).items()
             for chunk in chunks
         }
-        hits = self.scope.search(self.question, self.question_vector, sorted(chunk_community), PASSAGES_PER_BATCH)
+        if not chunk_community:  # an empty scope would search every passage
+            return []
+        found = self.scope.search(self.question, self.question_vector, sorted(chunk_community), PASSAGES_PER_BATCH)
+        hits = [h for h in found if h.id in chunk_community]
         with self._lock:
             for hit in hits:
                 if hit.id not in self.passages or hit.score > self.passages[hit.id].score:
