@@ -9,6 +9,10 @@ Definitions (docs/benchmarks.md quotes them):
   removed) overlap by at least MATCH_OVERLAP of the smaller set, and the smaller set has at least MIN_MATCH_WORDS
   words (so "Thank you." matches nothing). A key fact that is a clipped part of a gold sentence matches it.
 - **hit@5**: one of the first five key facts matches one of the question's gold sentences.
+- **episode recall** (cross-episode questions): share of the question's gold episodes that one of the first five
+  key facts comes from. A fact comes from the episode holding the transcript sentence it matches best (most shared
+  words over the smaller set; a tie between episodes credits none), read from the transcripts, not from the
+  product's citations (global mode cites communities, not episodes).
 - **filler** (a key fact is filler when any holds, after its speaker label is removed):
   1. a heading or title: it names the podcast ("Behind the Tech"), starts with "Episode N"/"Ep N", or has no
      sentence-ending punctuation and at most 12 words, most of them capitalised;
@@ -114,6 +118,34 @@ def matches(fact: str, gold: str) -> bool:
 
 def hit(facts: Sequence[str], golds: Sequence[str], k: int = 5) -> bool:
     return any(matches(f, g) for f in facts[:k] for g in golds)
+
+
+def source(fact: str, passages: dict[str, list[set[str]]]) -> str | None:
+    """The episode whose sentence (as a word set) the fact matches best, by the `matches` rule; None when none
+    matches or two episodes tie (a fact said alike in two episodes says nothing of which one was searched)."""
+    a = words(fact)
+    best: tuple[float, int] = (0.0, 0)
+    found: set[str] = set()
+    for episode, sentence_words in passages.items():
+        for b in sentence_words:
+            small = min(len(a), len(b))
+            shared = len(a & b)
+            if small < MIN_MATCH_WORDS or shared < MATCH_OVERLAP * small:
+                continue
+            key = (shared / small, shared)
+            if key > best:
+                best, found = key, {episode}
+            elif key == best:
+                found.add(episode)
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def episode_recall(
+    facts: Sequence[str], gold_episodes: Sequence[str], passages: dict[str, list[set[str]]], k: int = 5
+) -> float:
+    """Share of the gold episodes that one of the first `k` facts comes from (`source`)."""
+    came_from = {source(f, passages) for f in facts[:k]}
+    return sum(e in came_from for e in set(gold_episodes)) / len(set(gold_episodes))
 
 
 def answer_scores(text: str, golds: Sequence[str]) -> tuple[float, float]:

@@ -14,6 +14,7 @@ of the groups asked for are answered.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,15 +30,17 @@ from benchmarks.answer_metrics import (
     confidence,
     confidence_cells,
     confidence_figures,
+    episode_recall,
     fmt_num,
     fmt_pct,
     hit,
     is_filler,
     outcome,
     reliability_rows,
+    words,
 )
 from benchmarks.answer_runs import Reply, methods, run_all
-from benchmarks.demo_graph import open_demo_graph
+from benchmarks.demo_graph import demo_episodes, open_demo_graph
 from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 
@@ -58,6 +61,7 @@ class Labelled:
     answers: list[str]
     evidence: list[str]
     split: str
+    episodes: tuple[str, ...] = ()
 
     @property
     def answerable(self) -> bool:
@@ -74,6 +78,7 @@ def read_questions(path: Path = QUESTIONS) -> list[Labelled]:
             [a for a in [r["answer"], *r.get("aliases", [])] if a],
             [e["sentence"] for e in r["evidence"]],
             r["split"],
+            tuple(r["episodes"]),
         )
         for r in rows
     ]
@@ -87,6 +92,8 @@ class Scored:
     recall: float
     contains: float
     filler: int
+    #: Share of the gold episodes the first five facts come from; cross-episode questions only.
+    episodes: float | None = None
 
     @property
     def judged(self) -> Judged:
@@ -99,7 +106,7 @@ class Scored:
         )
 
 
-def score(question: Labelled, reply: Reply) -> Scored:
+def score(question: Labelled, reply: Reply, passages: dict[str, list[set[str]]]) -> Scored:
     contains, recall = answer_scores("\n".join(reply.facts), question.answers)
     return Scored(
         question,
@@ -108,11 +115,30 @@ def score(question: Labelled, reply: Reply) -> Scored:
         recall=recall,
         contains=contains,
         filler=sum(is_filler(f) for f in reply.facts),
+        episodes=episode_recall(reply.facts, question.episodes, passages) if question.kind == "cross" else None,
     )
+
+
+def transcript_passages(episodes: Sequence[Path]) -> dict[str, list[set[str]]]:
+    """Each episode's sentences as word sets (`answer_metrics.words`), to tell which episode a key fact comes from.
+    Split at sentence ends within each line; a speaker label goes with the line's first sentence and is dropped."""
+    return {
+        path.stem: [
+            words(sentence)
+            for line in path.read_text(encoding="utf-8").splitlines()
+            for sentence in _SENTENCE_END.split(line)
+            if sentence.strip()
+        ]
+        for path in episodes
+    }
+
+
+_SENTENCE_END = re.compile(r"(?<=[.?!])[\"”’)]?\s+")
 
 
 def quality_row(name: str, split: str, scored: Sequence[Scored]) -> list[Any]:
     answerable = [s for s in scored if s.question.answerable]
+    cross = [s.episodes for s in scored if s.episodes is not None]
     facts = sum(len(s.reply.facts) for s in scored)
     fig = confidence_figures([s.judged for s in scored]) if any(s.reply.answer for s in scored) else None
     return [
@@ -121,13 +147,16 @@ def quality_row(name: str, split: str, scored: Sequence[Scored]) -> list[Any]:
         f"{len(answerable)}+{len(scored) - len(answerable)}",
         fmt_num(sum(s.hit for s in answerable) / len(answerable) if answerable else None),
         fmt_num(sum(s.recall for s in answerable) / len(answerable) if answerable else None),
+        fmt_num(sum(cross) / len(cross) if cross else None),
         fmt_pct(sum(s.filler for s in scored) / facts if facts else None),
         *confidence_cells(fig),
         f"{sum(s.reply.ms for s in scored) / max(len(scored), 1):.0f}",
     ]
 
 
-QUALITY_HEADERS = ["method", "split", "n (ans+unans)", "hit@5", "word recall", "filler", *CONFIDENCE_HEADERS, "ms/q"]
+QUALITY_HEADERS = [
+    "method", "split", "n (ans+unans)", "hit@5", "word recall", "ep recall", "filler", *CONFIDENCE_HEADERS, "ms/q"
+]  # fmt: skip
 
 
 def print_reliability(name: str, split: str, scored: Sequence[Scored]) -> None:
@@ -157,9 +186,10 @@ def evaluate_demo(modes: Sequence[str], splits: Sequence[str] = SPLITS, dump: Pa
     finally:
         engine.close()
     by_id = {q.id: q for q in questions}
+    passages = transcript_passages(demo_episodes()) if any(q.kind == "cross" for q in questions) else {}
     rows, scored_by = [], {}
     for name, replies in results.items():
-        scored = [score(by_id[qid], reply) for qid, reply in replies.items()]
+        scored = [score(by_id[qid], reply, passages) for qid, reply in replies.items()]
         scored_by[name] = scored
         for split in splits:
             rows.append(quality_row(name, split, [s for s in scored if in_group(s.question, split)]))
@@ -195,6 +225,7 @@ def write_dump(path: Path, scored_by: dict[str, list[Scored]]) -> None:
                     "kind": s.question.kind,
                     "hit": s.hit,
                     "recall": s.recall,
+                    "episode_recall": s.episodes,
                     "facts": [{"fact": f, "filler": is_filler(f)} for f in s.reply.facts],
                     "outcome": None if answer is None else outcome(answer),
                     "confidence": None if answer is None else confidence(answer),

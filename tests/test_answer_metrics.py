@@ -18,10 +18,13 @@ from benchmarks.answer_metrics import (
     Judged,
     auroc,
     confidence_figures,
+    episode_recall,
     hit,
     is_filler,
     matches,
     outcome,
+    source,
+    words,
 )
 from benchmarks.unanswerable import Gold, half, is_correct, read_golds, relabel
 from retrieval.models import Answer, KeyFact
@@ -64,6 +67,22 @@ def test_a_clipped_gold_sentence_matches_and_a_greeting_does_not() -> None:
     assert not matches("Thank you.", "Thank you so much for joining me today.")  # too short to match anything
     assert hit(["Thank you so much, Kevin.", "x y z", "a b c", "d e f", "g h i", gold], [gold]) is False  # 6th fact
     assert hit(["Thank you so much, Kevin.", gold], [gold])
+
+
+def test_a_fact_comes_from_the_episode_it_matches_best_and_recall_counts_gold_episodes() -> None:
+    """Episode recall credits the episodes the facts were read from: a clipped sentence is traced to its episode,
+    a line said alike in two episodes (or one matching nothing) to none, and a gold episode counts once."""
+    passages = {
+        "ep-a": [words("I played bluegrass on a stage in Tokyo with some folks."), words("Thank you so much.")],
+        "ep-b": [words("Robotics has gone a little slower than I would have expected."), words("Thank you so much.")],
+    }
+    assert source("BILL GATES: robotics has gone a little slower than expected", passages) == "ep-b"
+    assert source("Thank you so much, Kevin.", passages) is None  # both episodes say it
+    assert source("Quantum computers factor large numbers.", passages) is None
+    facts = ["I played bluegrass on a stage in Tokyo.", "played bluegrass in Tokyo with some folks", "Thanks."]
+    assert episode_recall(facts, ["ep-a", "ep-b"], passages) == 0.5
+    assert episode_recall([*facts, "Robotics has gone a little slower."], ["ep-a", "ep-b"], passages) == 1.0
+    assert episode_recall([*facts[:1] * 5, "Robotics has gone a little slower."], ["ep-a", "ep-b"], passages) == 0.5
 
 
 def test_outcome_reads_the_new_field_and_the_old_flag() -> None:

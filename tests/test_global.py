@@ -10,7 +10,7 @@ from typing import Any
 from retrieval.context import Context
 from retrieval.engine import Engine
 from retrieval.llm.client import ChatModel
-from retrieval.models import QueryParams
+from retrieval.models import Citation, KeyFact, QueryParams
 from retrieval.modes import global_mode, global_themes
 from retrieval.modes.global_themes import theme_question
 from tests.conftest import CAROL_PROJECT, make_settings
@@ -27,24 +27,51 @@ def summaries(graph: Graph) -> dict[str, str]:
     return {row["id"]: row["s"] for row in rows}
 
 
-def test_offline_global_maps_selected_communities_and_cites_them_verbatim(carol_graph: Graph) -> None:
+def chunk_texts(graph: Graph) -> dict[str, str]:
+    rows = graph[1].read("MATCH (c:__Chunk__ {projectId: $p}) RETURN c.id AS id, c.text AS t", {"p": CAROL_PROJECT})
+    return {row["id"]: row["t"] for row in rows}
+
+
+def test_offline_global_maps_the_passages_beneath_the_selected_communities_and_quotes_them(carol_graph: Graph) -> None:
+    """Offline, each map batch searches the passages beneath its communities, and the facts quote those passages
+    verbatim (a summary's leading sentences were mostly introductions); the passages are the question's search."""
     settings, store, embedder = carol_graph
     ctx = Context(settings.model_copy(update={"global_map_batch": 2}), store, embedder, None, CAROL_PROJECT)
 
     answer = global_mode.answer(ctx, QUESTION, QueryParams.from_settings(settings), None)
 
-    select, *maps, reduce = answer.trace
-    assert select.kind == "select" and reduce.kind == "aggregate"
+    select, *maps, search, reduce = answer.trace
+    assert select.kind == "select" and search.kind == "search" and reduce.kind == "aggregate"
     assert select.details["level"] == 0 and 0 < select.details["selected"] <= select.details["communities_at_level"]
     assert len(maps) == math.ceil(select.details["selected"] / 2) == select.details["map_batches"]
     assert all(m.kind == "map" and len(m.communities) <= 2 for m in maps)
     assert answer.answered_by == "extractive" and answer.key_facts
-    texts = summaries(carol_graph)
+    beneath = global_mode.community_chunk_ids(ctx, select.communities)
+    under = {chunk for chunks in beneath.values() for chunk in chunks}
+    texts = chunk_texts(carol_graph)
+    assert search.chunk_ids and set(search.chunk_ids) <= under
     for citation in answer.citations():
-        assert citation.kind == "community" and citation.chunk_id in select.communities
+        assert citation.kind == "chunk" and citation.chunk_id in search.chunk_ids
         assert citation.span and citation.span in texts[citation.chunk_id]
     scores = [float(m) for m in re.findall(r"^\((\d+(?:\.\d+)?)\)", "\n".join(m.answer for m in maps), flags=re.M)]
     assert scores and all(0 < s <= 100 for s in scores)
+
+
+def _fact(document: str, score: float) -> KeyFact:
+    return KeyFact(
+        fact=f"{document} {score}",
+        citations=[Citation(chunk_id=f"{document}:{score}", score=score, document_name=document)],
+    )
+
+
+def test_facts_near_the_best_come_one_document_at_a_time_and_weak_ones_last() -> None:
+    """A corpus question is answered by several documents: a second fact of one waits for the first of every other
+    near the best; a weak fact of another document does not jump ahead of a strong one."""
+    facts = [_fact("a", 1.0), _fact("a", 0.97), _fact("b", 0.95), _fact("a", 0.93), _fact("c", 0.5), _fact("b", 0.92)]
+    order = [(f.citations[0].document_name, f.citations[0].score) for f in global_mode.across_documents(facts)]
+    assert order == [("a", 1.0), ("b", 0.95), ("a", 0.97), ("b", 0.92), ("a", 0.93), ("c", 0.5)]
+    assert global_mode.across_documents(facts, near=1.01) == facts
+    assert global_mode.across_documents([]) == []
 
 
 def test_scripted_global_drops_zero_points_and_unmapped_citations(

@@ -22,6 +22,8 @@ KINDS = {"single", "cross", "unanswerable"}
 SPLITS = {"dev", "test"}
 #: Held-out parts written after the first two (benchmarks/data/README.md): each its own split, never mixed into them.
 LATER_SPLITS = {"test2", "test3", "test4", "test5", "test6"}
+#: The cross-episode part (issue #24, branch wt106): corpus-wide questions, a tuning half and a held-out half.
+CROSS_SPLITS = {"cross_tune", "cross_test"}
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
@@ -79,7 +81,7 @@ def test_questions_have_the_documented_kinds_counts_and_fields(questions: list[d
     assert set(kinds) == KINDS
     assert len(questions) >= 60 and kinds["unanswerable"] >= 10 and kinds["cross"] >= 5
     for q in questions:
-        assert q["question"].strip() and q["split"] in SPLITS | LATER_SPLITS
+        assert q["question"].strip() and q["split"] in SPLITS | LATER_SPLITS | CROSS_SPLITS
         if q["kind"] == "unanswerable":
             assert not q["answer"] and not q["evidence"] and not q["episodes"], q["id"]
         else:
@@ -114,6 +116,22 @@ def test_the_newest_held_out_part_reuses_no_earlier_gold_sentence(questions: lis
     assert not shared, shared
 
 
+def test_the_cross_episode_part_is_corpus_wide_split_half_and_half_and_new(questions: list[dict[str, Any]]) -> None:
+    """The cross part (benchmarks/data/README.md) is what global mode is tuned and reported on: every answerable
+    question needs gold sentences from at least two episodes (else a one-episode search could pass it), both halves
+    need unanswerable themes (else "not in these documents" is never tested), and no gold sentence may be one an
+    earlier part already asks about (rules tuned on those parts have seen it)."""
+    cross = [q for q in questions if q["split"] in CROSS_SPLITS]
+    kinds = Counter((q["kind"], q["split"]) for q in cross)
+    assert sum(q["kind"] == "cross" for q in cross) >= 40 and set(q["kind"] for q in cross) == {"cross", "unanswerable"}
+    for kind in ("cross", "unanswerable"):
+        assert abs(kinds[(kind, "cross_tune")] - kinds[(kind, "cross_test")]) <= 1 and kinds[(kind, "cross_test")] >= 4
+    assert all(len({e["episode"] for e in q["evidence"]}) >= 2 for q in cross if q["kind"] == "cross")
+    earlier = {_squash(e["sentence"]) for q in questions if q["split"] not in CROSS_SPLITS for e in q["evidence"]}
+    shared = [q["id"] for q in cross for e in q["evidence"] if _squash(e["sentence"]) in earlier]
+    assert not shared, shared
+
+
 def test_single_fact_questions_cover_every_demo_episode(questions: list[dict[str, Any]]) -> None:
     covered = Counter(q["episodes"][0] for q in questions if q["kind"] == "single")
     assert set(covered) == set(_episodes()), f"episodes never asked about: {set(_episodes()) - set(covered)}"
@@ -128,7 +146,7 @@ def test_splits_are_half_and_half_within_each_group(name: str, group: str) -> No
         if row.get("dev_only"):
             assert row["split"] == "dev", row["id"]
             continue
-        if row["split"] in LATER_SPLITS:
+        if row["split"] in LATER_SPLITS | CROSS_SPLITS:
             continue
         by_group.setdefault(row[group], Counter())[row["split"]] += 1
     for key, split in by_group.items():
