@@ -369,9 +369,9 @@ def test_compare_marks_the_citations_the_modes_share(app: AppTest) -> None:
     answers = app.session_state["conversation"].turns()[0].answers
     cited = {a.mode: {c.chunk_id for c in a.citations()} for a in answers}
     assert cited["local"] & cited["drift"], "the demo question is one both modes answer from the same chunks"
-    shared = [e.label for e in app.expander if "also cited by" in e.label]
-    assert any(label.endswith("also cited by DRIFT") for label in shared)
-    assert any(label.endswith("also cited by Local") for label in shared)
+    shared = [e.label.split("also cited by ", 1)[1].split(", ") for e in app.expander if "also cited by" in e.label]
+    assert any("DRIFT" in modes for modes in shared)  # global may share the chunk too, since it cites passages
+    assert any("Local" in modes for modes in shared)
 
 
 def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
