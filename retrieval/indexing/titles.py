@@ -11,25 +11,23 @@ tf * log(1 + A / f), A the mean topic count per class, f the topic's count over 
 everyday words lose to what only this community discusses. A topic must be mentioned in at least two of the
 community's chunks; a community with no such topic (two names met once) is titled by its best topic mentioned
 once, and by its members only when its passages mention no topic at all.
-A community held together by one person who is not everywhere (a guest, a character, not a show's host) is
-led by that person: "Lisa Su: AMD, hardware & compute" is how an analyst knows that conversation, where
-"AMD, hardware & compute" alone could be anyone's. The lead is the person member mentioned in the most of the
-community's chunks, when those are at least LEAD_SHARE of them and the person is mentioned in at most
-LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads nothing). A community with no
-such member whose passages come mostly (DOCUMENT_SHARE) from one document of a collection is a part of that
-document's conversation ("Reid Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his
-episode): it is led by the document's main person, the one (not everywhere) mentioned in the most of its chunks.
-A community whose passages no document holds DOCUMENT_SHARE of, but two documents or more hold PART_SHARE each,
-is a mix of conversations (Leiden joins two guests' talks on machine learning at the higher levels): naming it
-after the member mentioned most ("Andrew Ng: machine learning, Google Brain & biology", half of it Daphne
-Koller's) tells an analyst only one of its parts. It is led by its parts' main people ("Andrew Ng & Daphne
-Koller: ..."), unless its leading member is none of them (someone both conversations talk about), and a topic
-scores once per part that mentions it, so the title names what the conversations share before what the larger
-one says most. Parts that hold under MIX_COVER of the passages make no mix: the community is a hub of more
-conversations than its two largest ("Microsoft, Google Brain & OpenAI" over four episodes, two of them half its
-passages), and naming two of its people would hide the rest, so it keeps its topics.
-That person also leads in place of a member known by a first name only ("Peter" of a story Reid Hoffman tells in
-his episode): a first name alone is someone met in the conversation, not whose conversation it is.
+A community that is one guest's conversation is led by that guest: "Lisa Su: AMD, hardware & compute" is how an
+analyst knows that conversation, where "AMD, hardware & compute" alone could be anyone's. In a collection (at
+least MIN_DOCUMENTS documents) the lead is the main person of the document most of the community's passages come
+from: the person (not everywhere) mentioned in the most of its chunks, at least MAIN_SHARE of them (a document
+whose guest the extractor missed has none). That document must hold DOCUMENT_SHARE of the passages ("Reid
+Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his episode), or its main person must be a
+member who holds the community (LEAD_SHARE of its passages) or whose document holds half of them. Nobody else
+leads: a person a guest talks about ("Marvin Minsky" in Danny Hillis's conversation, "Peter" of Reid Hoffman's
+story) is a topic of the conversation, not whose it is; on ten episodes no rule was written from, such leads
+were judged wrong. A community whose passages no document holds DOCUMENT_SHARE of, but two documents or more
+hold PART_SHARE each, is a mix of conversations (Leiden joins two guests' talks on machine learning at the
+higher levels): it is nobody's conversation, so no guest leads it (naming them says which conversations were
+joined, not what they share), and a topic scores once per part that mentions it, so the title names what the
+conversations share before what the larger one says most. Parts that hold under MIX_COVER of the passages make
+no mix: the community is a hub of more conversations than its two largest ("Microsoft, Google Brain & OpenAI"
+over four episodes, two of them half its passages), and its topics count as they are. In one document (a novel)
+the lead is the person member mentioned in the most of the community's chunks, at least LEAD_SHARE of them.
 A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
 level but talks in every conversation: the passages that mention them are not what their community is about,
 so they count only when the community has no other passages (the host's hub is then titled by its guest's
@@ -56,6 +54,7 @@ Titles are unique within a level: a title already taken there gets the next topi
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -77,24 +76,27 @@ from retrieval.indexing.title_phrases import (
 PHRASES = 3
 #: Topics after a lead person's name ("Lisa Su: AMD, hardware & compute").
 LED_PHRASES = 3
-#: A person leads a community whose chunks mention them in at least this share...
+#: In one document (a novel), a person leads a community whose chunks mention them in at least this share...
 LEAD_SHARE = 0.3
-#: ...when they are mentioned in at most this share of the graph's documents (more: a host, a narrator)...
-LEAD_DOCUMENTS = 0.34
 #: ...and in at least this many chunks (a name met once, "Castle Wolfenstein" typed PERSON, leads nothing).
 LEAD_MIN_CHUNKS = 3
-#: A community with no such member whose passages come this much from one document is part of that document's
-#: conversation, led by its main person...
+#: A person mentioned in more than this share of a collection's documents is everywhere (a host, a narrator).
+LEAD_DOCUMENTS = 0.34
+#: A document's main person (its guest, its subject) is mentioned in at least this share of its chunks: a
+#: conversation whose guest the extractor missed (a stage name it does not read as a person) has none, rather
+#: than the person its guest mentions most ("Jimmy Iovine" of will.i.am's business stories).
+MAIN_SHARE = 0.2
+#: A community whose passages come this much from one document is part of that document's conversation, led by
+#: its main person...
 DOCUMENT_SHARE = 0.6
 #: ...in a collection of at least this many documents (in one novel every passage is the same document's).
 MIN_DOCUMENTS = 3
-#: A community with no such document is a mix of conversations: each document with at least this share of its
-#: passages is a part, and a mix of two parts or more is led by the parts' main people ("Andrew Ng & Daphne
-#: Koller: machine learning, ..."), at most MAX_PARTS of them, and titled by the topics its parts share.
+#: A community with no such document is a mix of conversations when each of two documents or more holds at least
+#: this share of its passages: no guest leads it, and it is titled by the topics its parts share.
 PART_SHARE = 0.2
-MAX_PARTS = 3
-#: ...when the parts hold this share of its passages at least: a hub whose passages come from more conversations
-#: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is not theirs to lead.
+#: ...when the parts hold this share of its passages at least: one whose passages come from more conversations
+#: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is a hub, its topics counted
+#: as they are.
 MIX_COVER = 2 / 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
@@ -104,6 +106,9 @@ MIN_CHUNKS = 2
 #: community's passages have too few other topics: "North Carolina & Charlotte").
 WHERE = frozenset({"GPE", "LOC", "NORP", "LANGUAGE", "FAC"})
 WHERE_WEIGHT = 0.5
+#: A title lists its topics with commas and "&": a topic with either in its name reads as two ("Brains, Machines &
+#: biophysics background", a cut book title), so it names no community.
+_LIST_MARKS = re.compile(r"[,&]")
 #: A community whose members are mentioned in at most this many chunks is "names met in one passage".
 FEW_PASSAGES = 3
 
@@ -122,7 +127,7 @@ def _topics(entities: Mapping[str, Entity]) -> dict[str, Topic]:
     out: dict[str, Topic] = {}
     for key, entity in entities.items():
         lowered = entity.title.lower()
-        if entity.type != "PERSON" and len(lowered) > 2 and lowered not in STOP:
+        if entity.type != "PERSON" and len(lowered) > 2 and lowered not in STOP and not _LIST_MARKS.search(lowered):
             where = entity.type in WHERE
             weight = (BIGRAM_BOOST if " " in lowered else 1.0) * (WHERE_WEIGHT if where else 1.0)
             out[key] = Topic(entity.title, weight, where)
@@ -155,7 +160,7 @@ def community_titles(
         for key in people
         if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
-    main_person = _main_people(people - everywhere, chunks_of, entities) if len(documents) >= MIN_DOCUMENTS else {}
+    main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
@@ -195,19 +200,11 @@ def community_titles(
                 spread = _spread(passages[community.id], parts[community.id], topics_in)
                 ranked = _ranked(counts[community.id], totals, average, topics, spread)
                 ranked = distinct([*central.get(community.id, ()), *ranked])
-            lead = _lead(
-                community,
-                passages[community.id],
-                local=people - everywhere,
-                chunks_of=chunks_of,
-                entities=entities,
-                main_person=main_person,
-            )
-            tellers = [p for p in dict.fromkeys(main_person.get(d, "") for d in parts[community.id]) if p]
-            if len(tellers) > 1 and (not lead or lead in tellers):
-                # a mix of conversations: whose they are, not the loudest one's (a member the conversations
-                # talk about, "Charles Simonyi" in two of them, still leads)
-                lead = _format(tellers[:MAX_PARTS])
+            if len(documents) < MIN_DOCUMENTS:
+                lead = _lead(community, passages[community.id], local=people - everywhere, chunks_of=chunks_of)
+            else:  # a mix of conversations is nobody's: its parts' guests are not what it shares
+                lead = "" if parts[community.id] else _teller(community, passages[community.id], main_person, chunks_of)
+            lead = entities[lead].title if lead else ""
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
@@ -281,50 +278,49 @@ def _document(chunk: str) -> str:
     return chunk.rsplit(":", 1)[0]
 
 
-def _lead(
-    community: Community,
-    chunks: set[str],
-    *,
-    local: set[str],
-    chunks_of: Mapping[str, set[str]],
-    entities: Mapping[str, Entity],
-    main_person: Mapping[str, str],
-) -> str:
-    """The person the community is about (see the module docstring), or "" when there is none; `chunks` are
-    the community's passages, `main_person` each document's main person."""
-    people = sorted(
-        (m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), entities[m].title)
-    )
+def _lead(community: Community, chunks: set[str], *, local: set[str], chunks_of: Mapping[str, set[str]]) -> str:
+    """In one document (a novel, an article), the person member a community is about: the one mentioned in the
+    most of its chunks, at least LEAD_SHARE of them; "" when there is none."""
+    people = sorted((m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), m))
     found = len(chunks_of.get(people[0], ())) if people else 0
-    teller = _teller(chunks, main_person)
-    if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks):
-        lead = entities[people[0]].title
-        # a first name alone ("Peter") is someone met in a conversation: the conversation's own person leads
-        return teller if teller and " " not in lead and " " in teller else lead
-    return teller
+    return people[0] if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks) else ""
 
 
-def _teller(chunks: set[str], main_person: Mapping[str, str]) -> str:
-    """The main person of the document most of a community's passages come from ("" when they are few or come
-    from several documents): whose conversation the community is part of."""
+def _teller(
+    community: Community, chunks: set[str], main_person: Mapping[str, str], chunks_of: Mapping[str, set[str]]
+) -> str:
+    """In a collection, whose conversation a community is: the main person of the document most of its passages
+    come from, when that document holds DOCUMENT_SHARE of them, or when that person is a member and either holds
+    the community (LEAD_SHARE of its passages) or their document holds half of them ("Eric Horvitz" among the
+    topics of his talk that other episodes mention too); "" when the passages are few or there is no such
+    person. Nobody else leads: a person a guest talks about ("Marvin Minsky" in Danny Hillis's conversation) is
+    a topic of that conversation, not whose it is, and a guest who is one member of a hub of several
+    conversations ("Bill Gates" in OpenAI's, a third of it his) is not whose the hub is."""
     if len(chunks) <= FEW_PASSAGES:
         return ""
-    document, n = Counter(_document(c) for c in chunks).most_common(1)[0]
-    return main_person.get(document, "") if n >= DOCUMENT_SHARE * len(chunks) else ""
+    count = Counter(_document(c) for c in chunks)
+    document = min(count, key=lambda d: (-count[d], d))
+    person = main_person.get(document, "")
+    if not person or count[document] >= DOCUMENT_SHARE * len(chunks):
+        return person
+    holds = len(chunks_of.get(person, ())) >= LEAD_SHARE * len(chunks) or 2 * count[document] >= len(chunks)
+    return person if person in community.members and holds else ""
 
 
-def _main_people(local: set[str], chunks_of: Mapping[str, set[str]], entities: Mapping[str, Entity]) -> dict[str, str]:
-    """Document -> the person mentioned in the most of its chunks (at least LEAD_MIN_CHUNKS), of those not
-    everywhere: a conversation's guest, an article's subject."""
+def _main_people(local: set[str], chunks_of: Mapping[str, set[str]]) -> dict[str, str]:
+    """Document -> the person (entity id) mentioned in the most of its chunks, at least LEAD_MIN_CHUNKS and
+    MAIN_SHARE of them, of those not everywhere: a conversation's guest, an article's subject."""
+    size: Counter[str] = Counter(_document(c) for c in {c for chunks in chunks_of.values() for c in chunks})
     found: dict[str, Counter[str]] = defaultdict(Counter)
     for key in local:
         for chunk in chunks_of.get(key, ()):
-            found[_document(chunk)][entities[key].title] += 1
-    return {
-        document: min(people.items(), key=lambda item: (-item[1], item[0]))[0]
-        for document, people in found.items()
-        if max(people.values()) >= LEAD_MIN_CHUNKS
-    }
+            found[_document(chunk)][key] += 1
+    main: dict[str, str] = {}
+    for document, people in found.items():
+        key, n = min(people.items(), key=lambda item: (-item[1], item[0]))
+        if n >= max(LEAD_MIN_CHUNKS, MAIN_SHARE * size[document]):
+            main[document] = key
+    return main
 
 
 def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[str]:
