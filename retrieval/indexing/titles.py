@@ -22,12 +22,13 @@ leads: a person a guest talks about ("Marvin Minsky" in Danny Hillis's conversat
 story) is a topic of the conversation, not whose it is; on ten episodes no rule was written from, such leads
 were judged wrong. A community whose passages no document holds DOCUMENT_SHARE of, but two documents or more
 hold PART_SHARE each, is a mix of conversations (Leiden joins two guests' talks on machine learning at the
-higher levels): it is nobody's conversation, so no guest leads it (naming them says which conversations were
-joined, not what they share), and a topic scores once per part that mentions it, so the title names what the
-conversations share before what the larger one says most. Parts that hold under MIX_COVER of the passages make
-no mix: the community is a hub of more conversations than its two largest ("Microsoft, Google Brain & OpenAI"
-over four episodes, two of them half its passages), and its topics count as they are. In one document (a novel)
-the lead is the person member mentioned in the most of the community's chunks, at least LEAD_SHARE of them.
+higher levels): naming it after one guest tells an analyst only one of its parts, so it is led by its parts'
+main people ("Andrew Ng & Daphne Koller: ..."; by nobody when a part has none), and a topic scores once per part
+that mentions it, so the title names what the conversations share before what the larger one says most. Parts
+that hold under MIX_COVER of the passages make no mix: the community is a hub of more conversations than its two
+largest ("Microsoft, Google Brain & OpenAI" over four episodes, two of them half its passages), and naming two of
+its people would hide the rest, so it keeps its topics. In one document (a novel) the lead is the person member
+mentioned in the most of the community's chunks, at least LEAD_SHARE of them.
 A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
 level but talks in every conversation: the passages that mention them are not what their community is about,
 so they count only when the community has no other passages (the host's hub is then titled by its guest's
@@ -92,11 +93,12 @@ DOCUMENT_SHARE = 0.6
 #: ...in a collection of at least this many documents (in one novel every passage is the same document's).
 MIN_DOCUMENTS = 3
 #: A community with no such document is a mix of conversations when each of two documents or more holds at least
-#: this share of its passages: no guest leads it, and it is titled by the topics its parts share.
+#: this share of its passages: it is led by its parts' main people ("Andrew Ng & Daphne Koller: machine learning,
+#: ..."), at most MAX_PARTS of them, and titled by the topics its parts share.
 PART_SHARE = 0.2
+MAX_PARTS = 3
 #: ...when the parts hold this share of its passages at least: one whose passages come from more conversations
-#: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is a hub, its topics counted
-#: as they are.
+#: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is not theirs to lead.
 MIX_COVER = 2 / 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
@@ -201,10 +203,13 @@ def community_titles(
                 ranked = _ranked(counts[community.id], totals, average, topics, spread)
                 ranked = distinct([*central.get(community.id, ()), *ranked])
             if len(documents) < MIN_DOCUMENTS:
-                lead = _lead(community, passages[community.id], local=people - everywhere, chunks_of=chunks_of)
-            else:  # a mix of conversations is nobody's: its parts' guests are not what it shares
-                lead = "" if parts[community.id] else _teller(community, passages[community.id], main_person, chunks_of)
-            lead = entities[lead].title if lead else ""
+                leads = [_lead(community, passages[community.id], local=people - everywhere, chunks_of=chunks_of)]
+            elif parts[community.id]:  # a mix of conversations: whose they are, not the loudest one's
+                leads = [main_person.get(document, "") for document in parts[community.id]]
+                leads = [] if len([k for k in leads if k]) < len(leads) else leads[:MAX_PARTS]
+            else:
+                leads = [_teller(community, passages[community.id], main_person, chunks_of)]
+            lead = _format([entities[k].title for k in leads if k])
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
