@@ -337,6 +337,25 @@ def test_a_mix_of_two_conversations_is_led_by_both_and_titled_by_the_topic_they_
     assert titles["mix"].startswith("Andrew Ng & Daphne Koller: machine learning, "), titles
 
 
+def test_a_mix_with_a_part_whose_guest_is_no_entity_is_led_by_nobody() -> None:
+    """Andrew's episode ("n") and one whose guest the extractor missed ("w": no person in it) fell into one
+    community: naming Andrew alone would say it is his, so nobody leads it."""
+    chunks = {
+        **{f"n:{i}": ["andrew", "ml"] for i in range(4)},
+        **{f"w:{i}": ["ml", "bio"] for i in range(4)},
+        **{f"{d}:1": ["memes"] for d in "cdef"},
+    }
+    people = {
+        **ENTITIES,
+        "andrew": _entity("andrew", "Andrew Ng", "PERSON", 4),
+        "ml": _entity("ml", "machine learning"),
+    }
+    people["bio"] = _entity("bio", "biology")
+    tree = [Community("mix", 0, ("andrew", "ml", "bio"), ()), Community("pet", 0, ("memes",), ())]
+    title = community_titles(tree, people, _mentions(chunks))["mix"]
+    assert ":" not in title and title.startswith("machine learning"), title
+
+
 def _hub_chunks(others: int) -> dict[str, list[str]]:
     """Andrew's ("n") and Daphne's ("k") four passages each about Microsoft, and `others` more episodes of two."""
     return {
