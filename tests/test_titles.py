@@ -186,12 +186,13 @@ def test_a_part_of_one_documents_conversation_is_led_by_that_documents_main_pers
     assert "RuneQuest" in titles["youth"] and "Putney School" in titles["youth"], titles
 
 
-def test_a_first_name_alone_does_not_lead_a_part_of_someone_elses_conversation() -> None:
-    """ "Peter" (no surname known) holds a community of Reid's episode: it is Reid's story, "Reid Hoffman: ...";
-    a full name holding the same passages ("Peter Thiel") leads them."""
+def test_a_person_the_guest_talks_about_does_not_lead_a_part_of_the_guests_conversation() -> None:
+    """ "Peter" or "Peter Thiel" holds a community of Reid's episode: it is Reid's story, "Reid Hoffman: ...". A
+    person a guest talks about is a topic of the conversation, not whose it is ("Marvin Minsky" in Danny Hillis's
+    episode, judged wrong as a lead on unseen episodes)."""
     chunks = {**REID_EPISODE, **{f"r:{i}": ["peter", "paypal"] for i in range(5, 9)}}
     tree = [Community("story", 0, ("peter", "paypal"), ()), *REID_AND_OTHERS]
-    for name, lead in (("Peter", "Reid Hoffman"), ("Peter Thiel", "Peter Thiel")):
+    for name in ("Peter", "Peter Thiel"):
         people = {
             **ENTITIES,
             "reid": _entity("reid", "Reid Hoffman", "PERSON", 9),
@@ -199,7 +200,64 @@ def test_a_first_name_alone_does_not_lead_a_part_of_someone_elses_conversation()
             "paypal": _entity("paypal", "PayPal", "ORG", 4),
         }
         titles = community_titles(tree, people, _mentions(chunks))
-        assert titles["story"].startswith(f"{lead}: ") and "PayPal" in titles["story"], titles
+        assert titles["story"].startswith("Reid Hoffman: ") and "PayPal" in titles["story"], titles
+
+
+def _talk(guest_in_community: bool) -> dict[str, str]:
+    """Eric's episode ("h", 6 passages about biology and Microsoft, Eric named in 3) beside 5 passages of three
+    other episodes on the same topics (too few each to make a mix): his is 6 of the community's 11 passages,
+    under DOCUMENT_SHARE."""
+    people = {
+        **ENTITIES,
+        "eric": _entity("eric", "Eric Horvitz", "PERSON", 3),
+        "bio": _entity("bio", "biology"),
+        "ms": _entity("ms", "Microsoft", "ORG", 11),
+    }
+    chunks = {
+        **{f"h:{i}": ["bio", "ms", *(["eric"] if i < 3 else [])] for i in range(6)},
+        **{f"{d}:{i}": ["bio", "ms"] for d, n in (("x", 2), ("y", 2), ("z", 1)) for i in range(n)},
+        **{f"{d}:1": ["memes"] for d in "cdef"},
+    }
+    members = ("bio", "ms", "eric") if guest_in_community else ("bio", "ms")
+    tree = [Community("talk", 0, members, ()), Community("pet", 0, ("memes",), ())]
+    if not guest_in_community:
+        tree.append(Community("guest", 0, ("eric",), ()))
+    return community_titles(tree, people, _mentions(chunks))
+
+
+def test_a_guest_in_a_community_half_of_his_conversation_leads_it() -> None:
+    """Half the passages are Eric's and he is a member: his conversation, "Eric Horvitz: ..."; the same passages
+    without him among the members are nobody's."""
+    assert _talk(guest_in_community=True)["talk"].startswith("Eric Horvitz: "), _talk(True)
+    assert ":" not in _talk(guest_in_community=False)["talk"], _talk(False)
+
+
+def test_a_document_whose_most_named_person_is_in_few_of_its_passages_has_no_main_person() -> None:
+    """The guest of episode "w" is no entity (a stage name the extractor misses); the person the guest mentions
+    most, in 3 of its 20 passages, is not whose conversation it is. In 5 of 20 he is its main person."""
+    for named, lead in ((3, ""), (5, "Jimmy Iovine: ")):
+        people = {**ENTITIES, "jimmy": _entity("jimmy", "Jimmy Iovine", "PERSON", named)}
+        people["fyi"] = _entity("fyi", "FYI", "ORG", 20)
+        chunks = {
+            **{f"w:{i}": ["fyi", *(["jimmy"] if i < named else [])] for i in range(20)},
+            **{f"{d}:1": ["memes"] for d in "cdef"},
+        }
+        tree = [Community("w", 0, ("fyi",), ()), Community("j", 0, ("jimmy",), ()), Community("pet", 0, ("memes",), ())]
+        title = community_titles(tree, people, _mentions(chunks))["w"]
+        assert title.startswith(lead) and (lead or ":" not in title), (named, title)
+
+
+def test_a_topic_whose_name_has_a_comma_or_ampersand_never_names_a_community() -> None:
+    """ "Brains, Machines" (a cut book title) would read as two topics of the list."""
+    people = {
+        **ENTITIES,
+        "bm": _entity("bm", "Brains, Machines", "ORG", 3),
+        "rd": _entity("rd", "R&D", "ORG", 3),
+        "bp": _entity("bp", "biophysics"),
+    }
+    chunks = {f"h:{i}": ["bm", "rd", "bp"] for i in range(3)} | {"a:1": ["amd"], "b:1": ["nasa"]}
+    tree = [Community("read", 0, ("bm", "rd", "bp"), ()), Community("chips", 0, ("amd", "nasa"), ())]
+    assert community_titles(tree, people, _mentions(chunks))["read"] == "biophysics"
 
 
 def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> None:
@@ -249,7 +307,7 @@ def test_places_come_after_the_topics_a_community_talks_about() -> None:
 def test_a_mix_of_two_conversations_is_led_by_both_and_titled_by_the_topic_they_share() -> None:
     """Andrew's episode ("n") and Daphne's ("k") fell into one community: neither holds 60% of its passages, so
     it is led by both and its first topic is the one both talk about ("machine learning"), not the loudest
-    one's ("Google Brain", tied on chunks); a member both conversations talk about still leads alone."""
+    one's ("Google Brain", tied on chunks); a member both conversations talk about is no guest and leads neither."""
     chunks = {
         **{f"n:{i}": ["andrew", "brain"] for i in range(4)},
         **{f"n:{i}": ["andrew", "ml"] for i in (4, 5)},
@@ -276,7 +334,26 @@ def test_a_mix_of_two_conversations_is_led_by_both_and_titled_by_the_topic_they_
     talked_about = {**chunks, **{c: [*chunks[c], "charles"] for c in ("n:0", "n:1", "n:2", "n:3", "k:0", "k:1", "k:2")}}
     tree = [Community("mix", 0, (*members, "charles"), ()), tree[1]]
     titles = community_titles(tree, people, _mentions(talked_about))
-    assert titles["mix"].startswith("Charles Simonyi: "), titles
+    assert titles["mix"].startswith("Andrew Ng & Daphne Koller: machine learning, "), titles
+
+
+def test_a_mix_with_a_part_whose_guest_is_no_entity_is_led_by_nobody() -> None:
+    """Andrew's episode ("n") and one whose guest the extractor missed ("w": no person in it) fell into one
+    community: naming Andrew alone would say it is his, so nobody leads it."""
+    chunks = {
+        **{f"n:{i}": ["andrew", "ml"] for i in range(4)},
+        **{f"w:{i}": ["ml", "bio"] for i in range(4)},
+        **{f"{d}:1": ["memes"] for d in "cdef"},
+    }
+    people = {
+        **ENTITIES,
+        "andrew": _entity("andrew", "Andrew Ng", "PERSON", 4),
+        "ml": _entity("ml", "machine learning"),
+    }
+    people["bio"] = _entity("bio", "biology")
+    tree = [Community("mix", 0, ("andrew", "ml", "bio"), ()), Community("pet", 0, ("memes",), ())]
+    title = community_titles(tree, people, _mentions(chunks))["mix"]
+    assert ":" not in title and title.startswith("machine learning"), title
 
 
 def _hub_chunks(others: int) -> dict[str, list[str]]:

@@ -11,25 +11,24 @@ tf * log(1 + A / f), A the mean topic count per class, f the topic's count over 
 everyday words lose to what only this community discusses. A topic must be mentioned in at least two of the
 community's chunks; a community with no such topic (two names met once) is titled by its best topic mentioned
 once, and by its members only when its passages mention no topic at all.
-A community held together by one person who is not everywhere (a guest, a character, not a show's host) is
-led by that person: "Lisa Su: AMD, hardware & compute" is how an analyst knows that conversation, where
-"AMD, hardware & compute" alone could be anyone's. The lead is the person member mentioned in the most of the
-community's chunks, when those are at least LEAD_SHARE of them and the person is mentioned in at most
-LEAD_DOCUMENTS of the graph's documents (a host mentioned in every episode leads nothing). A community with no
-such member whose passages come mostly (DOCUMENT_SHARE) from one document of a collection is a part of that
-document's conversation ("Reid Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his
-episode): it is led by the document's main person, the one (not everywhere) mentioned in the most of its chunks.
-A community whose passages no document holds DOCUMENT_SHARE of, but two documents or more hold PART_SHARE each,
-is a mix of conversations (Leiden joins two guests' talks on machine learning at the higher levels): naming it
-after the member mentioned most ("Andrew Ng: machine learning, Google Brain & biology", half of it Daphne
-Koller's) tells an analyst only one of its parts. It is led by its parts' main people ("Andrew Ng & Daphne
-Koller: ..."), unless its leading member is none of them (someone both conversations talk about), and a topic
-scores once per part that mentions it, so the title names what the conversations share before what the larger
-one says most. Parts that hold under MIX_COVER of the passages make no mix: the community is a hub of more
-conversations than its two largest ("Microsoft, Google Brain & OpenAI" over four episodes, two of them half its
-passages), and naming two of its people would hide the rest, so it keeps its topics.
-That person also leads in place of a member known by a first name only ("Peter" of a story Reid Hoffman tells in
-his episode): a first name alone is someone met in the conversation, not whose conversation it is.
+A community that is one guest's conversation is led by that guest: "Lisa Su: AMD, hardware & compute" is how an
+analyst knows that conversation, where "AMD, hardware & compute" alone could be anyone's. In a collection (at
+least MIN_DOCUMENTS documents) the lead is the main person of the document most of the community's passages come
+from: the person (not everywhere) mentioned in the most of its chunks, at least MAIN_SHARE of them (a document
+whose guest the extractor missed has none). That document must hold DOCUMENT_SHARE of the passages ("Reid
+Hoffman: RuneQuest, Putney School & Berkeley" is his youth, told in his episode), or its main person must be a
+member who holds the community (LEAD_SHARE of its passages) or whose document holds half of them. Nobody else
+leads: a person a guest talks about ("Marvin Minsky" in Danny Hillis's conversation, "Peter" of Reid Hoffman's
+story) is a topic of the conversation, not whose it is; on ten episodes no rule was written from, such leads
+were judged wrong. A community whose passages no document holds DOCUMENT_SHARE of, but two documents or more
+hold PART_SHARE each, is a mix of conversations (Leiden joins two guests' talks on machine learning at the
+higher levels): naming it after one guest tells an analyst only one of its parts, so it is led by its parts'
+main people ("Andrew Ng & Daphne Koller: ..."; by nobody when a part has none), and a topic scores once per part
+that mentions it, so the title names what the conversations share before what the larger one says most. Parts
+that hold under MIX_COVER of the passages make no mix: the community is a hub of more conversations than its two
+largest ("Microsoft, Google Brain & OpenAI" over four episodes, two of them half its passages), and naming two of
+its people would hide the rest, so it keeps its topics. In one document (a novel) the lead is the person member
+mentioned in the most of the community's chunks, at least LEAD_SHARE of them.
 A person mentioned in more than LEAD_DOCUMENTS of the documents (a host, a narrator) is in one community per
 level but talks in every conversation: the passages that mention them are not what their community is about,
 so they count only when the community has no other passages (the host's hub is then titled by its guest's
@@ -62,74 +61,58 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
-from spacy.lang.en.stop_words import STOP_WORDS
-from wordfreq import zipf_frequency
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
-from retrieval.indexing.entity_filter import COMMON_WORD_ZIPF, DISCOURSE_WORDS, GENERIC_NOUNS
-from retrieval.indexing.entity_types import ROLES
+from retrieval.indexing.title_phrases import (
+    BIGRAM_BOOST,
+    PASSAGE_PHRASES,
+    PHRASE_SHARE,
+    STOP,
+    central_phrases,
+    distinct,
+    passage_phrases,
+)
 
 PHRASES = 3
 #: Topics after a lead person's name ("Lisa Su: AMD, hardware & compute").
 LED_PHRASES = 3
-#: A person leads a community whose chunks mention them in at least this share...
+#: In one document (a novel), a person leads a community whose chunks mention them in at least this share...
 LEAD_SHARE = 0.3
-#: ...when they are mentioned in at most this share of the graph's documents (more: a host, a narrator)...
-LEAD_DOCUMENTS = 0.34
 #: ...and in at least this many chunks (a name met once, "Castle Wolfenstein" typed PERSON, leads nothing).
 LEAD_MIN_CHUNKS = 3
-#: A community with no such member whose passages come this much from one document is part of that document's
-#: conversation, led by its main person...
+#: A person mentioned in more than this share of a collection's documents is everywhere (a host, a narrator).
+LEAD_DOCUMENTS = 0.34
+#: A document's main person (its guest, its subject) is mentioned in at least this share of its chunks: a
+#: conversation whose guest the extractor missed (a stage name it does not read as a person) has none, rather
+#: than the person its guest mentions most ("Jimmy Iovine" of will.i.am's business stories).
+MAIN_SHARE = 0.2
+#: A community whose passages come this much from one document is part of that document's conversation, led by
+#: its main person...
 DOCUMENT_SHARE = 0.6
 #: ...in a collection of at least this many documents (in one novel every passage is the same document's).
 MIN_DOCUMENTS = 3
-#: A community with no such document is a mix of conversations: each document with at least this share of its
-#: passages is a part, and a mix of two parts or more is led by the parts' main people ("Andrew Ng & Daphne
-#: Koller: machine learning, ..."), at most MAX_PARTS of them, and titled by the topics its parts share.
+#: A community with no such document is a mix of conversations when each of two documents or more holds at least
+#: this share of its passages: it is led by its parts' main people ("Andrew Ng & Daphne Koller: machine learning,
+#: ..."), at most MAX_PARTS of them, and titled by the topics its parts share.
 PART_SHARE = 0.2
 MAX_PARTS = 3
-#: ...when the parts hold this share of its passages at least: a hub whose passages come from more conversations
+#: ...when the parts hold this share of its passages at least: one whose passages come from more conversations
 #: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is not theirs to lead.
 MIX_COVER = 2 / 3
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
-#: A topic of several words is worth more than one word: "machine learning" over "learning".
-BIGRAM_BOOST = 1.5
 #: Places, nationalities and languages say where a conversation happens, seldom what it is about ("Europe,
 #: Japanese & Xerox", "Neil Degrasse Tyson: role model, Bronx & New York"): they count this much of a topic's
 #: score, and come after every other topic mentioned in as many chunks (they fill a title only when the
 #: community's passages have too few other topics: "North Carolina & Charlotte").
 WHERE = frozenset({"GPE", "LOC", "NORP", "LANGUAGE", "FAC"})
 WHERE_WEIGHT = 0.5
-#: Words of spoken English that say nothing about a topic, on top of spaCy's stop words.
-_FILLERS = frozenset(
-    {
-        "like", "know", "think", "really", "just", "going", "gonna", "actually", "mean", "want", "got", "said",
-        "say", "says", "lot", "kind", "sort", "stuff", "thing", "things", "pretty", "little", "big", "good",
-        "great", "maybe", "probably", "able", "look", "looking", "talk", "talking", "come", "came", "went",
-        "let", "sure", "way", "ways", "years", "year", "time", "times", "people", "person", "today", "new",
-        "tell", "told", "feel", "felt", "guess", "interesting", "important", "different", "starting", "started",
-        "thank", "thanks", "wanted", "trying", "try", "lots", "bunch", "doing", "make", "makes", "making",
-    }
-)  # fmt: skip
-_STOP = STOP_WORDS | _FILLERS | GENERIC_NOUNS | DISCOURSE_WORDS | ROLES | {"phd"}
-#: A passage's key phrase has at most this many words ("parallel distributed processing")...
-PASSAGE_PHRASE_WORDS = 3
-#: ...and a community met in one passage is titled by this many of them.
-PASSAGE_PHRASES = 2
+#: A title lists its topics with commas and "&": a topic with either in its name reads as two ("Brains, Machines &
+#: biophysics background", a cut book title), so it names no community.
+_LIST_MARKS = re.compile(r"[,&]")
 #: A community whose members are mentioned in at most this many chunks is "names met in one passage".
 FEW_PASSAGES = 3
-#: A second phrase joins the first only when it scores this share of it ("CNC & automation"); a weak one
-#: would make a mixed list ("Chopin & assertion").
-PHRASE_SHARE = 0.75
-#: Parts of speech a key phrase is made of: nouns and their modifiers ("evolutionary biologist").
-_PHRASE_POS = frozenset({"NOUN", "ADJ", "VERB"})
-_WORD = re.compile(r"[a-z0-9]+")
-#: Where a sentence ends: enough to find the sentences that mention a member before anything is parsed.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
-#: A capitalised word of at most three letters before a full stop: a title or an abbreviation, no sentence end.
-_ABBREVIATION = re.compile(r"(?<![\w.])[A-Z][a-z]{0,2}\.$")
 
 
 class Topic(NamedTuple):
@@ -146,7 +129,7 @@ def _topics(entities: Mapping[str, Entity]) -> dict[str, Topic]:
     out: dict[str, Topic] = {}
     for key, entity in entities.items():
         lowered = entity.title.lower()
-        if entity.type != "PERSON" and len(lowered) > 2 and lowered not in _STOP:
+        if entity.type != "PERSON" and len(lowered) > 2 and lowered not in STOP and not _LIST_MARKS.search(lowered):
             where = entity.type in WHERE
             weight = (BIGRAM_BOOST if " " in lowered else 1.0) * (WHERE_WEIGHT if where else 1.0)
             out[key] = Topic(entity.title, weight, where)
@@ -179,7 +162,7 @@ def community_titles(
         for key in people
         if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
-    main_person = _main_people(people - everywhere, chunks_of, entities) if len(documents) >= MIN_DOCUMENTS else {}
+    main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
@@ -188,7 +171,7 @@ def community_titles(
     parts = {c.id: _parts(passages[c.id]) if len(documents) >= MIN_DOCUMENTS else [] for c in tree}
     few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
     chunk_count = max(1, len(texts or {}), len({c for chunks in chunks_of.values() for c in chunks}))
-    phrases = _passage_phrases(few, passages, entities, texts or {})
+    phrases = passage_phrases(few, passages, entities, texts or {})
     for community in few:  # the graph's topics against the passage's phrases, weighed the same way
         for key, n in counts[community.id].items():
             title, weight, _where = topics[key]
@@ -202,7 +185,7 @@ def community_titles(
         and len(passages[c.id]) > FEW_PASSAGES
         and max(counts[c.id].values(), default=0) <= MIN_CHUNKS
     ]
-    central = _central_phrases(unnamed, passages, texts or {}, embed) if embed else {}
+    central = central_phrases(unnamed, passages, texts or {}, embed) if embed else {}
     titles: dict[str, str] = {}
     for level_communities in by_level.values():
         totals: Counter[str] = Counter()
@@ -212,26 +195,21 @@ def community_titles(
         taken: set[str] = set()
         for community in sorted(level_communities, key=lambda c: (-len(c.members), c.id)):
             if community.id in phrases:
-                ranked = _distinct(sorted(phrases[community.id], key=lambda p: (-phrases[community.id][p], p)))
+                ranked = distinct(sorted(phrases[community.id], key=lambda p: (-phrases[community.id][p], p)))
                 best = phrases[community.id][ranked[0]]
                 ranked = [p for p in ranked[:PASSAGE_PHRASES] if phrases[community.id][p] >= PHRASE_SHARE * best]
             else:
                 spread = _spread(passages[community.id], parts[community.id], topics_in)
                 ranked = _ranked(counts[community.id], totals, average, topics, spread)
-                ranked = _distinct([*central.get(community.id, ()), *ranked])
-            lead = _lead(
-                community,
-                passages[community.id],
-                local=people - everywhere,
-                chunks_of=chunks_of,
-                entities=entities,
-                main_person=main_person,
-            )
-            tellers = [p for p in dict.fromkeys(main_person.get(d, "") for d in parts[community.id]) if p]
-            if len(tellers) > 1 and (not lead or lead in tellers):
-                # a mix of conversations: whose they are, not the loudest one's (a member the conversations
-                # talk about, "Charles Simonyi" in two of them, still leads)
-                lead = _format(tellers[:MAX_PARTS])
+                ranked = distinct([*central.get(community.id, ()), *ranked])
+            if len(documents) < MIN_DOCUMENTS:
+                leads = [_lead(community, passages[community.id], local=people - everywhere, chunks_of=chunks_of)]
+            elif parts[community.id]:  # a mix of conversations: whose they are, not the loudest one's
+                leads = [main_person.get(document, "") for document in parts[community.id]]
+                leads = [] if len([k for k in leads if k]) < len(leads) else leads[:MAX_PARTS]
+            else:
+                leads = [_teller(community, passages[community.id], main_person, chunks_of)]
+            lead = _format([entities[k].title for k in leads if k])
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
@@ -281,170 +259,6 @@ def _spread(chunks: set[str], parts: Sequence[str], topics_in: Mapping[str, set[
     return Counter({key: len(documents) for key, documents in where.items()})
 
 
-def _passage_phrases(
-    communities: Sequence[Community],
-    passages: Mapping[str, set[str]],
-    entities: Mapping[str, Entity],
-    texts: Mapping[str, str],
-) -> dict[str, dict[str, float]]:
-    """Community id -> the score of each key phrase of the sentences its passages mention a member in (see the
-    module docstring); none for a community whose passages have no text or no such phrase."""
-    near: dict[str, list[str]] = {}
-    for community in communities:
-        names = _member_words(community, entities)
-        for chunk in sorted(passages[community.id] & texts.keys()):
-            sentences = _sentences(texts[chunk])
-            about = [s for s in sentences if names.intersection(_WORD.findall(s.lower()))] or sentences
-            near.setdefault(community.id, []).extend(about)
-    wanted = sorted({sentence for sentences in near.values() for sentence in sentences})
-    if not wanted:
-        return {}
-    from retrieval.text.nlp import nlp  # spaCy is loaded only when a title needs it
-
-    # Only the sentences about the members are parsed, not whole chunks: a corpus of many small communities
-    # (encyclopaedia passages) would otherwise parse most of its text a second time.
-    parsed = dict(zip(wanted, nlp().pipe(wanted), strict=True))
-    found: dict[str, Counter[str]] = {}
-    shown: dict[str, str] = {}
-    for community_id, sentences in near.items():
-        count: Counter[str] = Counter()
-        for sentence in sentences:
-            for span in parsed[sentence].noun_chunks:
-                phrase = _key_phrase(span)
-                key = " ".join(_WORD.findall(phrase.lower()))
-                if key:
-                    count[key] += 1
-                    shown.setdefault(key, phrase)
-        if count:
-            found[community_id] = count
-    chunks_with = _chunk_frequency({key for count in found.values() for key in count}, texts)
-    return {
-        community_id: {
-            shown[key]: n * math.log(1 + len(texts) / max(1, chunks_with[key])) * (BIGRAM_BOOST if " " in key else 1.0)
-            for key, n in count.items()
-        }
-        for community_id, count in found.items()
-    }
-
-
-def _chunk_frequency(keys: set[str], texts: Mapping[str, str]) -> Counter[str]:
-    """How many chunks of the graph say each phrase (lower-case words joined by spaces)."""
-    found: Counter[str] = Counter()
-    for text in texts.values():
-        words = _WORD.findall(text.lower())
-        grams = {
-            " ".join(words[i : i + n]) for n in range(1, PASSAGE_PHRASE_WORDS + 1) for i in range(len(words) - n + 1)
-        }
-        found.update(grams & keys)
-    return found
-
-
-def _central_phrases(
-    communities: Sequence[Community],
-    passages: Mapping[str, set[str]],
-    texts: Mapping[str, str],
-    embed: Callable[[Sequence[str]], np.ndarray],
-) -> dict[str, list[str]]:
-    """Community id -> the key phrases its passages share, best first (see the module docstring): at most
-    PASSAGE_PHRASES of them, each scoring PHRASE_SHARE of the best at least; none for a community whose passages
-    have no text or no phrase."""
-    chunks = {c.id: sorted(passages[c.id] & texts.keys()) for c in communities}
-    wanted = sorted({chunk for found in chunks.values() for chunk in found})
-    if not wanted:
-        return {}
-    from retrieval.text.nlp import nlp  # spaCy is loaded only when a title needs it
-
-    parsed = dict(zip(wanted, nlp().pipe(texts[chunk] for chunk in wanted), strict=True))
-    said: dict[str, Counter[str]] = {}
-    shown: dict[str, str] = {}
-    for community_id, found in chunks.items():
-        count: Counter[str] = Counter()
-        for chunk in found:  # a phrase counts once per passage that says it
-            here: set[str] = set()
-            for span in parsed[chunk].noun_chunks:
-                phrase = _key_phrase(span, shortest=1)
-                key = " ".join(_WORD.findall(phrase.lower()))
-                if key:
-                    here.add(key)
-                    shown.setdefault(key, phrase)
-            count.update(here)
-        if count:
-            said[community_id] = count
-    chunks_with = _chunk_frequency({key for count in said.values() for key in count}, texts)
-    # Each passage and each phrase is embedded once for all the communities (a passage is in its community and
-    # every level above it, a phrase in many), in one call each: the pipeline's embedder answers a passage it
-    # embedded as a chunk from that vector (a text's vector does not depend on what it is batched with).
-    passages_needed = sorted({chunk for community_id in said for chunk in chunks[community_id]})
-    passage_row = {chunk: i for i, chunk in enumerate(passages_needed)}
-    passage_vectors = embed([texts[chunk] for chunk in passages_needed])
-    keys_needed = sorted({key for count in said.values() for key in count})
-    key_row = {key: i for i, key in enumerate(keys_needed)}
-    key_vectors = embed([shown[key] for key in keys_needed])
-    out: dict[str, list[str]] = {}
-    for community_id, count in said.items():
-        keys = sorted(count)
-        centre = passage_vectors[[passage_row[chunk] for chunk in chunks[community_id]]].mean(axis=0)
-        unit_centre = centre / max(float(np.linalg.norm(centre)), 1e-12)
-        closeness = key_vectors[[key_row[key] for key in keys]] @ unit_centre
-        score = {
-            shown[key]: count[key] * math.log(1 + len(texts) / max(1, chunks_with[key])) * max(0.0, float(near))
-            for key, near in zip(keys, closeness, strict=True)
-        }
-        ranked = _distinct(sorted(score, key=lambda p: (-score[p], p)))
-        if ranked and score[ranked[0]] > 0:
-            best = score[ranked[0]]
-            out[community_id] = [p for p in ranked[:PASSAGE_PHRASES] if score[p] >= PHRASE_SHARE * best]
-    return out
-
-
-def _sentences(text: str) -> list[str]:
-    """The text cut where a sentence ends, not after an abbreviation ("Mr. Ed", "Dr. Su", "St. Louis")."""
-    out: list[str] = []
-    for piece in _SENTENCE_END.split(text):
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] += " " + piece
-        elif piece.strip():
-            out.append(piece)
-    return out
-
-
-def _member_words(community: Community, entities: Mapping[str, Entity]) -> set[str]:
-    """Lower-case words of the members' names (and aliases) long enough to find the sentences about them."""
-    words: set[str] = set()
-    for member in community.members:
-        entity = entities.get(member)
-        if entity is not None:
-            for name in (entity.title, *entity.aliases):
-                words.update(w for w in _WORD.findall(name.lower()) if len(w) > 1 and w not in STOP_WORDS)
-    return words
-
-
-def _key_phrase(span: Any, shortest: int = 2) -> str:
-    """A noun chunk's key phrase: its common-noun part, everyday modifiers, names and stop words cut from the
-    front ("the talking family pet" -> "family pet"); "" for a pronoun, a name or, unless `shortest` is 1, a
-    lone noun (met in one passage it seldom says what the passage is about; the graph's one-word topics are its
-    entities, ranked beside these phrases)."""
-    tokens = list(span)
-    if not tokens or tokens[-1].pos_ != "NOUN":
-        return ""
-    while tokens and (
-        tokens[0].pos_ not in _PHRASE_POS
-        or tokens[0].lower_ in _STOP
-        or (tokens[0].pos_ != "NOUN" and zipf_frequency(tokens[0].lower_, "en") >= COMMON_WORD_ZIPF)
-    ):
-        tokens = tokens[1:]
-    if not shortest <= len(tokens) <= PASSAGE_PHRASE_WORDS:
-        return ""
-    if any(t.pos_ == "PROPN" or t.lower_ in _STOP or t.text != t.lower_ or _not_a_word(t) for t in tokens):
-        return ""
-    return "".join(t.text_with_ws for t in tokens).strip()
-
-
-def _not_a_word(token: Any) -> bool:
-    """A number or a punctuation mark other than a hyphen ("9th) bishop" of an encyclopaedia's list)."""
-    return bool(token.like_num or (token.is_punct and token.text != "-"))
-
-
 def _ranked(
     count: Counter[str],
     totals: Counter[str],
@@ -462,67 +276,56 @@ def _ranked(
     shared = [k for k in count if count[k] >= MIN_CHUNKS]
     keys = shared or list(count)
     order = sorted(keys, key=lambda k: (topics[k].where, -score(k), topics[k].title))
-    return _distinct([topics[k].title for k in order])
-
-
-def _distinct(phrases: Iterable[str]) -> list[str]:
-    """The phrases in order, less those inside one already kept or the other way round: "AMD" and "AMD chips"."""
-    chosen: list[str] = []
-    for phrase in phrases:
-        words = set(phrase.lower().split())
-        if not any(words <= set(c.lower().split()) or set(c.lower().split()) <= words for c in chosen):
-            chosen.append(phrase)
-    return chosen
+    return distinct([topics[k].title for k in order])
 
 
 def _document(chunk: str) -> str:
     return chunk.rsplit(":", 1)[0]
 
 
-def _lead(
-    community: Community,
-    chunks: set[str],
-    *,
-    local: set[str],
-    chunks_of: Mapping[str, set[str]],
-    entities: Mapping[str, Entity],
-    main_person: Mapping[str, str],
-) -> str:
-    """The person the community is about (see the module docstring), or "" when there is none; `chunks` are
-    the community's passages, `main_person` each document's main person."""
-    people = sorted(
-        (m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), entities[m].title)
-    )
+def _lead(community: Community, chunks: set[str], *, local: set[str], chunks_of: Mapping[str, set[str]]) -> str:
+    """In one document (a novel, an article), the person member a community is about: the one mentioned in the
+    most of its chunks, at least LEAD_SHARE of them; "" when there is none."""
+    people = sorted((m for m in community.members if m in local), key=lambda m: (-len(chunks_of.get(m, ())), m))
     found = len(chunks_of.get(people[0], ())) if people else 0
-    teller = _teller(chunks, main_person)
-    if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks):
-        lead = entities[people[0]].title
-        # a first name alone ("Peter") is someone met in a conversation: the conversation's own person leads
-        return teller if teller and " " not in lead and " " in teller else lead
-    return teller
+    return people[0] if found >= LEAD_MIN_CHUNKS and found >= LEAD_SHARE * len(chunks) else ""
 
 
-def _teller(chunks: set[str], main_person: Mapping[str, str]) -> str:
-    """The main person of the document most of a community's passages come from ("" when they are few or come
-    from several documents): whose conversation the community is part of."""
+def _teller(
+    community: Community, chunks: set[str], main_person: Mapping[str, str], chunks_of: Mapping[str, set[str]]
+) -> str:
+    """In a collection, whose conversation a community is: the main person of the document most of its passages
+    come from, when that document holds DOCUMENT_SHARE of them, or when that person is a member and either holds
+    the community (LEAD_SHARE of its passages) or their document holds half of them ("Eric Horvitz" among the
+    topics of his talk that other episodes mention too); "" when the passages are few or there is no such
+    person. Nobody else leads: a person a guest talks about ("Marvin Minsky" in Danny Hillis's conversation) is
+    a topic of that conversation, not whose it is, and a guest who is one member of a hub of several
+    conversations ("Bill Gates" in OpenAI's, a third of it his) is not whose the hub is."""
     if len(chunks) <= FEW_PASSAGES:
         return ""
-    document, n = Counter(_document(c) for c in chunks).most_common(1)[0]
-    return main_person.get(document, "") if n >= DOCUMENT_SHARE * len(chunks) else ""
+    count = Counter(_document(c) for c in chunks)
+    document = min(count, key=lambda d: (-count[d], d))
+    person = main_person.get(document, "")
+    if not person or count[document] >= DOCUMENT_SHARE * len(chunks):
+        return person
+    holds = len(chunks_of.get(person, ())) >= LEAD_SHARE * len(chunks) or 2 * count[document] >= len(chunks)
+    return person if person in community.members and holds else ""
 
 
-def _main_people(local: set[str], chunks_of: Mapping[str, set[str]], entities: Mapping[str, Entity]) -> dict[str, str]:
-    """Document -> the person mentioned in the most of its chunks (at least LEAD_MIN_CHUNKS), of those not
-    everywhere: a conversation's guest, an article's subject."""
+def _main_people(local: set[str], chunks_of: Mapping[str, set[str]]) -> dict[str, str]:
+    """Document -> the person (entity id) mentioned in the most of its chunks, at least LEAD_MIN_CHUNKS and
+    MAIN_SHARE of them, of those not everywhere: a conversation's guest, an article's subject."""
+    size: Counter[str] = Counter(_document(c) for c in {c for chunks in chunks_of.values() for c in chunks})
     found: dict[str, Counter[str]] = defaultdict(Counter)
     for key in local:
         for chunk in chunks_of.get(key, ()):
-            found[_document(chunk)][entities[key].title] += 1
-    return {
-        document: min(people.items(), key=lambda item: (-item[1], item[0]))[0]
-        for document, people in found.items()
-        if max(people.values()) >= LEAD_MIN_CHUNKS
-    }
+            found[_document(chunk)][key] += 1
+    main: dict[str, str] = {}
+    for document, people in found.items():
+        key, n = min(people.items(), key=lambda item: (-item[1], item[0]))
+        if n >= max(LEAD_MIN_CHUNKS, MAIN_SHARE * size[document]):
+            main[document] = key
+    return main
 
 
 def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[str]:
