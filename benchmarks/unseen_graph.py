@@ -7,7 +7,9 @@ output of them is read. Built offline under benchmarks/.cache/unseen-SEED/ as de
 (the same indexer, embedder and settings; incremental, so a second run writes nothing).
 
 A second draw excludes the first's episodes too (`--exclude-seed 102`: the 10 episodes seed 102 picks are left
-out before seed 103 samples), so a graph whose groups became tuning data never leaks into the next held-out one.
+out before seed 103 samples), so a graph whose groups became tuning data never leaks into the next held-out one. A
+third names both in the order they were drawn (`--seed 104 --exclude-seed 102 --exclude-seed 103`): seed 103's
+episodes are re-drawn as that run drew them, without seed 102's.
 
 Usage: nice -n 19 python benchmarks/unseen_graph.py [--seed 102] [--episodes 10] [--exclude-seed 102 ...]
        then: python benchmarks/graph_quality.py --graph benchmarks/.cache/unseen-102/graph.db --project unseen ...
@@ -36,8 +38,9 @@ COMPILATION = re.compile(r"(?i)year.?in.?review")
 
 def pick_episodes(names: list[str], seed: int, count: int, exclude: tuple[int, ...] = ()) -> list[str]:
     """`count` episodes of `names` drawn by `seed`, none of the demo's, no compilation and none an earlier draw
-    (`exclude`: its seeds, each drawing `count` as it did) holds; sorted."""
-    taken = {name for earlier in exclude for name in pick_episodes(names, earlier, count)}
+    (`exclude`: its seeds in the order they were drawn, each excluding the seeds before it, as it was run) holds;
+    sorted."""
+    taken = {name for at, earlier in enumerate(exclude) for name in pick_episodes(names, earlier, count, exclude[:at])}
     candidates = sorted(n for n in names if n not in EPISODES and not COMPILATION.search(n) and n not in taken)
     return sorted(random.Random(seed).sample(candidates, count))
 
