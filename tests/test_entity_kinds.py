@@ -37,6 +37,8 @@ def test_a_person_named_like_a_show_is_the_show() -> None:
     assert thing_named("Harry Connick", "PERSON") == "PERSON"
     assert thing_named("Show", "PERSON") == "PERSON"
     assert thing_named("Tom Daniel Lab", "ORG") == "ORG"
+    text = "I saw you on the Harry Connick Show last year. It was great."
+    assert extracted(text).get("Harry Connick Show") == "CONCEPT"  # kept as a topic when said once
 
 
 def test_a_several_word_name_only_ever_joined_to_another_capitalised_word_is_a_piece_of_it() -> None:

@@ -176,8 +176,8 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             placed=placed[key],
             thing=thing[key],
         )
-        kind = thing_named(surface, kind)  # "Harry Connick Show": a show, not a person
-        if (topic := entity_types.worded(surface, kind, words, person[key])) != kind:
+        # "Harry Connick Show": a show, not a person; a named topic, kept when said once
+        if (topic := entity_types.worded(surface, thing_named(surface, kind), words, person[key])) != kind:
             kind = topic
             named_topics.add(key)
         types[key] = entity_types.possessor(surface, kind, words)
