@@ -48,6 +48,8 @@ def test_a_several_word_name_only_ever_joined_to_another_capitalised_word_is_a_p
     words = DocumentWords.of(text, 1)
     assert junk("Radio Shack Color", "ORG", words)
     assert not junk("Radio Shack", "ORG", words)
+    book = DocumentWords.of("Go read Kai-Fu Lee's AI Superpowers book.", 1)
+    assert not junk("AI Superpowers", "WORK_OF_ART", book)  # a possessive before is its author, no longer name
 
 
 def test_two_titles_of_several_words_run_together_are_two_names() -> None:

@@ -147,12 +147,13 @@ class DocumentWords:
         """The slug lines overlapping text[start:end], as offsets into that slice."""
         return [(max(a, start) - start, min(b, end) - start) for a, b in self.slugs if a < end and b > start]
 
-    def inside_longer_names(self, word: str) -> bool:
+    def inside_longer_names(self, word: str, *, owner: bool = True) -> bool:
         """Whether every occurrence of a name is joined to another capitalised word that is no function word
         ("Valley" only ever in "Silicon Valley", "Radio Shack Color" only ever before "Computer"): a fragment the
-        tagger cut from a longer name."""
+        tagger cut from a longer name. Without `owner`, a possessive before is no join ("Kai-Fu Lee's AI
+        Superpowers book" names the book)."""
         spans = self._occurrences(word)
-        return bool(spans) and all(self._joined(start, end) for start, end in spans)
+        return bool(spans) and all(self._joined(start, end, owner=owner) for start, end in spans)
 
     def mostly_in_longer_names(self, word: str) -> bool:
         """Whether half the occurrences or more of a one-word name (as written) are inside a longer capitalised name, a
@@ -179,8 +180,10 @@ class DocumentWords:
     def _opens(before: str) -> bool:
         return _SENTENCE_START.search(before) is not None and _ABBREVIATION_STOP.search(before) is None
 
-    def _joined(self, start: int, end: int) -> bool:
+    def _joined(self, start: int, end: int, *, owner: bool = True) -> bool:
         before = _CAPITAL_BEFORE.search(self.text[max(0, start - 30) : start])
+        if before is not None and not owner and before.group(1).endswith(("'s", "’s")):
+            before = None
         after = _CAPITAL_AFTER.search(self.text[end : end + 30])
         return any(m is not None and m.group(1).lower() not in STOP_WORDS for m in (before, after))
 
@@ -325,7 +328,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         )
     return kind != "PERSON" and (
         words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
-        or words.inside_longer_names(surface)  # "Radio Shack Color" only ever before "Computer 2"
+        or words.inside_longer_names(surface, owner=False)  # "Radio Shack Color" only ever before "Computer 2"
     )
 
 

@@ -209,7 +209,8 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
     alone = [_clean(p.text)[:1].isupper() and words.written_alone(_clean(p.text), whole) for p in parts]
     if ent.label_ not in _WHOLE_COORDINATIONS and all(alone):
         return parts
-    if all(len(p) > 1 and _clean(p.text)[:1].isupper() for p in parts) and any(alone):
+    several = all(len(_clean(p.text).split()) > 1 and _clean(p.text)[:1].isupper() for p in parts)
+    if ent.label_ in _WHOLE_COORDINATIONS and several and any(alone):
         return parts  # two names of several words, one written alone too: "Shadows of the Apt and Children of Time"
     return [ent]
 
