@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
+from retrieval.indexing.entity_kinds import counted_noun
 from retrieval.indexing.model import CONCEPT, slug
 
 #: Nouns too general to be a topic, whatever the keyphrase ranker thought.
@@ -146,11 +147,13 @@ class DocumentWords:
         """The slug lines overlapping text[start:end], as offsets into that slice."""
         return [(max(a, start) - start, min(b, end) - start) for a, b in self.slugs if a < end and b > start]
 
-    def inside_longer_names(self, word: str) -> bool:
-        """Whether every occurrence of a one-word name is joined to another capitalised word that is no function
-        word ("Valley" only ever in "Silicon Valley"): a fragment the tagger cut from a longer name."""
+    def inside_longer_names(self, word: str, *, owner: bool = True) -> bool:
+        """Whether every occurrence of a name is joined to another capitalised word that is no function word
+        ("Valley" only ever in "Silicon Valley", "Radio Shack Color" only ever before "Computer"): a fragment the
+        tagger cut from a longer name. Without `owner`, a possessive before is no join ("Kai-Fu Lee's AI
+        Superpowers book" names the book)."""
         spans = self._occurrences(word)
-        return bool(spans) and all(self._joined(start, end) for start, end in spans)
+        return bool(spans) and all(self._joined(start, end, owner=owner) for start, end in spans)
 
     def mostly_in_longer_names(self, word: str) -> bool:
         """Whether half the occurrences or more of a one-word name (as written) are inside a longer capitalised name, a
@@ -177,8 +180,10 @@ class DocumentWords:
     def _opens(before: str) -> bool:
         return _SENTENCE_START.search(before) is not None and _ABBREVIATION_STOP.search(before) is None
 
-    def _joined(self, start: int, end: int) -> bool:
+    def _joined(self, start: int, end: int, *, owner: bool = True) -> bool:
         before = _CAPITAL_BEFORE.search(self.text[max(0, start - 30) : start])
+        if before is not None and not owner and before.group(1).endswith(("'s", "’s")):
+            before = None
         after = _CAPITAL_AFTER.search(self.text[end : end + 30])
         return any(m is not None and m.group(1).lower() not in STOP_WORDS for m in (before, after))
 
@@ -288,8 +293,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     if kind == CONCEPT:
         if surface.isupper():
             return False
-        if len(tokens) == 1:
-            return len(key) < 4 or everyday(key)
+        if len(tokens) == 1:  # "robots" beside "a robot.": a kind of thing one counts (entity_kinds.py)
+            return len(key) < 4 or everyday(key) or counted_noun(surface, words.text)
         # "data sets"; not "neural networks", nor a title in capitals the model took for a topic ("Summer Wars")
         return surface.islower() and plural(tokens[-1]) and all(everyday(t) for t in tokens)
     if not any(c.isupper() for c in surface):
@@ -321,7 +326,10 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
             or (kind != "NORP" and words.hyphen_part(surface))  # "Canadian-born" still names a nationality
             or (kind not in _ADJECTIVE_OR_PLACE and words.title_piece(surface))  # "Crib" of "Scientists in a Crib"
         )
-    return kind != "PERSON" and words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
+    return kind != "PERSON" and (
+        words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
+        or words.inside_longer_names(surface, owner=False)  # "Radio Shack Color" only ever before "Computer 2"
+    )
 
 
 def _stop_word_first(word: str) -> bool:

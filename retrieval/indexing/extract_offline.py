@@ -19,6 +19,7 @@ from spacy.tokens import Span
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
+from retrieval.indexing.entity_kinds import thing_named
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -175,7 +176,8 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             placed=placed[key],
             thing=thing[key],
         )
-        if (topic := entity_types.worded(surface, kind, words, person[key])) != kind:
+        # "Harry Connick Show": a show, not a person; a named topic, kept when said once
+        if (topic := entity_types.worded(surface, thing_named(surface, kind), words, person[key])) != kind:
             kind = topic
             named_topics.add(key)
         types[key] = entity_types.possessor(surface, kind, words)
@@ -195,15 +197,21 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
     also writes each of them alone ("Windows and Mac", "Windows and Office"). Why: the small model runs two
     names into one; a name that is a coordination of two is two names. A name whose parts are not names of
     their own ("Procter and Gamble", "Bill and Melinda Gates Foundation") stays whole, and so do places and
-    works, whose names join words ("Trinidad and Tobago", "Pride and Prejudice")."""
+    works, whose names join words ("Trinidad and Tobago", "Pride and Prejudice"). Two sides of several words each
+    are two names when the document writes one of them alone ("Shadows of the Apt and Children of Time" beside
+    "Children of Time": two series; "Applied Minds and Applied Invention")."""
     joins = [t.i for t in ent if t.lower_ in _JOINS and ent.start < t.i < ent.end - 1]
-    if len(joins) != 1 or ent.label_ in _WHOLE_COORDINATIONS:
+    if len(joins) != 1:
         return [ent]
     cut = joins[0]
     parts = [Span(ent.doc, ent.start, cut, label=ent.label_), Span(ent.doc, cut + 1, ent.end, label=ent.label_)]
     whole = _clean(ent.text)
-    if all(_clean(p.text)[:1].isupper() and words.written_alone(_clean(p.text), whole) for p in parts):
+    alone = [_clean(p.text)[:1].isupper() and words.written_alone(_clean(p.text), whole) for p in parts]
+    if ent.label_ not in _WHOLE_COORDINATIONS and all(alone):
         return parts
+    several = all(len(_clean(p.text).split()) > 1 and _clean(p.text)[:1].isupper() for p in parts)
+    if ent.label_ in _WHOLE_COORDINATIONS and several and any(alone):
+        return parts  # two names of several words, one written alone too: "Shadows of the Apt and Children of Time"
     return [ent]
 
 
