@@ -74,7 +74,6 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
-from retrieval.judge import across
 from retrieval.models import Answer, Confidence, ConfidencePart, Hit
 from retrieval.search import answer_type
 from retrieval.search.evidence import asked_terms, shown_quote
@@ -224,25 +223,21 @@ def signals(
     topic = [t for t in asked if t not in names] or asked
     nowhere = unheld(answer, held)
     found = [t for t in asked if t not in nowhere]
-    many = bool(across.many_asked(answer.question))
-    # Asked across documents, the words naming whom it asks across are not what the facts must state (`across`).
-    content = across.without_many(answer.question, asked)
-    topic = across.without_many(answer.question, topic)
     searched = searched_for_question(answer)
     passages = [_words(f"{h.text} {h.document_name or ''}") for h in searched]
     out = {
         "support": answer.confidence.score if answer.confidence else 0.0,
-        "coverage": across.coverage_across(answer, fact_texts, topic, _text_share) if many else _share(topic, facts),
+        "coverage": _share(topic, facts),
         "names": _share(names, facts) if names else _share(asked, facts),
         "exists": len(found) / len(asked) if asked else 0.0,
         "complete": float(bool(asked) and len(found) == len(asked)),
-        "together": max((_share(content, passage) for passage in passages), default=0.0),
-        "joint": _joint(answer, content, searched, passages + [_words(text) for text in fact_texts]),
+        "together": max((_share(asked, passage) for passage in passages), default=0.0),
+        "joint": _joint(answer, asked, searched, passages + [_words(text) for text in fact_texts]),
         "answers": _answers(answer, topic, meanings),
         "similarity": _similarity(searched),
         "arms": _arms(searched),
         "gap": _gap(searched),
-        "focus": max(_focus(answer), across.agreeing(answer, fact_texts, topic, _text_share) if many else 0.0),
+        "focus": _focus(answer),
     }
     if _lists_themes(answer):
         out.update(dict.fromkeys(SEARCHED, 1.0))
@@ -387,11 +382,6 @@ def _words(text: str) -> set[str]:
     """The words a text states, its set phrases (`DISCOURSE`) set aside. Read once per text: a passage is asked
     for several shares (`together`, and `joint`'s "who" and "what")."""
     return set(_WORD.findall(DISCOURSE.sub(" ", text.lower())))
-
-
-def _text_share(terms: Sequence[str], text: str) -> float:
-    """Share of `terms` a text states (`_share` of its `_words`)."""
-    return _share(terms, _words(text))
 
 
 def _share(terms: Sequence[str], words: set[str]) -> float:
