@@ -44,9 +44,10 @@ from retrieval.models import Answer, Mode
 RIDGE = 1.0
 #: Share of right answers the threshold may flag as "not in these documents".
 MAX_FLAGGED = 0.10
-#: The demo parts the model is fitted on: every part reported before `test5` was written (benchmarks/data/README.md);
-#: `test5` is the held-out one.
-TUNING = "dev+test+test2+test3+test4"
+#: The demo parts the model is fitted on: every part reported before `test5` was written (benchmarks/data/README.md),
+#: and the tuning half of the cross-episode part (`cross_tune`, branch wt108: the model had seen no answer drawn from
+#: several documents); `test5`, `test6` and `cross_test` are held out.
+TUNING = "dev+test+test2+test3+test4+cross_tune"
 SIGNALS = answerability.FITTED
 #: Signals read as `decide` recorded them in the answer's confidence: the Engine's score (`support`) and the
 #: documents' word counts (`exists`, `complete`) are not in a saved answer, so they cannot be read again from it.
@@ -255,7 +256,7 @@ def main() -> None:
             f"benchmarks/fit_confidence.py on the {args.split} split of benchmarks/data/demo_questions.jsonl"
             + "".join(f" and the tune half of {run.name}" for run in args.runs)
             + f", modes "
-            f"{', '.join(modes)}, offline, {len(y)} answers ({int(y.sum())} right), ridge {RIDGE}, "
+            f"{', '.join(modes)} answered with no model, {len(y)} answers ({int(y.sum())} right), ridge {RIDGE}, "
             f"{datetime.now(UTC):%Y-%m-%d}; on that split: AUROC {auroc(scores, y):.3f} (leave one question out: "
             f"{auroc(held_out, y):.3f}), unanswerable flagged "
             f"{flagged[gone].mean():.0%}, right answers flagged {flagged[y == 1].mean():.0%} (left out: "
