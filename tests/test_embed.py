@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,27 @@ def test_rows_follow_input_order_not_length_order(
     singles = np.vstack([embedder.embed([text]) for text in texts])
     np.testing.assert_allclose(together, singles, atol=1e-4)
     assert list(np.argmax(together @ singles.T, axis=1)) == [0, 1, 2, 3, 4]
+
+
+def test_a_calls_batches_run_side_by_side_on_its_threads_with_the_same_vectors() -> None:
+    texts = [words(FINANCE if i % 2 else COOKING, 4 + 3 * i) for i in range(12)]
+    one = LocalMiniLMEmbedder(batch_size=3, threads=1).embed(texts)
+    two = LocalMiniLMEmbedder(batch_size=3, threads=2)
+    session, tokenizer = two._load()
+    # The first two batches meet at the barrier: it breaks (and the call fails) unless two runs are under way at once.
+    meet = threading.Barrier(2, timeout=5)
+    callers: set[int] = set()
+
+    class BothAtOnce:
+        def run(self, names: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            if len(callers) < 2:
+                callers.add(threading.get_ident())
+                meet.wait()
+            return session.run(names, feeds)  # type: ignore[no-any-return]
+
+    two._loaded = (BothAtOnce(), tokenizer)
+    np.testing.assert_array_equal(two.embed(texts), one)
+    assert len(callers) == 2
 
 
 def test_texts_of_like_length_share_a_batch_a_much_longer_one_starts_the_next() -> None:

@@ -54,8 +54,9 @@ class IndexingSettings(BaseModel):
     )
     #: Texts per local embedder call.
     embedding_batch: int = Field(16, ge=1, le=256)
-    #: Threads of the local embedder (ONNX Runtime intra-op); 0 means one per core. While indexing, the
-    #: embedder runs beside offline extraction, which keeps one more core busy.
+    #: Threads of the local embedder: batches of one call run this many at once, each on one ONNX thread; 0
+    #: means one per core. While indexing, the embedder runs beside offline extraction, which keeps one more core
+    #: busy.
     embedding_threads: int = Field(0, ge=0, le=64)
     #: Embedding model when `embedder` is `openai` or `azure`.
     openai_embedding_model: str = Field(
