@@ -195,7 +195,7 @@ def test_evidence_graphs_in_compare_columns_keep_their_labels_inside(wide: Sessi
     # the page then redraws the thread from the store (a rerun): read the graphs once that is done
     expect(page.get_by_test_id("stStatusWidgetRunningIcon")).to_have_count(0, timeout=WAIT_MS)
     expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=WAIT_MS)
-    keys = [plotly_graph.key_ending(page, f"-{mode}-evidence") for mode in ("local", "drift")]  # global cites reports
+    keys = [plotly_graph.key_ending(page, f"-{mode}-evidence") for mode in ("local", "drift", "global")]
     for key in keys:
         assert any(n.text for n in plotly_graph.nodes(page, key)), f"{key} draws labels"
         assert plotly_graph.clipped_labels(page, key) == [], key
