@@ -131,6 +131,8 @@ class DocumentWords:
     slugs: tuple[tuple[int, int], ...] = ()
     #: Memo of each one-word name's occurrences in `text` (junk() is asked once per mention).
     _spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict, compare=False, hash=False)
+    #: Memo of `counted_noun` per word: it scans the whole text twice, and junk() is asked once per mention.
+    _counted: dict[str, bool] = field(default_factory=dict, compare=False, hash=False)
 
     @classmethod
     def of(cls, text: str, chunks: int) -> DocumentWords:
@@ -168,6 +170,13 @@ class DocumentWords:
         "Stick around."): the capital then says nothing about a name."""
         spans = self._occurrences(word)
         return bool(spans) and all(self._opens(self.text[max(0, start - 20) : start]) for start, _end in spans)
+
+    def counted_noun(self, word: str) -> bool:
+        """`entity_kinds.counted_noun` of a lower-case word in this text, read once per word (the acronyms' rule
+        is `counted`)."""
+        if word not in self._counted:
+            self._counted[word] = counted_noun(word, self.text)
+        return self._counted[word]
 
     def _occurrences(self, word: str) -> list[tuple[int, int]]:
         """(start, end) of each whole-word occurrence of `word` as written, scanned once per word."""
@@ -294,7 +303,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         if surface.isupper():
             return False
         if len(tokens) == 1:  # "robots" beside "a robot.": a kind of thing one counts (entity_kinds.py)
-            return len(key) < 4 or everyday(key) or counted_noun(surface, words.text)
+            return len(key) < 4 or everyday(key) or words.counted_noun(surface)
         # "data sets"; not "neural networks", nor a title in capitals the model took for a topic ("Summer Wars")
         return surface.islower() and plural(tokens[-1]) and all(everyday(t) for t in tokens)
     if not any(c.isupper() for c in surface):

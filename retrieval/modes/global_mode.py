@@ -103,11 +103,9 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
 class GlobalRun:
     """One global answer: select, map in parallel batches, reduce; usage and notes shared by the map threads."""
 
-    def __init__(
-        self, ctx: Context, question: str, progress: RetrievalProgress | None, params: QueryParams | None = None
-    ) -> None:
+    def __init__(self, ctx: Context, question: str, progress: RetrievalProgress | None, params: QueryParams) -> None:
         self.ctx = ctx
-        self.scope = CommunityScope(ctx, params or QueryParams.from_settings(ctx.settings, filters={}))
+        self.scope = CommunityScope(ctx, params)
         #: Offline map: the passages found beneath the communities, by id, and the community each was found under.
         self.passages: dict[str, Hit] = {}
         self.passage_community: dict[str, str] = {}
