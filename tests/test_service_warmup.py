@@ -14,6 +14,7 @@ from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.search.graph_search import GraphSearch
 from retrieval.service.app import create_app
+from retrieval.service.warmup import Settling
 from retrieval.store import GraphStore
 from tests.conftest import SEARCH_PROJECT, build_search_graph
 from tests.service_server import engine_over, release, serving, settings_of
@@ -106,3 +107,31 @@ def test_no_warm_up_when_it_is_off(held: tuple[Engine, Held]) -> None:
         health = client.get("/health")
     assert health.status_code == 200 and health.json()["warmup"] is None, health.text
     assert not searches.questions
+
+
+def windows_until_settled(settling: Settling, medians_ms: list[float]) -> int | None:
+    """Feed one window per median (rounds of 4 searches); the window at which the rule said warm, 1-based."""
+    for number, median in enumerate(medians_ms, start=1):
+        rounds = [[median] * 4 for _ in range(settling.window // 4)]
+        if any([settling.add(round_ms) for round_ms in rounds]):
+            return number
+    return None
+
+
+def test_a_cold_server_is_warmed_until_its_searches_level_off() -> None:
+    # A cold Neo4j's median search per window of 32, as measured (ms): halving over ~150 searches, then level.
+    cold = [892, 634, 491, 406, 281, 272, 270, 268]
+    assert windows_until_settled(Settling(window=32), cold) == 6, "warm once a window is no 10% faster"
+
+
+def test_a_warm_server_is_ready_after_two_windows() -> None:
+    assert windows_until_settled(Settling(window=32), [150, 149, 151]) == 2
+
+
+def test_one_slow_search_does_not_end_or_extend_the_warm_up() -> None:
+    settling = Settling(window=8)
+    first = [400.0] * 7 + [5000.0]  # one search stalled by the machine, not the graph: the median is 400
+    second = [300.0] * 8
+    assert not settling.add(first) and not settling.add(second), "25% faster: still warming"
+    assert settling.add([290.0] * 7 + [4000.0]), "3% faster: warm"
+    assert settling.medians_ms == [400.0, 300.0, 290.0]

@@ -8,6 +8,10 @@ chunk and entity vector and fulltext indexes, the bridge, the drift-scored walk)
 until the searches stop getting faster or `api_warmup_s` is spent, and `/health` answers 503 "warming" meanwhile
 so that an orchestrator or a load balancer sends no traffic yet. Requests that come anyway are served.
 
+"Stop getting faster" is judged on windows of searches (`Settling`), not on single rounds: a cold server's rounds
+fall by half over ~150 searches, in steps and with noise, so a rule that waited for a new best round stopped
+after ~40 searches at twice the warm latency and left the rest of the cold start to the first clients.
+
 The questions come from the graph itself, not from a list: the project names first, then the titles of the
 entities and documents each search found (a vector search finds neighbours for any text), so the warm-up reads
 wherever the graph has data, on any corpus, and needs no read of its own.
@@ -16,6 +20,7 @@ wherever the graph has data, on any corpus, and needs no read of its own.
 from __future__ import annotations
 
 import logging
+import statistics
 import threading
 import time
 from collections import deque
@@ -29,9 +34,9 @@ from retrieval.search.graph_search import GraphSearch
 
 log = logging.getLogger("driftlens.service")
 
-#: Rounds in a row without a new best (by IMPROVEMENT) after which the graph counts as warm (so 5 rounds at least).
-PATIENCE = 4
-#: A round must be this much faster than the best so far to count as still warming (under it: noise).
+#: Searches per window: the median search of each window is compared with the window's before it.
+WINDOW = 32
+#: A window's median must be this much faster than the last window's to count as still warming (under it: noise).
 IMPROVEMENT = 0.9
 #: Most scopes warmed: the whole graph, and the first projects by name (each scope is its own set of statements).
 MAX_SCOPES = 4
@@ -41,12 +46,37 @@ MAX_QUEUED = 256
 PER_RESULT = 6
 
 
+class Settling:
+    """Whether searches stopped getting faster: each full window of `window` searches is compared with the one
+    before it, and the graph counts as warm at the first window whose median search is not `improvement` times the
+    last one's (so two windows at least). Medians of whole windows, not single rounds: a round is as slow as its
+    slowest search, and on a busy machine one slow search says nothing about the graph."""
+
+    def __init__(self, window: int = WINDOW, improvement: float = IMPROVEMENT) -> None:
+        self.window = window
+        self.improvement = improvement
+        self.medians_ms: list[float] = []
+        self._current: list[float] = []
+
+    def add(self, searches_ms: list[float]) -> bool:
+        """Record a round's search times; True once a window ends no faster than the one before it."""
+        self._current.extend(searches_ms)
+        settled = False
+        while len(self._current) >= self.window:
+            self.medians_ms.append(statistics.median(self._current[: self.window]))
+            del self._current[: self.window]
+            medians = self.medians_ms
+            settled = settled or (len(medians) > 1 and medians[-1] >= self.improvement * medians[-2])
+        return settled
+
+
 @dataclass
 class Progress:
     """What the warm-up did so far: searches, each round's wall time, when it started and why it stopped."""
 
     searches: int = 0
     rounds_ms: list[float] = field(default_factory=list)
+    settling: Settling = field(default_factory=Settling)
     started: float = 0.0
     seconds: float = 0.0
     stopped: str = ""
@@ -116,8 +146,8 @@ class Warmup:
             self._done.set()
             rounds = p.rounds_ms
             log.info(
-                "warm-up done in %.1f s: %d searches, %d rounds of %d; first round %.0f ms, last %.0f ms, best %.0f ms"
-                " (%s)",
+                "warm-up done in %.1f s: %d searches, %d rounds of %d; first round %.0f ms, last %.0f ms, best %.0f ms;"
+                " median search per window of %d: %s ms (%s)",
                 p.seconds,
                 p.searches,
                 len(rounds),
@@ -125,6 +155,8 @@ class Warmup:
                 rounds[0] if rounds else 0.0,
                 rounds[-1] if rounds else 0.0,
                 min(rounds, default=0.0),
+                p.settling.window,
+                ", ".join(f"{m:.0f}" for m in p.settling.medians_ms) or "-",
                 p.stopped,
             )
 
@@ -133,7 +165,6 @@ class Warmup:
         scopes: list[str | None] = [None, *projects[: MAX_SCOPES - 1]]
         questions = Questions(projects or ["warm-up"])
         params = engine.params()
-        since_best = 0
         with ThreadPoolExecutor(max_workers=self.slots, thread_name_prefix="warm-up") as pool:
             while True:
                 if self._stop.is_set():
@@ -144,22 +175,22 @@ class Warmup:
                     (questions.next(), scopes[(self.progress.searches + i) % len(scopes)]) for i in range(self.slots)
                 ]
                 started = time.perf_counter()
-                found = list(pool.map(lambda job: _search(engine, params, *job), batch))
-                elapsed = (time.perf_counter() - started) * 1000
-                self.progress.searches += len(batch)
-                for result in found:
-                    questions.offer(result)
+                found = list(pool.map(lambda job: _timed(engine, params, *job), batch))
                 rounds = self.progress.rounds_ms
-                since_best = 0 if not rounds or elapsed < IMPROVEMENT * min(rounds) else since_best + 1
-                rounds.append(elapsed)
-                if not any(r.chunks for r in found) and len(rounds) == 1:
+                rounds.append((time.perf_counter() - started) * 1000)
+                self.progress.searches += len(batch)
+                for result, _ms in found:
+                    questions.offer(result)
+                if not any(result.chunks for result, _ms in found) and len(rounds) == 1:
                     return "the graph has nothing to search"
-                if since_best >= PATIENCE:
+                if self.progress.settling.add([ms for _result, ms in found]):
                     return "searches stopped getting faster"
 
 
-def _search(engine: Engine, params: QueryParams, question: str, project: str | None) -> GraphSearch:
-    return engine.search(question, params, project=project, every_project=project is None)
+def _timed(engine: Engine, params: QueryParams, question: str, project: str | None) -> tuple[GraphSearch, float]:
+    started = time.perf_counter()
+    found = engine.search(question, params, project=project, every_project=project is None)
+    return found, (time.perf_counter() - started) * 1000
 
 
 class Questions:
