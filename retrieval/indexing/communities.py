@@ -29,7 +29,6 @@ import igraph as ig
 import leidenalg
 
 SEED = 42
-META_RESOLUTION = 1.0
 #: How much larger a community may be at each level up: 40, 80, 160 entities with the default cap of 40.
 LEVEL_GROWTH = 2
 #: A person mentioned in more than this share of a collection's documents (a podcast's host) is everywhere: their
@@ -210,7 +209,6 @@ def hierarchy(
     max_levels: int,
     min_size: int = 2,
     previous: Previous | None = None,
-    upper: Sequence[tuple[str, str, float]] | None = None,
 ) -> list[Community]:
     """Communities of every level, finest first; entities with no relationship belong to none.
 
@@ -234,7 +232,7 @@ def hierarchy(
         below = levels[-1]
         where = {entity: i for i, c in enumerate(below) for entity in c.members}
         weights: dict[tuple[int, int], float] = {}
-        for a, b, w in edges if upper is None else upper:
+        for a, b, w in edges:
             if a in where and b in where and where[a] != where[b]:
                 key = (min(where[a], where[b]), max(where[a], where[b]))
                 weights[key] = weights.get(key, 0.0) + w
@@ -246,9 +244,7 @@ def hierarchy(
         sizes = [len(c.members) for c in below]
         cap = max_size * LEVEL_GROWTH**level
         initial = _start([c.id for c in below], previous.parent_of)
-        grouped = [
-            part for group in _leiden(meta, META_RESOLUTION, initial) for part in _capped(meta, group, cap, sizes=sizes)
-        ]
+        grouped = [part for group in _leiden(meta, initial=initial) for part in _capped(meta, group, cap, sizes=sizes)]
         if len(grouped) >= len(below):
             break
         above = []

@@ -163,8 +163,6 @@ def community_titles(
         if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
     main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
-    if len(documents) >= MIN_DOCUMENTS:
-        topics = _common_less(topics, chunks_of, len(documents))
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
@@ -214,16 +212,6 @@ def community_titles(
             lead = _format([entities[k].title for k in leads if k])
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
-
-
-def _common_less(topics: Mapping[str, Topic], chunks_of: Mapping[str, set[str]], documents: int) -> dict[str, Topic]:
-    """`topics` with each one mentioned in more than LEAD_DOCUMENTS of the documents weighing that share less."""
-    out = dict(topics)
-    for key, topic in topics.items():
-        found = len({_document(c) for c in chunks_of.get(key, ())})
-        if found > LEAD_DOCUMENTS * documents:
-            out[key] = topic._replace(weight=topic.weight * LEAD_DOCUMENTS * documents / found)
-    return out
 
 
 def _passages(members: Iterable[str], chunks_of: Mapping[str, set[str]], everywhere: set[str]) -> set[str]:
