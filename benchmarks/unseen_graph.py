@@ -12,6 +12,7 @@ third names both in the order they were drawn (`--seed 104 --exclude-seed 102 --
 episodes are re-drawn as that run drew them, without seed 102's.
 
 Usage: nice -n 19 python benchmarks/unseen_graph.py [--seed 102] [--episodes 10] [--exclude-seed 102 ...]
+       (four draws of 10 leave 4 episodes: `--seed 111 --episodes 4 --exclude-seed 102 ... --exclude-seed 105`)
        then: python benchmarks/graph_quality.py --graph benchmarks/.cache/unseen-102/graph.db --project unseen ...
 """
 
@@ -34,13 +35,18 @@ from scripts.build_demo_data import EPISODES, _slug, episode_texts
 PROJECT = "unseen"
 #: Compilations of other episodes' clips: not text nobody wrote a rule from.
 COMPILATION = re.compile(r"(?i)year.?in.?review")
+#: Episodes of every earlier draw (`--exclude-seed`): a smaller draw re-draws them at this size, as they were run,
+#: not at its own (a draw of 4 re-drawing seed 102 with 4 would leave 6 of 102's episodes in).
+DRAWN = 10
 
 
-def pick_episodes(names: list[str], seed: int, count: int, exclude: tuple[int, ...] = ()) -> list[str]:
+def pick_episodes(
+    names: list[str], seed: int, count: int, exclude: tuple[int, ...] = (), drawn: int = DRAWN
+) -> list[str]:
     """`count` episodes of `names` drawn by `seed`, none of the demo's, no compilation and none an earlier draw
-    (`exclude`: its seeds in the order they were drawn, each excluding the seeds before it, as it was run) holds;
-    sorted."""
-    taken = {name for at, earlier in enumerate(exclude) for name in pick_episodes(names, earlier, count, exclude[:at])}
+    (`exclude`: its seeds in the order they were drawn, each excluding the seeds before it, as it was run, each of
+    `drawn` episodes) holds; sorted."""
+    taken = {name for at, earlier in enumerate(exclude) for name in pick_episodes(names, earlier, drawn, exclude[:at])}
     candidates = sorted(n for n in names if n not in EPISODES and not COMPILATION.search(n) and n not in taken)
     return sorted(random.Random(seed).sample(candidates, count))
 

@@ -14,3 +14,13 @@ def test_draw_leaves_out_the_demo_and_compilations_and_repeats() -> None:
     assert all(name.startswith("EP-") and "Guest" in name for name in chosen)
     assert chosen == pick_episodes(list(reversed(names)), seed=102, count=10)
     assert chosen != pick_episodes(names, seed=103, count=10)
+
+
+def test_a_smaller_draw_leaves_out_every_episode_the_earlier_draws_took() -> None:
+    # Earlier draws are re-drawn at their own size: a draw of 4 re-drawing seed 102 with 4 would leave 6 of its
+    # episodes among the candidates (seed 111's first build of the last four episodes drew three of seed 102's).
+    names = [f"EP-{n}_ Guest_{n}" for n in range(70, 94)]
+    taken = set(pick_episodes(names, seed=102, count=10)) | set(pick_episodes(names, 103, 10, (102,)))
+    chosen = pick_episodes(names, seed=111, count=4, exclude=(102, 103))
+    assert len(chosen) == 4
+    assert not taken & set(chosen)
