@@ -8,14 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.context import Context
+from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.llm.client import ChatModel
-from retrieval.models import Citation, KeyFact, QueryParams
+from retrieval.models import Citation, Hit, KeyFact, QueryParams
 from retrieval.modes import global_mode, global_themes
 from retrieval.modes.global_themes import theme_question
+from retrieval.store import GraphStore
 from tests.conftest import CAROL_PROJECT, make_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply
 from tests.test_drift import Graph, ids_in, schema_name
+from tests.test_turns import EARLIER, LATER
 
 QUESTION = "What are the main themes of the story: greed, ghosts and redemption?"
 
@@ -149,3 +152,25 @@ def test_a_question_about_something_named_is_not_a_theme_question() -> None:
     assert not theme_question("What are the main themes of the story: greed, ghosts and redemption?")
     assert not theme_question("What is the capital of Australia?")
     assert not theme_question("What themes does Lisa Su discuss?")
+
+
+def test_offline_global_facts_name_the_speaker_of_a_passage_that_opens_mid_turn(
+    store: GraphStore, embedder: Embedder
+) -> None:
+    """A passage cut mid-turn carries no label: the reduce reads who speaks from the chunks before it, as local's
+    pool does, so the guest's answer is hers and the fact says so."""
+    s = store.settings
+    store.write_batch(
+        f"UNWIND $rows AS row CREATE (:`{s.chunk_label}` {{id: row.id, text: row.text, projectId: 'p', n: row.n}})",
+        [{"id": "doc:0", "text": EARLIER, "n": 0}, {"id": "doc:1", "text": LATER, "n": 1}],
+    )
+    ctx = Context(s, store, embedder, None, "p")
+    question = "Why did Daphne Koller move into biology and medicine?"
+    run = global_mode.GlobalRun(ctx, question, None, QueryParams.from_settings(s))
+    run.question_vector = embedder.embed([question])[0]
+    run.passages = {"doc:1": Hit(id="doc:1", text=LATER, score=1.0, document_id="doc", document_name="doc")}
+
+    facts, _final, _uncertainty, by_llm = run.passage_answer(1)
+
+    assert not by_llm and facts
+    assert facts[0].fact.startswith("Daphne Koller: ") and facts[0].citations[0].chunk_id == "doc:1"

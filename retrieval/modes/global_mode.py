@@ -48,6 +48,7 @@ from retrieval.search.community_context import (
 )
 from retrieval.search.evidence import distinct, extractive_facts, sentences
 from retrieval.search.filler import never_a_fact
+from retrieval.search.turns import with_opening_speakers
 from retrieval.telemetry.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_pct
 from retrieval.text.readable import clean_spoken
 
@@ -67,7 +68,9 @@ THEME_SENTENCES = 2
 THEME_ENTITIES = 5
 REPORT_CHARS = 1500
 #: Offline map: passages searched beneath each batch of communities; the reduce weighs this many facts (best
-#: first) before ordering them across documents.
+#: first) before ordering them across documents. Why not 16: it lifted the demo's cross-episode tuning questions
+#: (hit@5 0.57 -> 0.62) but held out global stayed at main's 0.43 and its episode recall fell 0.54 -> 0.51
+#: (docs/benchmarks.md, branch wt110).
 PASSAGES_PER_BATCH = 8
 FACT_CANDIDATES = 3 * KEY_FACTS
 #: A fact takes part in the rounds across documents when it scores at least this share of the best fact.
@@ -351,8 +354,11 @@ class GlobalRun:
 
     def passage_answer(self, mapped: int) -> tuple[list[KeyFact], str, str, bool]:
         """The offline reduce over passages: local mode's fact choice over every passage the map found, then
-        ordered across documents (`across_documents`); the answer names the communities the facts come from."""
-        pool = sorted(self.passages.values(), key=lambda h: -h.score)
+        ordered across documents (`across_documents`); the answer names the communities the facts come from.
+        Each passage that opens mid-turn is given its speaker first, as local's pool is (`with_opening_speakers`):
+        otherwise a guest's answer is nobody's, the fact choice cannot credit its speaker, and the fact does not
+        say who said it."""
+        pool = with_opening_speakers(self.ctx, sorted(self.passages.values(), key=lambda h: -h.score))
         chosen = extractive_facts(
             self.question,
             self.question_vector.tolist(),
