@@ -80,6 +80,8 @@ ROLES = frozenset(
         "writer", "actor", "comedian", "senator", "governor", "king", "queen", "prince", "princess", "who",
     }
 )  # fmt: skip
+#: Words before an actor's name in a cast list ("starring María Félix and ..."): a film stars people.
+_CAST = frozenset({"starring", "co-starring"})
 _PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _INNER_POSSESSIVE = re.compile(r"\w['’]s\s+\w")
 _QUOTES = frozenset({'"', "“", "‘", "'"})
@@ -119,7 +121,7 @@ def evidence(ent: Any) -> Evidence:
     following = [word for word in after[:2] if word != ","]
     placed = bool(before) and before[-1] in _LOCATIVE | {"the"}
     strong = bool(
-        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES))
+        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES | _CAST))
         or any(word in _ADDRESS for word in before)
         or (following and following[0] in _PRONOUNS and not _apposed_possessive(after))
         or (after[:2] == [",", "who"] and not placed)
@@ -207,8 +209,13 @@ def checked(
     named = {k: n for k, n in kinds.items() if k != CONCEPT}
     word = surface.strip()
     one_name = " " not in word and word[:1].isupper() and not word.isupper()
-    if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
-        return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
+    if (
+        kind != "PERSON"
+        and (one_name or _full_name(word, kind, the_before))
+        and strong
+        and 2 * strong >= sum(kinds.values())
+    ):
+        return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"; "Denzel Washington" in a cast list
     if kind == "PERSON":
         titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
@@ -221,6 +228,21 @@ def checked(
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
         return CONCEPT
     return kind
+
+
+def _full_name(word: str, kind: str, the_before: int) -> bool:
+    """Whether a several-word name may be a person's when strong evidence says so ("starring Matthew Broderick,
+    Denzel Washington, ...", the model typed ORG): every word capitalised, not a place, never after "the" (a
+    group: "the Rolling Stones, who ...") and not ending in a plural, as teams and bands do ("Kansas City Royals,
+    who ..."); a surname ending in "s" is left as the model typed it."""
+    names = word.split()
+    return (
+        len(names) > 1
+        and all(name[:1].isupper() for name in names)
+        and kind not in PLACES
+        and not the_before
+        and not names[-1].endswith("s")
+    )
 
 
 def possessor(surface: str, kind: str, words: DocumentWords) -> str:
