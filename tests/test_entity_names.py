@@ -44,9 +44,12 @@ def test_the_owner_of_a_play_or_a_novel_is_its_author() -> None:
 
 def test_full_names_in_a_cast_are_people_and_teams_stay_groups() -> None:
     """A full name the model typed ORG in a cast list ("starring Matthew Broderick, Denzel Washington, ...") or
-    after "starring" is a person; a team whose name ends in a plural ("Kansas City Royals, who won") is not."""
+    after "starring" is a person; a team whose name ends in a plural ("Kansas City Royals, who won") is not, nor a
+    name ending in a firm's noun ("Anita Borg Institute, she was ...": "she" is Anita Borg)."""
     cast = "Glory is a 1989 war film starring Matthew Broderick, Denzel Washington, Cary Elwes and Morgan Freeman."
     assert extracted(cast).get("Denzel Washington") == "PERSON"
     assert extracted("It was remade in 1966 starring María Félix and Eulalio González.").get("María Félix") == "PERSON"
     team = "Game 1 was played between the New York Mets and Kansas City Royals, who won the World Series."
     assert extracted(team).get("Kansas City Royals") != "PERSON"
+    institute = "It started out as the Anita Borg Institute, she was a strong advocate. The Anita Borg Institute grew."
+    assert extracted(institute).get("Anita Borg Institute") == "ORG"  # a firm's noun last: not retyped

@@ -43,6 +43,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from retrieval.indexing.entity_filter import DocumentWords
+from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
@@ -234,7 +235,8 @@ def _full_name(word: str, kind: str, the_before: int) -> bool:
     """Whether a several-word name may be a person's when strong evidence says so ("starring Matthew Broderick,
     Denzel Washington, ...", the model typed ORG): every word capitalised, not a place, never after "the" (a
     group: "the Rolling Stones, who ...") and not ending in a plural, as teams and bands do ("Kansas City Royals,
-    who ..."); a surname ending in "s" is left as the model typed it."""
+    who ..."), nor in the noun of a work or a firm ("Anita Borg Institute, who ...": entity_kinds.THING_ENDINGS);
+    a surname ending in "s" is left as the model typed it."""
     names = word.split()
     return (
         len(names) > 1
@@ -242,6 +244,7 @@ def _full_name(word: str, kind: str, the_before: int) -> bool:
         and kind not in PLACES
         and not the_before
         and not names[-1].endswith("s")
+        and names[-1].lower() not in THING_ENDINGS
     )
 
 
