@@ -53,3 +53,8 @@ def test_full_names_in_a_cast_are_people_and_teams_stay_groups() -> None:
     assert extracted(team).get("Kansas City Royals") != "PERSON"
     institute = "It started out as the Anita Borg Institute, she was a strong advocate. The Anita Borg Institute grew."
     assert extracted(institute).get("Anita Borg Institute") == "ORG"  # a firm's noun last: not retyped
+    era = (
+        "Born in Chongqing in 1955, Xu grew up in Beijing. In 1975, near the end of the Cultural Revolution, he was "
+        "relocated to the countryside for two years as part of Mao Zedong's policy."
+    )
+    assert extracted(era).get("Cultural Revolution") != "PERSON"  # "he" after an event is the next clause's subject

@@ -116,6 +116,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     the_before: Counter[str] = Counter()
     placed: Counter[str] = Counter()  # mentions right after a preposition of place ("into Best Buy")
     strong: Counter[str] = Counter()
+    introduced: Counter[str] = Counter()  # strong evidence before the name ("starring X"), not after it
     thing: Counter[str] = Counter()  # mentions that speak of a thing ("Loopt made its exit")
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
@@ -144,6 +145,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 seen = entity_types.evidence(ent)
                 person[key] += seen.person
                 strong[key] += seen.strong
+                introduced[key] += seen.introduced
                 the_before[key] += seen.the
                 placed[key] += seen.where
                 thing[key] += seen.thing
@@ -174,6 +176,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             person[key],
             the_before[key],
             strong=strong[key],
+            introduced=introduced[key],
             placed=placed[key],
             thing=thing[key],
         )
