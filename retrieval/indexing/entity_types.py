@@ -43,6 +43,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from retrieval.indexing.entity_filter import DocumentWords
+from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
@@ -80,6 +81,8 @@ ROLES = frozenset(
         "writer", "actor", "comedian", "senator", "governor", "king", "queen", "prince", "princess", "who",
     }
 )  # fmt: skip
+#: Words before an actor's name in a cast list ("starring María Félix and ..."): a film stars people.
+_CAST = frozenset({"starring", "co-starring"})
 _PRONOUNS = frozenset({"he", "she", "him", "her", "his", "hers"})
 _INNER_POSSESSIVE = re.compile(r"\w['’]s\s+\w")
 _QUOTES = frozenset({'"', "“", "‘", "'"})
@@ -106,6 +109,8 @@ class Evidence(NamedTuple):
     where: bool
     #: The mention speaks of a thing ("its" after its verb, ", which", a copula and a thing noun) and not of a person.
     thing: bool = False
+    #: Strong evidence before the name or around it, not after: a title, a role or "starring" before, a list of people.
+    introduced: bool = False
 
 
 def evidence(ent: Any) -> Evidence:
@@ -118,12 +123,14 @@ def evidence(ent: Any) -> Evidence:
     after = [t.lower_ for t in doc[ent.end : min(ent.sent.end, ent.end + 3)]]
     following = [word for word in after[:2] if word != ","]
     placed = bool(before) and before[-1] in _LOCATIVE | {"the"}
+    introduced = bool(
+        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES | _CAST)) or _listed_with_people(ent)
+    )
     strong = bool(
-        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES))
+        introduced
         or any(word in _ADDRESS for word in before)
         or (following and following[0] in _PRONOUNS and not _apposed_possessive(after))
         or (after[:2] == [",", "who"] and not placed)
-        or _listed_with_people(ent)
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
@@ -133,7 +140,7 @@ def evidence(ent: Any) -> Evidence:
     where = bool(before and (before[-1] in _WHERE or destination) and not possessive)
     person = strong or spoken or apposed
     thing = _speaks_of_a_thing(ent, after, authored=before[-1:] == ["by"]) or _called(before)
-    return Evidence(person, strong, the, where, not person and thing)
+    return Evidence(person, strong, the, where, not person and thing, introduced)
 
 
 def _called(before: list[str]) -> bool:
@@ -200,15 +207,20 @@ def checked(
     strong: int = 0,
     placed: int = 0,
     thing: int = 0,
+    introduced: int = 0,
 ) -> str:
     """The document's type for a name, from the model's votes (`kinds`) and the evidence counted for it
-    (`placed`: mentions right after a preposition of place; `thing`: mentions that speak of a thing)."""
+    (`placed`: mentions right after a preposition of place; `thing`: mentions that speak of a thing; `introduced`:
+    mentions with strong evidence before the name, not after it)."""
     kind = majority_type(kinds)
     named = {k: n for k, n in kinds.items() if k != CONCEPT}
     word = surface.strip()
     one_name = " " not in word and word[:1].isupper() and not word.isupper()
-    if kind != "PERSON" and one_name and strong and 2 * strong >= sum(kinds.values()):
+    total = sum(kinds.values())
+    if kind != "PERSON" and one_name and strong and 2 * strong >= total:
         return "PERSON"  # "Knuth" tagged ORG, but "professor Knuth ... he"
+    if kind != "PERSON" and _full_name(word, kind, the_before) and introduced and 2 * introduced >= total:
+        return "PERSON"  # "starring Matthew Broderick, Denzel Washington, ...": "he" after a firm is another subject
     if kind == "PERSON":
         titled = " " in word and 2 * (the_before + placed) >= sum(kinds.values()) and not strong
         if _INNER_POSSESSIVE.search(surface) or titled:
@@ -221,6 +233,23 @@ def checked(
     if kind in PLACES and surface.isupper() and " " not in surface and not the_before:
         return CONCEPT
     return kind
+
+
+def _full_name(word: str, kind: str, the_before: int) -> bool:
+    """Whether a several-word name may be a person's when strong evidence says so ("starring Matthew Broderick,
+    Denzel Washington, ...", the model typed ORG): every word capitalised, not a place, never after "the" (a
+    group: "the Rolling Stones, who ...") and not ending in a plural, as teams and bands do ("Kansas City Royals,
+    who ..."), nor in the noun of a work or a firm ("Anita Borg Institute, who ...": entity_kinds.THING_ENDINGS);
+    a surname ending in "s" is left as the model typed it."""
+    names = word.split()
+    return (
+        len(names) > 1
+        and all(name[:1].isupper() for name in names)
+        and kind not in PLACES
+        and not the_before
+        and not names[-1].endswith("s")
+        and names[-1].lower() not in THING_ENDINGS
+    )
 
 
 def possessor(surface: str, kind: str, words: DocumentWords) -> str:

@@ -20,6 +20,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
+from retrieval.indexing.entity_names import author_named, place_named
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -115,6 +116,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     the_before: Counter[str] = Counter()
     placed: Counter[str] = Counter()  # mentions right after a preposition of place ("into Best Buy")
     strong: Counter[str] = Counter()
+    introduced: Counter[str] = Counter()  # strong evidence before the name ("starring X"), not after it
     thing: Counter[str] = Counter()  # mentions that speak of a thing ("Loopt made its exit")
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
@@ -143,6 +145,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 seen = entity_types.evidence(ent)
                 person[key] += seen.person
                 strong[key] += seen.strong
+                introduced[key] += seen.introduced
                 the_before[key] += seen.the
                 placed[key] += seen.where
                 thing[key] += seen.thing
@@ -173,6 +176,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             person[key],
             the_before[key],
             strong=strong[key],
+            introduced=introduced[key],
             placed=placed[key],
             thing=thing[key],
         )
@@ -180,6 +184,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
         if (topic := entity_types.worded(surface, thing_named(surface, kind), words, person[key])) != kind:
             kind = topic
             named_topics.add(key)
+        kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {

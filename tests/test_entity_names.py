@@ -1,0 +1,60 @@
+"""Issue #25's rules from MuSiQue's tuning labels: a place named like a person, the author of a play typed as a firm,
+full names in a cast list typed as firms (retrieval/indexing/entity_names.py, entity_types.py). Other rules of the
+extractor: test_entity_rules.py, test_entity_kinds.py."""
+
+from __future__ import annotations
+
+from retrieval.indexing.chunking import chunk_text
+from retrieval.indexing.entity_filter import DocumentWords
+from retrieval.indexing.entity_names import author_named, place_named
+from retrieval.indexing.extract_offline import extract_document
+
+
+def extracted(text: str) -> dict[str, str]:
+    """surface -> type of every entity the offline extractor finds in `text`."""
+    found = extract_document(text, chunk_text(text, 400, 0.1))
+    return {m.surface: m.type for chunk in found for m in chunk.mentions}
+
+
+def test_a_person_named_by_a_kind_of_place_is_the_place_unless_it_acts_as_a_person() -> None:
+    """ "Morley Glacier", "Mount Bates": a place's common noun first or last; "Ricki Lake" (a surname that is also a
+    place noun) and any name with person evidence stay people."""
+    assert place_named("Morley Glacier", "PERSON", 0) == "LOC"
+    assert place_named("Mount Bates", "PERSON", 0) == "LOC"
+    assert place_named("Sienna Plantation", "PERSON", 0) == "LOC"
+    assert place_named("Ricki Lake", "PERSON", 0) == "PERSON"
+    assert place_named("Morley Glacier", "PERSON", 1) == "PERSON"  # "Morley Glacier said": acts as a person
+    assert place_named("Glacier", "PERSON", 0) == "PERSON"  # one word: no kind noun beside a name
+    assert place_named("Morley Glacier", "ORG", 0) == "ORG"
+    text = "Hicks Ridge is a ridge between Mount Soza and Morley Glacier in the Bowers Mountains."
+    assert extracted(text).get("Morley Glacier") == "LOC"
+
+
+def test_the_owner_of_a_play_or_a_novel_is_its_author() -> None:
+    """ "Dušan Kovačević's play" names the playwright (the model typed ORG); a firm owning a film or a record stays
+    a firm, and a one-word owner is possessor()'s (test_entity_rules.py)."""
+    play = DocumentWords.of("It is based on Dušan Kovačević's play of the same title.", 1)
+    assert author_named("Dušan Kovačević", "ORG", play) == "PERSON"
+    film = DocumentWords.of("It is based on Warner Bros's film of the same title.", 1)
+    assert author_named("Warner Bros", "ORG", film) == "ORG"
+    assert author_named("Kovačević", "ORG", DocumentWords.of("Kovačević's play", 1)) == "ORG"
+    text = "The Meeting Point is a 1989 film. It is based on Dušan Kovačević's play of the same title."
+    assert extracted(text).get("Dušan Kovačević") == "PERSON"
+
+
+def test_full_names_in_a_cast_are_people_and_teams_stay_groups() -> None:
+    """A full name the model typed ORG in a cast list ("starring Matthew Broderick, Denzel Washington, ...") or
+    after "starring" is a person; a team whose name ends in a plural ("Kansas City Royals, who won") is not, nor a
+    name ending in a firm's noun ("Anita Borg Institute, she was ...": "she" is Anita Borg)."""
+    cast = "Glory is a 1989 war film starring Matthew Broderick, Denzel Washington, Cary Elwes and Morgan Freeman."
+    assert extracted(cast).get("Denzel Washington") == "PERSON"
+    assert extracted("It was remade in 1966 starring María Félix and Eulalio González.").get("María Félix") == "PERSON"
+    team = "Game 1 was played between the New York Mets and Kansas City Royals, who won the World Series."
+    assert extracted(team).get("Kansas City Royals") != "PERSON"
+    institute = "It started out as the Anita Borg Institute, she was a strong advocate. The Anita Borg Institute grew."
+    assert extracted(institute).get("Anita Borg Institute") == "ORG"  # a firm's noun last: not retyped
+    era = (
+        "Born in Chongqing in 1955, Xu grew up in Beijing. In 1975, near the end of the Cultural Revolution, he was "
+        "relocated to the countryside for two years as part of Mao Zedong's policy."
+    )
+    assert extracted(era).get("Cultural Revolution") != "PERSON"  # "he" after an event is the next clause's subject
