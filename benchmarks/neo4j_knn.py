@@ -3,14 +3,14 @@
 Usage: python benchmarks/neo4j_knn.py [--chunks 100000] [--questions 100] [--fetch 10 20 40 100] [--rounds 2]
 
 Why: a Neo4j vector index has no search-time `ef`; `db.index.vector.queryNodes(index, k, q)` explores as many
-candidates as the `k` it is asked for, so the Neo4j adapter asks for at least `hnsw_ef_runtime` (100) to keep
-recall, where the embedded store sets ef on the index and asks for what it needs. At 100k chunks that floor is
-most of a vector call's time (issue #26). This measures it alone: the synthetic chunk vectors of
-`benchmarks/search.py`, one vector index populated in one pass (created after the load, as the pipeline's rebuild
-leaves it), questions that are stored vectors with a little noise, and for each `k` the recall@10 against exact
-cosine, the client's wall time and the server's (`result_available_after + result_consumed_after`).
-Neo4j is the server NEO4J_URI names (the run's own label and index are removed after it) or one started for the
-run by tools/neo4j.
+candidates as the `k` it is asked for, so the Neo4j adapter asks for at least `neo4j_vector_min_k` (100 until issue
+#26's wt109, 40 since) to keep recall, where the embedded store sets ef on the index and asks for what it needs. At
+100k chunks that floor is most of a vector call's time (issue #26). This measures it alone: the synthetic chunk
+vectors of `benchmarks/search.py`, one vector index populated in one pass (created after the load, as the pipeline's
+rebuild leaves it), questions that are stored vectors with a little noise, and for each `k` the recall@10 against
+exact cosine, the client's wall time and the server's (`result_available_after + result_consumed_after`).
+Neo4j is the server NEO4J_URI names (the run's own label and index are removed after it) or one started for the run
+by tools/neo4j.
 """
 
 from __future__ import annotations

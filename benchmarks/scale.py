@@ -21,6 +21,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,17 +31,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks import backends
 from benchmarks._table import print_table
-from benchmarks.search import PROJECT, chunk_vectors, open_graph, timed
+from benchmarks.search import PROJECT, chunk_vectors, open_graph
 from benchmarks.store import DIM
 from retrieval.context import Context
 from retrieval.embed import make_embedder
 from retrieval.models import QueryParams
 from retrieval.search.ranking import retrieve
-from retrieval.store import GraphStore
+from retrieval.store import GraphStore, open_store
 from retrieval.store.falkordb import FalkorDBStore
 
 SCALES = {"10k": (10_000, 2_000), "100k": (100_000, 20_000), "1m": (1_000_000, 200_000)}
-HEADER = ["scale", "backend", "chunks", "entities", "load s", "index s", "load+index s", "recall@10"]
+HEADER = ["scale", "backend", "vector k floor", "chunks", "entities", "load s", "index s", "load+index s", "recall@10"]
 HEADER += ["1-hop p50 ms", "1-hop p95 ms", "server RSS GB", "load avg", "graph"]
 #: Rows of the exact search at a time: 100k x 384 float32 is 150 MB.
 EXACT_BLOCK = 100_000
@@ -81,11 +82,21 @@ def server_rss_gb(store: GraphStore) -> float | None:
     return psutil.Process(pid).memory_info().rss / 2**30 if pid else None
 
 
-def measure(scale: str, backend: str, neo4j: dict[str, object], queries_n: int, recall_n: int) -> list[object]:
+def measure(
+    scale: str, backend: str, neo4j: dict[str, object], queries_n: int, recall_n: int, *, floors: Sequence[int]
+) -> list[list[object]]:
+    """One row, or on Neo4j one per vector floor asked (`neo4j_vector_min_k`, issue #26): each floor reads the same
+    graph through its own store, and the floors take turns question by question, so load hits them alike."""
     n_chunks, n_entities = SCALES[scale]
     store, settings, built = open_graph(n_chunks, n_entities, backend, neo4j)
+    floors = floors if backend == "neo4j" and floors else [settings.neo4j_vector_min_k]
+    stores = [store, *(open_store(settings.model_copy(update={"neo4j_vector_min_k": f})) for f in floors[1:])]
+    if backend == "neo4j":
+        store.settings = settings.model_copy(update={"neo4j_vector_min_k": floors[0]})
     rng = np.random.default_rng(3)
-    recall = recall_at_10(store, chunk_vectors(n_chunks), recall_n, rng)
+    vectors = chunk_vectors(n_chunks)
+    # Every floor's recall on the same queries; `rng` then draws the timed questions, as with one store.
+    recalls = [recall_at_10(s, vectors, recall_n, rng if s is store else np.random.default_rng(3)) for s in stores]
     picks = rng.integers(0, n_chunks, queries_n)
     texts = [
         row["text"]
@@ -94,27 +105,41 @@ def measure(scale: str, backend: str, neo4j: dict[str, object], queries_n: int, 
             {"ids": [f"c{i}" for i in picks]},
         )
     ]
-    query_vectors = chunk_vectors(n_chunks)[picks[: len(texts)]]
-    ctx = Context(settings, store, make_embedder(settings), None, PROJECT)
+    query_vectors = vectors[picks[: len(texts)]]
+    embedder = make_embedder(settings)
+    contexts = [Context(s.settings, s, embedder, None, PROJECT) for s in stores]
     one_hop = QueryParams.from_settings(settings, top_k=10, filters={}).model_copy(update={"max_hops": 1})
     questions = [(" ".join(t.split()[:6]), v) for t, v in zip(texts, query_vectors, strict=True)]
-    p50, p95 = timed(lambda q: retrieve(ctx, q[0], one_hop, query_vector=q[1].tolist()), questions)
+    times: list[list[float]] = [[] for _ in contexts]
+    for ctx in contexts:  # warm caches (key projections, index handles), not timed
+        retrieve(ctx, questions[0][0], one_hop, query_vector=questions[0][1].tolist())
+    for i, (text, vector) in enumerate(questions):
+        for j in range(len(contexts)):
+            c = (i + j) % len(contexts)  # rotate which floor goes first
+            started = time.perf_counter()
+            retrieve(contexts[c], text, one_hop, query_vector=vector.tolist())
+            times[c].append((time.perf_counter() - started) * 1000)
     rss = server_rss_gb(store)
-    store.close()
+    for s in stores:
+        s.close()
     return [
-        scale,
-        backend,
-        n_chunks,
-        n_entities,
-        built["load_s"],
-        built["index_s"],
-        built["load_s"] + built["index_s"],
-        recall,
-        p50,
-        p95,
-        rss if rss is not None else "n/a",
-        f"{os.getloadavg()[0]:.1f}",
-        "built now" if built["now"] else f"cached (built under load {built['load_avg']:.1f})",
+        [
+            scale,
+            backend,
+            floor if backend == "neo4j" else "n/a",
+            n_chunks,
+            n_entities,
+            built["load_s"],
+            built["index_s"],
+            built["load_s"] + built["index_s"],
+            recall,
+            float(np.percentile(ms, 50)),
+            float(np.percentile(ms, 95)),
+            rss if rss is not None else "n/a",
+            f"{os.getloadavg()[0]:.1f}",
+            "built now" if built["now"] else f"cached (built under load {built['load_avg']:.1f})",
+        ]
+        for floor, recall, ms in zip(floors, recalls, times, strict=True)
     ]
 
 
@@ -123,6 +148,13 @@ def main() -> None:
     parser.add_argument("--scale", nargs="+", choices=sorted(SCALES), default=["10k", "100k"])
     parser.add_argument("--queries", type=int, default=100, help="retrieve() calls timed per scale")
     parser.add_argument("--recall-queries", type=int, default=200, help="queries for recall@10")
+    parser.add_argument(
+        "--neo4j-vector-min-k",
+        type=int,
+        nargs="+",
+        default=[],
+        help="on Neo4j, the vector floors to time side by side (default: the setting's one)",
+    )
     backends.add_argument(parser)
     args = parser.parse_args()
     rows = []
@@ -131,9 +163,12 @@ def main() -> None:
         for scale in args.scale:
             for backend in chosen:
                 started = time.perf_counter()
-                rows.append(measure(scale, backend, neo4j, args.queries, args.recall_queries))
+                measured = measure(
+                    scale, backend, neo4j, args.queries, args.recall_queries, floors=args.neo4j_vector_min_k
+                )
+                rows.extend(measured)
                 # Printed as it comes: a 1m build can run for an hour on a shared machine, and may be stopped.
-                print(f"{scale} {backend}: measured in {time.perf_counter() - started:.0f} s: {rows[-1]}", flush=True)
+                print(f"{scale} {backend}: measured in {time.perf_counter() - started:.0f} s: {measured}", flush=True)
     print_table(
         "Scale: load and index seconds (Neo4j: with its vector index rebuild), recall@10 vs exact numpy, "
         "hybrid + 1-hop retrieve() (query embedding excluded), graph server RSS; "

@@ -264,3 +264,56 @@ def test_hybrid_arms_complete_the_vector_arm_with_exact_cosines_in_one_read(
     for hit in vector:
         assert hit.score == pytest.approx(float(exact[int(hit.id[1:])]), abs=1e-3)
     assert all(h.props["text"].startswith("passage ") and h.props["group"] for h in [*vector, *keyword])
+
+
+@pytest.mark.parametrize("floor", [1, 100])
+def test_a_filtered_search_keeps_its_own_top_hits_whatever_the_vector_floor(
+    loaded: GraphStore, corpus: np.ndarray, monkeypatch: pytest.MonkeyPatch, floor: int
+) -> None:
+    """A project's search must not lose its own top hits to other projects' rows, however few candidates a Neo4j
+    vector index call is asked for at least (`neo4j_vector_min_k`, the floor): here the filter keeps a third of the
+    rows (`group` stands for the project), two thirds of the query's nearest belong to the others, and both the
+    vector-only and the hybrid search return the kept rows' exact top k (the index is exact at this size)."""
+    s = loaded.settings
+    monkeypatch.setattr(loaded, "settings", s.model_copy(update={"neo4j_vector_min_k": floor}))
+    query = corpus[0]
+    own = sorted((i for i in range(N) if i % 3 == 1), key=lambda i: -float(corpus[i] @ query))
+    for k in (5, 20, 40):
+        want = [f"c{i}" for i in own[:k]]
+        hits = loaded.vector_search(s.chunk_label, query.tolist(), k, filters={"group": "g1"})
+        assert [h.id for h in hits] == want
+        arms = loaded.hybrid_arms(
+            s.chunk_label,
+            query.tolist(),
+            "cooking pasta",
+            k,
+            index=str(s.chunk_fulltext_index),
+            filters={"group": "g1"},
+        )
+        if arms is not None:  # None: the caller's step-by-step search (the vector_search above) takes over
+            assert [h.id for h in arms[0][:k]] == want
+
+
+def test_a_filter_every_node_passes_asks_the_vector_index_for_k(
+    loaded: GraphStore, corpus: np.ndarray, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One project in the graph (the usual case): its filter drops nothing, so a vector-only search need not
+    over-fetch for it. On Neo4j the k asked is the index's own work: with no floor, it asks for k, and finds the
+    same hits as without the filter."""
+    s = loaded.settings
+    monkeypatch.setattr(loaded, "settings", s.model_copy(update={"neo4j_vector_min_k": 1}))
+    every = {"group": ["g0", "g1", "g2"]}
+    loaded.vector_search(s.chunk_label, corpus[3].tolist(), 10, filters=every)  # the filter's check, read once
+    asked: list[int] = []
+    read = loaded.read
+
+    def spied(cypher: str, params: dict[str, object] | None = None, **kwargs: object) -> object:
+        if "db.index.vector.queryNodes" in cypher and params:
+            asked.append(int(params["fetch"]))  # type: ignore[call-overload]
+        return read(cypher, params, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loaded, "read", spied)
+    hits = loaded.vector_search(s.chunk_label, corpus[3].tolist(), 10, filters=every)
+    assert [h.id for h in hits] == [h.id for h in loaded.vector_search(s.chunk_label, corpus[3].tolist(), 10)]
+    if loaded.backend == "neo4j":
+        assert asked == [10, 10]

@@ -35,6 +35,10 @@ class SearchSettings(BaseModel):
     hnsw_ef_construction: int = Field(200, ge=10)
     #: HNSW candidate list size while searching the embedded vector indexes (recall against latency).
     hnsw_ef_runtime: int = Field(100, ge=10)
+    #: Fewest candidates a Neo4j vector index is asked for (a search that keeps more asks for what it keeps).
+    #: Neo4j has no search-time ef: the k asked is both the candidates its HNSW search explores and the rows
+    #: returned, and each call costs in proportion to it (docs/benchmarks.md, issue #26).
+    neo4j_vector_min_k: int = Field(40, ge=1)
     #: Dimension the vector indexes are declared with (optional): set, it must equal the embedder's dimension,
     #: or the start-up fails instead of the first search.
     vector_index_dimensions: int | None = Field(
