@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,18 +27,32 @@ def chosen(args: argparse.Namespace) -> tuple[str, ...]:
     return CHOICES[args.backend]
 
 
+def configured_neo4j() -> dict[str, object]:
+    """The settings for NEO4J_URI's server and its credentials from the environment; {} when NEO4J_URI is unset."""
+    if not (uri := os.environ.get("NEO4J_URI")):
+        return {}
+    return {
+        "neo4j_uri": uri,
+        "neo4j_username": os.environ.get("NEO4J_USERNAME", "neo4j"),
+        "neo4j_password": os.environ.get("NEO4J_PASSWORD", ""),
+    }
+
+
+def required_neo4j() -> dict[str, object]:
+    """`configured_neo4j()`, or exit saying what to set: for scripts that read a set already indexed there."""
+    if not (configured := configured_neo4j()):
+        sys.exit("set NEO4J_URI (and NEO4J_PASSWORD) to the server that holds the set's index")
+    return configured
+
+
 @contextlib.contextmanager
 def neo4j_env(backends: tuple[str, ...], heap: str = "2g") -> Iterator[dict[str, object]]:
     """Settings pointing at Neo4j for the run (NEO4J_URI's server, or one started now); {} without Neo4j."""
     if "neo4j" not in backends:
         yield {}
         return
-    if uri := os.environ.get("NEO4J_URI"):
-        yield {
-            "neo4j_uri": uri,
-            "neo4j_username": os.environ.get("NEO4J_USERNAME", "neo4j"),
-            "neo4j_password": os.environ.get("NEO4J_PASSWORD", ""),
-        }
+    if configured := configured_neo4j():
+        yield configured
         return
     from tools.neo4j.server import start
 

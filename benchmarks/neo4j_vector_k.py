@@ -23,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import backends
 from benchmarks._table import print_table
 from benchmarks.eval_data import build_graph, read_set
 from benchmarks.eval_retrieval import score
@@ -55,14 +56,9 @@ def main() -> None:
     parser.add_argument("--floors", type=int, nargs="+", default=[100, 60, 40, 1])
     parser.add_argument("--limit", type=int, default=None)
     args = parser.parse_args()
-    neo4j = {
-        "neo4j_uri": os.environ["NEO4J_URI"],
-        "neo4j_username": os.environ.get("NEO4J_USERNAME", "neo4j"),
-        "neo4j_password": os.environ.get("NEO4J_PASSWORD", ""),
-    }
     data = read_set(args.dataset)
     questions = [q for q in data.questions if q.gold][: args.limit]
-    first, settings, doc_to_key = build_graph(data, verbose=False, **neo4j)
+    first, settings, doc_to_key = build_graph(data, verbose=False, **backends.required_neo4j())
     first.close()
     embedder = make_embedder(settings)
     vectors = [v.tolist() for v in embedder.embed([q.text for q in questions])]

@@ -25,8 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -34,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import backends
 from benchmarks._table import print_table
 from benchmarks.eval_data import EvalSet, Question, build_graph, read_set
 from benchmarks.eval_retrieval import FETCH, passages, score
@@ -295,22 +295,6 @@ def percentile(values: list[float], pct: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[pct - 1]
 
 
-@contextmanager
-def neo4j_server() -> Iterator[dict[str, object]]:
-    """NEO4J_URI's server, or one started for the set (its data goes with it)."""
-    if uri := os.environ.get("NEO4J_URI"):
-        yield {
-            "neo4j_uri": uri,
-            "neo4j_username": os.environ.get("NEO4J_USERNAME", "neo4j"),
-            "neo4j_password": os.environ.get("NEO4J_PASSWORD", ""),
-        }
-        return
-    from tools.neo4j.server import start
-
-    with start(heap="2g") as server:
-        yield {"neo4j_uri": server.uri, "neo4j_username": server.user, "neo4j_password": server.password}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", nargs="*", type=Path, default=list(DEFAULT_SETS))
@@ -323,7 +307,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     for path in args.datasets:
-        with neo4j_server() as neo4j:
+        with backends.neo4j_env(("neo4j",)) as neo4j:
             run_set(read_set(path), path, neo4j, args.limit, args.before)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import backends
 from benchmarks.eval_data import build_graph, read_set
 from benchmarks.peers import driftlens_systems
 from retrieval.context import Context
@@ -72,14 +73,9 @@ def main() -> None:
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--limit", type=int, default=100)
     args = parser.parse_args()
-    neo4j = {
-        "neo4j_uri": os.environ["NEO4J_URI"],
-        "neo4j_username": os.environ.get("NEO4J_USERNAME", "neo4j"),
-        "neo4j_password": os.environ.get("NEO4J_PASSWORD", ""),
-    }
     data = read_set(args.dataset)
     questions = [q for q in data.questions if q.gold][: args.limit]
-    store, settings, _ = build_graph(data, verbose=False, **neo4j)
+    store, settings, _ = build_graph(data, verbose=False, **backends.required_neo4j())
     embedder = make_embedder(settings)
     ctx = Context(settings, store, embedder, None, settings.project)
     vectors = [v.tolist() for v in embedder.embed([q.text for q in questions])]
