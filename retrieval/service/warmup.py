@@ -34,9 +34,13 @@ from retrieval.search.graph_search import GraphSearch
 
 log = logging.getLogger("driftlens.service")
 
-#: Searches per window: the median search of each window is compared with the window's before it.
+#: Searches per window: the median search of each window is compared with the one SPAN windows before it.
 WINDOW = 32
-#: A window's median must be this much faster than the last window's to count as still warming (under it: noise).
+#: Windows between the two compared: a cold Neo4j's searches still fall 3-5% a window after the first steep ones
+#: (a window against the one just before it stopped there, at 1.5x the level 500 searches later), so the trend is
+#: read over four windows.
+SPAN = 4
+#: A window's median must be this much faster than the one SPAN windows before to count as still warming.
 IMPROVEMENT = 0.9
 #: Most scopes warmed: the whole graph, and the first projects by name (each scope is its own set of statements).
 MAX_SCOPES = 4
@@ -48,25 +52,28 @@ PER_RESULT = 6
 
 class Settling:
     """Whether searches stopped getting faster: each full window of `window` searches is compared with the one
-    before it, and the graph counts as warm at the first window whose median search is not `improvement` times the
-    last one's (so two windows at least). Medians of whole windows, not single rounds: a round is as slow as its
-    slowest search, and on a busy machine one slow search says nothing about the graph."""
+    `span` windows before it, and the graph counts as warm at the first window whose median search is not
+    `improvement` times that one's (so `span + 1` windows at least). Medians of whole windows, not single rounds: a
+    round is as slow as its slowest search, and on a busy machine one slow search says nothing about the graph."""
 
-    def __init__(self, window: int = WINDOW, improvement: float = IMPROVEMENT) -> None:
+    def __init__(self, window: int = WINDOW, improvement: float = IMPROVEMENT, span: int = SPAN) -> None:
         self.window = window
         self.improvement = improvement
+        self.span = span
         self.medians_ms: list[float] = []
         self._current: list[float] = []
 
     def add(self, searches_ms: list[float]) -> bool:
-        """Record a round's search times; True once a window ends no faster than the one before it."""
+        """Record a round's search times; True once a window ends no faster than the one `span` before it."""
         self._current.extend(searches_ms)
         settled = False
         while len(self._current) >= self.window:
             self.medians_ms.append(statistics.median(self._current[: self.window]))
             del self._current[: self.window]
             medians = self.medians_ms
-            settled = settled or (len(medians) > 1 and medians[-1] >= self.improvement * medians[-2])
+            settled = settled or (
+                len(medians) > self.span and medians[-1] >= self.improvement * medians[-1 - self.span]
+            )
         return settled
 
 
