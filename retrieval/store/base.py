@@ -161,7 +161,10 @@ class GraphStore(ABC):
             return self._vector_candidates(label, prop, k, vector, props=props)
         where, params = filter_clause("node", filters)
         params["limit"] = int(k)
-        fetch = min(max(fetch or k * 4, k, 32), self.max_overfetch)
+        if fetch is None and self._filter_keeps_all(label, filters):
+            fetch = k  # the filter drops nothing: the k nearest are the answer, no over-fetch
+        else:
+            fetch = min(max(fetch or k * 4, k, 32), self.max_overfetch)
         population: int | None = None
         while True:
             hits = self._vector_candidates(label, prop, fetch, vector, where=where, params=params, props=props)
@@ -172,6 +175,12 @@ class GraphStore(ABC):
             if fetch >= population:
                 return hits
             fetch = min(fetch * 4, self.max_overfetch)
+
+    def _filter_keeps_all(self, label: str, filters: Filters) -> bool:
+        """Whether every `label` node passes `filters`, where the adapter can tell cheaply; then a filtered
+        `vector_search` asks its index for k, not 4k. Why it matters: on Neo4j the k asked is the HNSW search's own
+        work (a vector-only top 20 asked for 240). False here: an adapter that cannot tell cheaply over-fetches."""
+        return False
 
     def exact_vector_search(
         self, label: str, vector: Sequence[float], k: int, *, prop: str | None = None, filters: Filters | None = None

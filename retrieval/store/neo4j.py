@@ -379,8 +379,9 @@ class Neo4jStore(GraphStore):
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
         """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per
-        filter until the next write: then the indexes need not over-fetch for the filter, and Lucene may stop at
-        the pool it is asked for instead of ranking every match."""
+        filter until the next write: then the indexes need not over-fetch for the filter (`vector_search` asks
+        for k, `hybrid_arms` for its fetch), and Lucene may stop at the pool it is asked for instead of ranking
+        every match."""
         if not filters:
             return True
         key = (label, repr(sorted(filters.items())))
@@ -392,26 +393,6 @@ class Neo4jStore(GraphStore):
             )[0]
             self._keeps_all[key] = int(row["kept"]) == int(row["total"])
         return self._keeps_all[key]
-
-    def vector_search(
-        self,
-        label: str,
-        vector: Sequence[float],
-        k: int,
-        *,
-        prop: str | None = None,
-        filters: Filters | None = None,
-        fetch: int | None = None,
-        props: Sequence[str] | None = None,
-    ) -> list[StoreHit]:
-        """A filter every node passes (one project in the graph, the usual case) needs no over-fetch: one call asks
-        for k (at least the floor), as `hybrid_arms` does. Why: the k asked is the HNSW search's own work here; a
-        vector-only top 20 (60 candidates) asked the index for 240."""
-        if k >= 1 and filters and fetch is None and self._filter_keeps_all(label, filters):
-            where, params = filter_clause("node", filters)
-            prop = prop or self.settings.embedding_property
-            return self._vector_candidates(label, prop, k, vector, where=where, params=params, props=props)
-        return super().vector_search(label, vector, k, prop=prop, filters=filters, fetch=fetch, props=props)
 
     def exact_vector_search(
         self, label: str, vector: Sequence[float], k: int, *, prop: str | None = None, filters: Filters | None = None
