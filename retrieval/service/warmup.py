@@ -8,9 +8,11 @@ chunk and entity vector and fulltext indexes, the bridge, the drift-scored walk)
 until the searches stop getting faster or `api_warmup_s` is spent, and `/health` answers 503 "warming" meanwhile
 so that an orchestrator or a load balancer sends no traffic yet. Requests that come anyway are served.
 
-"Stop getting faster" is judged on windows of searches (`Settling`), not on single rounds: a cold server's rounds
-fall by half over ~150 searches, in steps and with noise, so a rule that waited for a new best round stopped
-after ~40 searches at twice the warm latency and left the rest of the cold start to the first clients.
+"Stop getting faster" is judged on windows of searches (`Settling`), each against the one four windows before it,
+not on single rounds: a freshly indexed Neo4j's searches halve over the first ~60 and then keep falling 3-5% per 32
+for several hundred more, in steps and with noise. A rule that waited for a new best round stopped after ~40
+searches, one that compared each window with the last after ~100, both well above the warm latency, and left the
+rest of the cold start to the first clients (docs/benchmarks.md, "Service on Neo4j").
 
 The questions come from the graph itself, not from a list: the project names first, then the titles of the
 entities and documents each search found (a vector search finds neighbours for any text), so the warm-up reads
