@@ -9,7 +9,8 @@ from pathlib import Path
 
 from retrieval.context import Context
 from retrieval.indexing import run_index
-from retrieval.indexing.resolution import Key, keys_of, resolve
+from retrieval.indexing.resolution import keys_of, resolve
+from retrieval.indexing.resolution_keys import Key
 from retrieval.indexing.resolution_people import nickname_of, people_pairs
 from retrieval.search.explore import node_details
 from tests.test_entity_resolution import _mention, entity

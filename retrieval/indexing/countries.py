@@ -35,7 +35,7 @@ import pycountry
 from retrieval.indexing.model import slug
 
 if TYPE_CHECKING:
-    from retrieval.indexing.resolution import Key
+    from retrieval.indexing.resolution_keys import Key
 
 #: Types a country's name is tagged with: the land (GPE, LOC) or its state as an actor (ORG).
 KINDS = frozenset({"GPE", "LOC", "ORG"})

@@ -47,18 +47,18 @@ with the rarer surname of a graph person ("Melinda Gates" tagged ORG beside "Bil
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
-
-import jellyfish
 
 from retrieval.indexing.countries import country_pairs
 from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
-from retrieval.indexing.model import CONCEPT, majority_type
+from retrieval.indexing.model import CONCEPT
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
+from retrieval.indexing.resolution_keys import PLACES, Key, compatible, rank, together
 from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.indexing.resolution_people import people_pairs
+from retrieval.indexing.resolution_spelling import misspelled_pairs
 from retrieval.store.records import Row
 
 #: Leading words that are a title, not part of the name.
@@ -75,52 +75,12 @@ ORG_SUFFIXES = frozenset(
 #: Trailing words that say what kind of organisation a name is; they join only a name typed ORG ("Human-Centered
 #: AI Institute" and "Human-Centered AI"), never a person's surname ("Gates Foundation" is not Gates).
 KIND_SUFFIXES = frozenset({"institute", "foundation", "center", "centre"})
-#: Types that can never be the same thing as a person.
-_PLACES = frozenset({"GPE", "LOC", "FAC"})
 #: Types of a parent whose name may stand in front of an organisation's ("Xerox PARC", "Stanford HAI").
 _NAMERS = frozenset({"ORG", "GPE", "LOC"})
 #: A name part joins a full name when that person is in at least this share of the documents mentioning it...
 NAME_PART_SHARE = 0.5
 #: ...and in at least this many times as many of them as the next person sharing the part.
 NAME_PART_MARGIN = 2.0
-#: A name cut short by its last letter is a transcript artefact only when it is this many times rarer.
-TRUNCATED_RARER = 3
-#: Shortest surname or name that a misspelling or cut may be found in: shorter ones are other names ("Li", "Ng").
-MIN_SPELLED = 4
-#: Shortest surname compared by sound ("Von"): two-letter ones sound alike too easily ("Li", "Lee").
-MIN_SOUNDED = 3
-
-
-@dataclass
-class Key:
-    """What the mentions say about one extracted key across the graph."""
-
-    id: str
-    surfaces: Counter[str] = field(default_factory=Counter)
-    types: Counter[str] = field(default_factory=Counter)
-    documents: set[str] = field(default_factory=set)
-    #: (document, sentence) of each mention's evidence: what a passage says of the name (`alias_pairs`).
-    sentences: set[tuple[str, str]] = field(default_factory=set)
-
-    @property
-    def slug(self) -> str:
-        return self.id.rsplit(":", 1)[-1]
-
-    @property
-    def tokens(self) -> list[str]:
-        return self.slug.split("-")
-
-    @property
-    def type(self) -> str:
-        return majority_type(self.types)
-
-    @property
-    def weight(self) -> int:
-        return sum(self.surfaces.values())
-
-    @property
-    def surface(self) -> str:
-        return max(self.surfaces.items(), key=lambda item: (not item[0].isupper(), item[1], item[0]))[0]
 
 
 @dataclass(frozen=True)
@@ -179,7 +139,7 @@ def resolve(keys: dict[str, Key]) -> Resolution:
         groups[find(k)].append(k)
     canonical: dict[str, str] = {}
     for members in groups.values():
-        head = max(members, key=lambda m: (m not in variants, *_rank(keys[m])))
+        head = max(members, key=lambda m: (m not in variants, *rank(keys[m])))
         canonical.update({m: head for m in members})
     reasons = {k: r for k, r in {**as_target, **as_variant}.items() if canonical[k] != k}
     return Resolution(canonical, reasons, person_names(keys, canonical))
@@ -217,7 +177,7 @@ def _first_name_of_a_person(key: Key, firsts: set[str]) -> bool:
     surnames ("Dell", "Disney"), seldom after a first name alone, and a place may be ("Georgia", "Washington").
     Once is not enough: "a teacher at Bradley and Bellwood schools" names a school beside "Bradley Christiansen";
     a conversation calls a person it knows by the first name again and again."""
-    return len(key.tokens) == 1 and key.weight > 1 and key.type not in _PLACES | {"NORP"} and key.slug in firsts
+    return len(key.tokens) == 1 and key.weight > 1 and key.type not in PLACES | {"NORP"} and key.slug in firsts
 
 
 def _given_name_and_surname(key: Key, lasts: set[str]) -> bool:
@@ -227,30 +187,15 @@ def _given_name_and_surname(key: Key, lasts: set[str]) -> bool:
     names a college."""
     return (
         len(key.tokens) == 2
-        and key.type not in _PLACES
+        and key.type not in PLACES
         and given_name(key.surface.split()[0])
         and key.tokens[-1] in lasts
         and not everyday(key.tokens[-1])
     )
 
 
-def _rank(key: Key) -> tuple[bool, int, int, str]:
-    """The group's title: a person's full name, else the most mentioned form, else the shorter key."""
-    return (key.type == "PERSON" and len(key.tokens) > 1, key.weight, -len(key.slug), key.slug)
-
-
-def _compatible(a: Key, b: Key) -> bool:
-    """A person is never a place; otherwise types differ often for one thing (ORG/PRODUCT, CONCEPT/NORP)."""
-    kinds = {a.type, b.type}
-    return not ("PERSON" in kinds and kinds & _PLACES)
-
-
 def _documents(n: int) -> str:
     return f"{n} document" if n == 1 else f"{n} documents"
-
-
-def _together(a: Key, b: Key) -> int:
-    return len(a.documents & b.documents)
 
 
 def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
@@ -261,25 +206,25 @@ def _pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     for key in keys.values():
         compact[key.slug.replace("-", "")].append(key)
     for group in compact.values():
-        group.sort(key=_rank, reverse=True)
+        group.sort(key=rank, reverse=True)
         for variant in group[1:]:
-            if _compatible(variant, group[0]):
+            if compatible(variant, group[0]):
                 out.append((variant.id, group[0].id, f"same name, spelled differently: {group[0].surface}"))
     for key in sorted(keys.values(), key=lambda k: k.id):
         out.extend(_form_pairs(key, by_slug))
     neighbours = Neighbours(keys)
     out.extend(_acronym_pairs(keys, neighbours))
     out.extend(numbered_pairs(keys))
-    out.extend(name_form_pairs(keys, _together))
+    out.extend(name_form_pairs(keys, together))
     out.extend(alias_pairs(keys))
     out.extend(country_pairs(keys, _initials))  # after: a passage's own evidence is the reason kept
     out.extend(surname_pairs(keys, neighbours, {variant for variant, _t, _r in out}))
     out.extend(_longer_name_pairs(keys))
-    out.extend(_misspelled_pairs(keys))
+    out.extend(misspelled_pairs(keys))
     out.extend(_qualified_org_pairs(keys, by_slug))
     out.extend(_shortened_pairs(keys))
     out.extend(_name_part_pairs(keys, {variant for variant, _t, _r in out}))
-    out.extend(people_pairs(keys, _together, {variant for variant, _t, _r in out}, NAME_PART_SHARE))
+    out.extend(people_pairs(keys, together, {variant for variant, _t, _r in out}, NAME_PART_SHARE))
     return out
 
 
@@ -289,13 +234,13 @@ def _form_pairs(key: Key, by_slug: dict[str, Key]) -> list[tuple[str, str, str]]
     tokens = key.tokens
     if len(tokens) > 1 and tokens[0] in HONORIFICS:
         target = by_slug.get("-".join(tokens[1:]))
-        if target is not None and _compatible(key, target):
+        if target is not None and compatible(key, target):
             out.append((key.id, target.id, f"title dropped: {key.surface} is {target.surface}"))
     if key.slug.endswith("s") and len(tokens[-1]) >= 3:
         stem = by_slug.get(key.slug[:-1])
-        if stem is not None and _compatible(key, stem) and (_together(key, stem) or len(tokens) > 1):
+        if stem is not None and compatible(key, stem) and (together(key, stem) or len(tokens) > 1):
             variant, target = (key, stem) if stem.weight >= key.weight else (stem, key)
-            shared = _together(key, stem)
+            shared = together(key, stem)
             out.append(
                 (
                     variant.id,
@@ -340,10 +285,10 @@ def _acronym_pairs(keys: dict[str, Key], neighbours: Neighbours) -> list[tuple[s
         if len(key.tokens) != 1 or not (2 <= len(surface) <= 6 and surface.isupper() and surface.isalpha()):
             continue
         spelled = expansions.get(key.slug, [])
-        found = [e for e in spelled if _together(key, e) and _compatible(key, e)]
+        found = [e for e in spelled if together(key, e) and compatible(key, e)]
         if len(found) == 1:
             e = found[0]
-            evidence = f"together in {_documents(_together(key, e))}"
+            evidence = f"together in {_documents(together(key, e))}"
         elif not found and (across := acronym_across(key, spelled, neighbours)) is not None:
             e = across
             evidence = f"the graph's only expansion, {neighbours.shared(key, e)} entities mentioned beside both"
@@ -367,14 +312,14 @@ def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     for key in sorted(keys.values(), key=lambda k: k.id):
         tokens = key.tokens
         if key.type == "PERSON" and len(tokens) == 2:
-            longer = [k for k in by_ends.get((True, tokens[0], tokens[-1]), []) if _together(key, k)]
+            longer = [k for k in by_ends.get((True, tokens[0], tokens[-1]), []) if together(key, k)]
             if len(longer) == 1:
                 out.append((key.id, longer[0].id, f"{key.surface} is {longer[0].surface} without a middle name"))
         if key.type == "ORG" and len(tokens) > 2:
             inside = [
                 k
                 for k in by_ends.get((False, tokens[0], tokens[-1]), [])
-                if k.type == "ORG" and len(k.tokens) > len(tokens) and _within(tokens, k.tokens) and _together(key, k)
+                if k.type == "ORG" and len(k.tokens) > len(tokens) and _within(tokens, k.tokens) and together(key, k)
             ]
             if len(inside) == 1:
                 added = inside[0]
@@ -382,7 +327,7 @@ def _longer_name_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
         if len(tokens) > 1 and tokens[-1] in ORG_SUFFIXES | KIND_SUFFIXES and key.type != "PERSON":
             short = by_slug.get("-".join(tokens[:-1]))
             kind_ok = short is not None and (short.type == "ORG" or tokens[-1] in ORG_SUFFIXES)
-            if short is not None and kind_ok and short.type not in _PLACES | {"PERSON"} and _together(key, short):
+            if short is not None and kind_ok and short.type not in PLACES | {"PERSON"} and together(key, short):
                 out.append((key.id, short.id, f"{key.surface} is {short.surface} with a suffix"))
     return out
 
@@ -391,57 +336,6 @@ def _within(short: list[str], long: list[str]) -> bool:
     """Whether the words of `short` are those of `long` in order, with some left out."""
     rest = iter(long)
     return all(word in rest for word in short)
-
-
-def _sounds_alike(a: str, b: str) -> bool:
-    """Same Metaphone code ("von" and "vaughn"): how a transcriber who heard a name spells it."""
-    return min(len(a), len(b)) >= MIN_SOUNDED and jellyfish.metaphone(a) == jellyfish.metaphone(b)
-
-
-def _one_letter_apart(a: str, b: str) -> bool:
-    """One substitution, insertion or deletion turns `a` into `b`."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
-    short, long = sorted((a, b), key=len)
-    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
-
-
-def _misspelled_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
-    """A person's surname spelled one letter off or cut short, beside the same first name in a shared document;
-    a one-word name missing its last letter ("Googl"), much rarer than the whole word in a shared document."""
-    by_first: dict[str, list[Key]] = defaultdict(list)
-    for key in keys.values():
-        if key.type == "PERSON" and len(key.tokens) == 2:
-            by_first[key.tokens[0]].append(key)
-    out = []
-    for group in by_first.values():
-        group.sort(key=_rank, reverse=True)
-        for i, variant in enumerate(group):
-            last = variant.tokens[-1]
-            for target in group[:i]:
-                other = target.tokens[-1]
-                cut = other.startswith(last) and len(last) >= MIN_SPELLED
-                near = min(len(last), len(other)) > MIN_SPELLED and _one_letter_apart(last, other)
-                if (cut or near or _sounds_alike(last, other)) and _together(variant, target):
-                    how = "cut short" if cut else "one letter apart" if near else "sounds the same"
-                    out.append((variant.id, target.id, f"{variant.surface} is {target.surface} misspelled ({how})"))
-                    break
-    by_slug = {key.slug: key for key in keys.values() if len(key.tokens) == 1}
-    for key in sorted(by_slug.values(), key=lambda k: k.id):
-        if len(key.slug) < MIN_SPELLED or key.type == "PERSON":
-            continue
-        whole = [
-            k
-            for slug, k in by_slug.items()
-            if len(slug) == len(key.slug) + 1 and slug.startswith(key.slug) and not slug.endswith("s")
-        ]
-        for target in whole:
-            if target.weight >= TRUNCATED_RARER * key.weight and _together(key, target) and _compatible(key, target):
-                out.append((key.id, target.id, f"{key.surface} is {target.surface} cut short"))
-                break
-    return out
 
 
 def _qualified_org_pairs(keys: dict[str, Key], by_slug: dict[str, Key]) -> list[tuple[str, str, str]]:
@@ -453,10 +347,10 @@ def _qualified_org_pairs(keys: dict[str, Key], by_slug: dict[str, Key]) -> list[
         if len(tokens) < 2 or key.type == "PERSON":
             continue
         parent, rest = by_slug.get(tokens[0]), by_slug.get("-".join(tokens[1:]))
-        if parent is None or rest is None or parent.type not in _NAMERS or rest.type in _PLACES | {"PERSON", CONCEPT}:
+        if parent is None or rest is None or parent.type not in _NAMERS or rest.type in PLACES | {"PERSON", CONCEPT}:
             continue  # "AI Machine Learning" is not machine learning named with a parent
         named = len(rest.tokens) > 1 or (rest.surface.isupper() and len(rest.surface) >= 3)
-        if named and _together(key, rest) and _together(key, parent):
+        if named and together(key, rest) and together(key, parent):
             out.append((key.id, rest.id, f"{key.surface} is {rest.surface} named with {parent.surface}"))
     return out
 
@@ -474,7 +368,7 @@ def _shortened_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
     for key in sorted(keys.values(), key=lambda k: k.id):
         if len(key.tokens) != 1 or key.type in ("PERSON", CONCEPT) or not everyday(key.slug):
             continue
-        longer = [k for k in by_last.get((key.slug, key.type), []) if _together(key, k)]
+        longer = [k for k in by_last.get((key.slug, key.type), []) if together(key, k)]
         if len(longer) == 1:
             out.append((key.id, longer[0].id, f"{key.surface} is {longer[0].surface} shortened (in one document)"))
     return out
@@ -495,17 +389,17 @@ def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str
     for key in sorted(keys.values(), key=lambda k: k.id):
         surface = key.surface
         part = key.slug if key.slug in people else key.slug[:-1] if key.slug.endswith("s") else ""
-        if part not in people or surface.isupper() or key.type in _PLACES:
+        if part not in people or surface.isupper() or key.type in PLACES:
             continue
         if key.type == CONCEPT and not surface[:1].isupper():
             continue  # a topic word; a capitalised one may be a name with no person evidence of its own
         ranked = sorted(
-            (p for p in people[part] if p.id != key.id), key=lambda p: (_together(key, p), p.weight), reverse=True
+            (p for p in people[part] if p.id != key.id), key=lambda p: (together(key, p), p.weight), reverse=True
         )
         if not ranked:
             continue
-        best = _together(key, ranked[0])
-        runner_up = _together(key, ranked[1]) if len(ranked) > 1 else 0
+        best = together(key, ranked[0])
+        runner_up = together(key, ranked[1]) if len(ranked) > 1 else 0
         if best >= NAME_PART_SHARE * len(key.documents) and best >= NAME_PART_MARGIN * runner_up and best:
             person = ranked[0]
             out.append(

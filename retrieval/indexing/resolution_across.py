@@ -19,7 +19,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from retrieval.indexing.resolution import Key
+    from retrieval.indexing.resolution_keys import Key
 
 #: Numerals (Roman, digits, number words) by the ordinal word that says the same number.
 _ORDINALS = {

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from retrieval.indexing.resolution_across import same_kind
 
 if TYPE_CHECKING:
-    from retrieval.indexing.resolution import Key
+    from retrieval.indexing.resolution_keys import Key
 
 #: The word before "of" in a state's formal name that leaves it the same state ("State of Mississippi").
 FORMAL = frozenset({"republic", "state", "commonwealth"})

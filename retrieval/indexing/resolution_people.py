@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from retrieval.indexing.given_names import given_name
 
 if TYPE_CHECKING:
-    from retrieval.indexing.resolution import Key
+    from retrieval.indexing.resolution_keys import Key
 
 Pair = tuple[str, str, str]
 #: Types a bare surname may be given by mistake: a topic and a natural place ("Sagan" LOC). Organisations, products,
