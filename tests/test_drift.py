@@ -241,7 +241,7 @@ def test_scripted_drift_ranks_followups_and_validates_citations(
     ctx = llm_context(carol_graph, scripted_openai, tmp_path)
     params = QueryParams.from_settings(ctx.settings, drift_rounds=2, drift_followups_per_round=2)
 
-    with caplog.at_level(logging.WARNING, logger="retrieval.search.evidence"):
+    with caplog.at_level(logging.WARNING, logger="retrieval.search.citations"):
         answer = run_drift(ctx, params)
 
     assert answer.answered_by == "llm"

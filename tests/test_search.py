@@ -14,9 +14,10 @@ from retrieval.errors import ConfigError, DriftLensError, IndexMissing
 from retrieval.models import Citation, Hit, KeyFact, QueryParams
 from retrieval.search import expand as expand_module
 from retrieval.search import fusion
+from retrieval.search.citations import locate, validate_citations
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.enrich import check_retrieval_query
-from retrieval.search.evidence import extractive_facts, locate, near_duplicate, sentences, validate_citations
+from retrieval.search.evidence import extractive_facts, near_duplicate, sentences
 from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
@@ -414,7 +415,7 @@ def test_validate_citations_drops_unknown_ids_and_clears_invented_spans(caplog: 
         KeyFact(fact="mixed", citations=[Citation(chunk_id="c1"), Citation(chunk_id="c9")]),
         KeyFact(fact="uncited"),
     ]
-    with caplog.at_level(logging.DEBUG, logger="retrieval.search.evidence"):
+    with caplog.at_level(logging.DEBUG, logger="retrieval.search.citations"):
         kept, check = validate_citations(facts, retrieved)
     assert (check.checked, check.matched, check.fallback, check.dropped) == (5, 1, 2, 2)
     assert [f.fact for f in kept] == ["ok", "invented", "mixed", "uncited"]

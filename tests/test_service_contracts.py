@@ -162,7 +162,7 @@ def test_retrieve_gives_an_unenrichable_citation_as_its_plain_chunk_id_and_logs_
     server.script(json_reply(CHECKED_CITATIONS))
     question = {"query": "Who discovered polonium?", "mode": "local", "project_id": SEARCH_PROJECT}
     with (
-        caplog.at_level(logging.DEBUG, logger="retrieval.search.evidence"),
+        caplog.at_level(logging.DEBUG, logger="retrieval.search.citations"),
         serving(create_app(engine.settings, engine=engine)) as url,
     ):
         response = httpx.post(f"{url}/retrieve", json=question, timeout=60)

@@ -17,13 +17,9 @@ from retrieval.modes.drift_followups import FollowUp, FollowUpPlanner
 from retrieval.modes.drift_offline import MemoEmbedder, best_sentence
 from retrieval.modes.drift_scope import CommunityScope
 from retrieval.search.boilerplate import project_boilerplate
+from retrieval.search.citations import CitationCheck, validate_citations
 from retrieval.search.community_context import CommunityReport
-from retrieval.search.evidence import (
-    MAX_EMBEDDED,
-    CitationCheck,
-    extractive_facts,
-    validate_citations,
-)
+from retrieval.search.evidence import MAX_EMBEDDED, extractive_facts
 from retrieval.search.turns import with_opening_speakers
 from retrieval.telemetry.events import RetrievalProgress
 

@@ -18,7 +18,8 @@ from retrieval.llm.json_schema import NUMBER, STRING, array, obj
 from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep
 from retrieval.modes.steps import clamp01, fallback_note
 from retrieval.search.boilerplate import project_boilerplate
-from retrieval.search.evidence import answer_lead, extractive_facts, validate_citations
+from retrieval.search.citations import validate_citations
+from retrieval.search.evidence import answer_lead, extractive_facts
 from retrieval.search.fact_pool import cited_extra, fact_pool
 from retrieval.search.ranking import Retrieval, missing_data, retrieve
 from retrieval.telemetry.events import RetrievalProgress, aggregation_details

@@ -217,7 +217,7 @@ def retrieve(engine: Engine, request: schemas.RetrieveRequest) -> schemas.Retrie
 
 def _citation(citation: Citation) -> schemas.CitationOut | str:
     """The seed's enriched citation; its plain chunk id when no verified span enriches it (the citation check
-    clears a span the chunk does not hold, `search.evidence.validate_citations`)."""
+    clears a span the chunk does not hold, `search.citations.validate_citations`)."""
     if not citation.span:
         return citation.chunk_id
     return schemas.CitationOut(chunk_id=citation.chunk_id, span=citation.span, document_name=citation.document_name)
