@@ -168,32 +168,6 @@ def test_joint_reads_a_passage_s_title_as_stating_its_subject() -> None:
     assert answerability.signals(answer)["joint"] == 0.5
 
 
-def test_chain_needs_a_document_the_question_names_and_one_it_leads_to() -> None:
-    """ "Who assassinated the 20th President?" answered from the President's passage alone restates the question;
-    a fact from the passage that one names (its assassin's) closes the chain, as does a second document the question
-    names ("Which came first, X or Y?"). A file's number or hash is no word of its name."""
-    garfield = Hit(
-        id="g", text="James Garfield was shot by Charles Guiteau.", score=1.0, document_name="James Garfield-ac3798"
-    )
-    answer = Answer(question="Who shot James Garfield in 1881?", mode="local", answered_by="extractive")
-    answer.evidence = [garfield]
-
-    def fact(text: str, document: str) -> KeyFact:
-        return KeyFact(fact=text, citations=[Citation(chunk_id="g", span="", document_name=document)])
-
-    answer.key_facts = [fact("James Garfield was the 20th President.", "James Garfield-ac3798")]
-    assert answerability.signals(answer)["chain"] == 0.0  # only the question's own subject
-    answer.key_facts.append(fact("Guiteau was a lawyer.", "Charles Guiteau-1b2c3d"))
-    assert answerability.signals(answer)["chain"] == 1.0  # Garfield's passage names Charles Guiteau
-    answer.key_facts[1] = fact("Guiteau was a lawyer.", "Guiteau trial transcript")
-    assert answerability.signals(answer)["chain"] == 0.0  # a document no text of Garfield's names
-    answer.question = "Who was born first, James Garfield or Guiteau trial transcript?"
-    assert answerability.signals(answer)["chain"] == 1.0  # two documents the question names
-    answer.question = "Who shot James Garfield?"
-    answer.key_facts = [fact("He was shot.", "ep-52-podcast-with-james-garfield")]
-    assert answerability.signals(answer)["chain"] == 0.0  # "podcast" is not a word of the question
-
-
 def test_a_set_phrase_does_not_state_or_ask_about_its_content_word() -> None:
     """Bill Gates's "of course" said nothing of golf courses: `joint` read his episode as stating the topic."""
     gates = Hit(id="g", text="BILL GATES: Well, of course, I play golf.", score=1.0, document_name="ep-bill-gates")

@@ -34,14 +34,6 @@ its words:
   all read as for a question her episode answers; no one passage states both. On the tuning data, leave one
   question out, demo local AUROC 0.853 -> 0.859, DRIFT 0.850 -> 0.857, unanswerable flagged 211 -> 216 of 245 at
   the same 9% of right answers; HotpotQA tune 0.785 -> 0.770 (docs/benchmarks.md, branch wt95);
-- `chain`: 1 when the key facts quote a document the question names (every word of the document's name is a word
-  of the question) and also a second such document or one whose name that document's text states (a hop); else
-  0. Why: a question about one thing that asks for another ("Who assassinated the 20th President?", "What film
-  did the actor who played Hook win for?") is answered by a passage the first thing's passage leads to; facts that
-  restate the question's own subject from many passages state every word of it and no answer. On HotpotQA's tune
-  half, the right answers read 1 in 69%, the wrong ones 31%, every word signal alike for both. On transcripts the
-  episodes' long names are never all words of a question, so it reads 0 there and weighs nothing (docs/benchmarks.md,
-  branch wt113);
 - `answers`: 1 when one key fact, by itself, both states a topic word of the question and, if the question asks
   for a kind of thing ("Where ...?" a place, "Who ...?" a person: `search.answer_type`), names one other than the
   question's own names; else 0. Why one fact and not the facts together: a near miss spreads the question's words
@@ -109,7 +101,6 @@ LABELS = {
     "complete": "every asked-about word found in the documents",
     "together": "asked-about words found together in one passage",
     "joint": "whom and what the question asks about stated by one passage",
-    "chain": "the facts quote a document the question names and one it leads to",
     "answers": "one key fact states what was asked and names the kind of thing asked for",
     "similarity": "similarity of the best passage",
     "arms": "agreement of meaning and keyword search on the best passages",
@@ -125,7 +116,6 @@ SEARCHED = (
     "complete",
     "together",
     "joint",
-    "chain",
     "answers",
     "similarity",
     "arms",
@@ -243,7 +233,6 @@ def signals(
         "complete": float(bool(asked) and len(found) == len(asked)),
         "together": max((_share(asked, passage) for passage in passages), default=0.0),
         "joint": _joint(answer, asked, searched, passages + [_words(text) for text in fact_texts]),
-        "chain": _chain(answer, searched),
         "answers": _answers(answer, topic, meanings),
         "similarity": _similarity(searched),
         "arms": _arms(searched),
@@ -369,26 +358,6 @@ def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit], units:
     return max((min(_share(who, unit), _share(what, unit)) for unit in units), default=0.0)
 
 
-def _chain(answer: Answer, searched: Sequence[Hit]) -> float:
-    """1 when a key fact quotes a document the question names and another quotes a second one, or a document whose
-    name the first's text states (its facts' quotes and its searched passages); else 0 (the `chain` signal)."""
-    cited = [(shown_quote(f.fact), f.citations[0].document_name or "") for f in answer.key_facts if f.citations]
-    asked = _words(answer.question)
-    named = {name for _, name in cited if _names(name, asked)}
-    if len(named) != 1:
-        return float(len(named) > 1)
-    text = [quote for quote, name in cited if name in named] + [h.text for h in searched if h.document_name in named]
-    said = _words(" ".join(text))
-    return float(any(_names(name, said) for _, name in cited if name not in named))
-
-
-def _names(document: str, words: set[str]) -> bool:
-    """Whether the words state every word of a document's name (its words of three letters or more that are
-    letters only and not stop words: a file's "ep-52-" or "-79ff18" is no word of its name)."""
-    own = [w for w in _WORD.findall(document.lower()) if w.isalpha() and len(w) > 2 and w not in STOPWORDS]
-    return bool(own) and all(states(w, words) for w in own)
-
-
 def _answers(answer: Answer, topic: Sequence[str], meanings: Meanings | None = None) -> float:
     """1 when one key fact's quoted words state a topic word (by spelling, or by meaning with `meanings`) and are
     of the kind asked for (`answer_type.typed`)."""
@@ -491,8 +460,6 @@ def _model_report(answer: Answer) -> float | None:
 def _detail(name: str, answer: Answer) -> str:
     if name == "coverage":
         return "of the question's words besides its names"
-    if name == "chain":
-        return "a document the question names, and a second or one it names"
     if name in ("exists", "complete", "together", "joint"):
         return f"of {len(asked_about(answer.question))} asked-about words"
     if name == "answers":
