@@ -506,3 +506,43 @@ def test_a_key_phrase_has_no_number_or_punctuation_in_it() -> None:
         chunks = {"d:1": ["joe", "ann"], "a:1": ["amd"], "a:2": ["dc"]}
         tree = [Community("d", 0, ("joe", "ann"), ()), Community("chips", 0, ("amd",), ())]
         assert community_titles(tree, ENTITIES, _mentions(chunks), texts)["d"] == "Ann & Joe", text
+
+
+FILM_TEXTS = {
+    "film:0": "Gang Related\n\nGang Related is a 1997 crime thriller film starring Joe and Ann about two corrupt cops.",
+    "tesla:0": "Tesla Roadster\n\nThe company sold the AMD-powered Roadster in 31 countries.",
+    "mae:0": "Mae Jemison\n\nMae Jemison flew on the space shuttle for NASA.",
+    "talk:0": "[MUSIC]\n\nJOE: Ann and I met on a film set about two corrupt cops.",
+    "note:0": "Joe met Ann.\n\nThey talked about corrupt cops in a crime thriller film.",
+}
+
+
+def test_a_community_of_one_titled_passage_is_led_by_the_passages_title() -> None:
+    """Encyclopaedia passages open with their title ("Gang Related\\n\\n..."): the names met in one are that
+    passage's subject's, so its title leads ("Gang Related: ..."). A first line that is a stage direction
+    ("[MUSIC]") or a sentence ("Joe met Ann.") is no title: those communities keep their key phrases alone."""
+    film = {**FILM_TEXTS, "talk:0": "", "note:0": ""}
+    chunks = {"film:0": ["joe", "ann"], "tesla:0": ["amd"], "mae:0": ["mae", "nasa", "shuttle"]}
+    tree = [
+        Community("film", 0, ("joe", "ann"), ()),
+        Community("tesla", 0, ("amd",), ()),
+        Community("space", 0, ("mae", "nasa", "shuttle"), ()),
+    ]
+    titles = community_titles(tree, ENTITIES, _mentions(chunks), film)
+    assert titles["film"].startswith("Gang Related: ") and "corrupt cops" in titles["film"], titles
+    assert titles["tesla"] == "Tesla Roadster: AMD", titles
+    assert titles["space"].startswith("Mae Jemison: "), titles  # the title, not a person lead: the same words
+    for first in ("talk:0", "note:0"):
+        texts = {**FILM_TEXTS, "film:0": "", first: FILM_TEXTS[first]}
+        moved = {first if c == "film:0" else c: e for c, e in chunks.items()}
+        title = community_titles(tree, ENTITIES, _mentions(moved), texts)["film"]
+        assert ":" not in title and ("corrupt cops" in title or "crime thriller film" in title), (first, title)
+
+
+def test_a_community_whose_passages_no_titled_document_holds_is_not_led_by_a_title() -> None:
+    """Two titled passages of as many documents, one each: neither holds DOCUMENT_SHARE of them, so neither
+    title leads (naming one would hide the other)."""
+    chunks = {"film:0": ["joe", "ann"], "mae:0": ["mae", "ann"], "tesla:0": ["amd"]}
+    tree = [Community("both", 0, ("joe", "ann", "mae"), ()), Community("tesla", 0, ("amd",), ())]
+    title = community_titles(tree, ENTITIES, _mentions(chunks), FILM_TEXTS)["both"]
+    assert not title.startswith(("Gang Related", "Mae Jemison:")), title

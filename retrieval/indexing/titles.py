@@ -49,11 +49,20 @@ close it is in meaning to the passages as a whole (the cosine of the phrase's em
 "Neil Degrasse Tyson: science book, scientists & curiosity". Counts alone favour a rare aside ("budgets",
 "certain issues"), closeness alone an everyday word ("book", "hobbies"); the product wants both. Without an
 embedder such a community keeps its topics.
+A collection of titled passages (an encyclopaedia's: "Gang Related\n\nGang Related is a 1997 American crime
+thriller film ...") says what each passage is about in its first line. A community no person leads whose passages
+come DOCUMENT_SHARE from one such document is led by that title, as a guest leads their conversation: the names
+met in one passage ("James Belushi, Tupac Shakur, Dennis Quaid") are that passage's subject's, and its key phrases
+("corrupt cops & crime thriller film") say what it is without naming it ("Gang Related: corrupt cops & crime
+thriller film"). A document's title is its first line when a blank line follows it and it is short and no
+sentence (TITLE_WORDS, no closing full stop); a transcript's first line is a speaker's turn or a stage direction
+("[MUSIC]") and is no title, so conversations keep their guests.
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections import Counter, defaultdict
@@ -113,6 +122,11 @@ WHERE_WEIGHT = 0.5
 _LIST_MARKS = re.compile(r"[,&]")
 #: A community whose members are mentioned in at most this many chunks is "names met in one passage".
 FEW_PASSAGES = 3
+#: A document's first line is its title ("Chi Chi (giant panda)") when a blank line follows it and it has at
+#: most this many words, starts with a letter or digit and ends with no sentence mark (a few titles that end with
+#: an abbreviation, "Tesla, Inc.", are lost with the sentences: "Joe met Ann." is none).
+TITLE_WORDS = 10
+_TITLE_LINE = re.compile(r"\A([^\W_][^\n]*?)[ \t]*\n[ \t]*\n")
 
 
 class Topic(NamedTuple):
@@ -163,6 +177,7 @@ def community_titles(
         if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
     main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
+    named_documents = _document_titles(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
@@ -210,6 +225,8 @@ def community_titles(
             else:
                 leads = [_teller(community, passages[community.id], main_person, chunks_of)]
             lead = _format([entities[k].title for k in leads if k])
+            if not lead and not parts[community.id]:
+                lead = _subject(passages[community.id], named_documents)
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
@@ -326,6 +343,32 @@ def _main_people(local: set[str], chunks_of: Mapping[str, set[str]]) -> dict[str
         if n >= max(LEAD_MIN_CHUNKS, MAIN_SHARE * size[document]):
             main[document] = key
     return main
+
+
+def _document_titles(texts: Mapping[str, str]) -> dict[str, str]:
+    """Document -> its title: the first line of its first chunk, when that line is one (see TITLE_WORDS)."""
+    first: dict[str, tuple[int, str]] = {}
+    for chunk, text in texts.items():
+        document, _sep, index = chunk.rpartition(":")
+        n = int(index) if index.isdigit() else 0
+        if document not in first or n < first[document][0]:
+            first[document] = (n, text)
+    titles: dict[str, str] = {}
+    for document, (_n, text) in first.items():
+        found = _TITLE_LINE.match(text)
+        line = html.unescape(found.group(1)).strip() if found else ""  # "Music &amp; Arts Festival"
+        if line and len(line.split()) <= TITLE_WORDS and not line.endswith((".", "!", "?", ":", ";", ",")):
+            titles[document] = line
+    return titles
+
+
+def _subject(chunks: set[str], named_documents: Mapping[str, str]) -> str:
+    """The title of the document DOCUMENT_SHARE of a community's passages come from; "" when there is none."""
+    if not chunks or not named_documents:
+        return ""
+    count = Counter(_document(c) for c in chunks)
+    document = min(count, key=lambda d: (-count[d], d))
+    return named_documents.get(document, "") if count[document] >= DOCUMENT_SHARE * len(chunks) else ""
 
 
 def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[str]:
