@@ -10,9 +10,11 @@ write and cleared after the communities are done. Unchanged input writes nothing
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,16 @@ from retrieval.store.base import GraphStore
 EMBED_STEP = 64
 #: Chunks of the documents written together (begin, chunks, mentions, finish: a few statements per batch).
 WRITE_BATCH_CHUNKS = 500
+
+
+@dataclass(frozen=True)
+class _Communities:
+    """The communities a run computed, before any is written: the tree, what was stored, the new ones' reports."""
+
+    tree: list[Community]
+    existing: set[str]  # the stored community ids
+    links: set[tuple[str, str]]  # the stored IN_COMMUNITY links (member, community)
+    made: list[tuple[Community, reports.Report]]
 
 
 class _Run:
@@ -123,20 +135,41 @@ class _Run:
 
     # --- documents ----------------------------------------------------------------------------
     def embed(self, texts: Sequence[str], stage: str) -> np.ndarray:
-        """A vector per text, in order, each distinct text embedded once, shortest first. Why: a community that
-        splits no further is its own parent, members, title and summary alike, at the next level (604 of 1,545
-        community texts over MuSiQue's 1,890 passages repeat), and embedding is the run's largest cost; the
-        embedder pads each batch to its longest text but sorts only the EMBED_STEP texts of a call, so texts
-        sorted across the whole stage are padded less (the vectors are the same: a text's does not depend on
-        what it is batched with)."""
+        """A vector per text, in order (`embedding`, waited for at once)."""
+        with self.embedding(texts, stage) as vectors:
+            return vectors()
+
+    @contextmanager
+    def embedding(self, texts: Sequence[str], stage: str) -> Iterator[Callable[[], np.ndarray]]:
+        """Starts embedding `texts` on a worker thread and yields the wait for their vectors, a vector per text in
+        order; leaving the block stops the worker (a failed run does not wait for the stage).
+
+        Why a worker: the entity and community stages follow the number of entities (~14x as many per word in
+        small documents as in long ones), and the stages between them (titles, summaries, describe, relate) are
+        single-threaded Python and graph writes that left a core idle; ONNX Runtime releases the GIL, so they
+        run beside the embedding. Each distinct text is embedded once, shortest first: a community that splits
+        no further is its own parent, members, title and summary alike, at the next level (604 of 1,545
+        community texts over MuSiQue's 1,890 passages repeat), and the embedder pads each batch to its longest
+        text but sorts only the EMBED_STEP texts of a call, so texts sorted across the whole stage are padded
+        less. The vectors are the same in any order and on any thread: a text's does not depend on what it is
+        batched with."""
         distinct = sorted(dict.fromkeys(texts), key=len)
-        parts = [np.zeros((0, self.embedder.dim), dtype=np.float32)]
-        with self.stage(stage, len(distinct)):
-            for start in range(0, len(distinct), EMBED_STEP):
-                parts.append(self.embedder.embed(distinct[start : start + EMBED_STEP]))
-                self.tick(stage, min(start + EMBED_STEP, len(distinct)), len(distinct))
-        row = {text: i for i, text in enumerate(distinct)}
-        return np.concatenate(parts)[[row[text] for text in texts]]
+        worker = EmbedWorker(self.embedder, distinct, EMBED_STEP)
+        self.tick(stage, 0, len(distinct))
+
+        @functools.cache  # the stage's seconds are counted once, however often its vectors are asked for
+        def wait() -> np.ndarray:
+            done = worker.result(lambda n: self.tick(stage, n, len(distinct)))
+            # the worker's own wall time, as for the chunks' "embed" stage: it overlaps the stages it ran beside
+            self.report.seconds[stage] = round(self.report.seconds.get(stage, 0.0) + worker.seconds, 3)
+            self.tick(stage, len(distinct), len(distinct))
+            row = {text: i for i, text in enumerate(distinct)}
+            return done[[row[text] for text in texts]]
+
+        try:
+            yield wait
+        finally:
+            worker.close()
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """A vector per text, in order: a chunk this run embedded answers from its vector (the same the embedder
@@ -229,7 +262,15 @@ class _Run:
         """Bring entities, RELATED and communities in line with the chunks; write only differences.
 
         `resumed`: the last run stopped before its communities were done, so the stored communities may not
-        be those of the stored RELATED edges, and are recomputed from scratch instead of kept where unchanged."""
+        be those of the stored RELATED edges, and are recomputed from scratch instead of kept where unchanged.
+
+        Order: the graph is written as ever (entities, then RELATED, then communities), but the communities are
+        computed before the first of those writes, so that the entity vectors are embedded on a worker while
+        the communities, their titles and summaries are computed, and the community vectors while the entities
+        and RELATED are written (`embedding`). What they are computed from is read before the writes, and is
+        what it would be after them: the writes before the communities' touch no chunk, community or link of a
+        wanted entity, and the one read they change, RELATED, loses exactly the edges of the entities deleted
+        (DETACH DELETE), which are left out of it here."""
         g = self.graph
         with self.stage("references"):
             written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
@@ -246,7 +287,47 @@ class _Run:
             mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
             edges = relations.aggregate(g.chunk_relations(), wanted, merged.canonical)
             derived = relations.entity_fields(edges, mentions, g.chunk_dates())
-        vectors = self.embed([e.embedding_text() for e in todo], "entity embeddings")
+            moved = [
+                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
+                for row in found
+                if merged.of(row["key"]) != row["entity"]
+            ]
+            gone = set(stale)
+            stored_edges = {pair: row for pair, row in g.related().items() if gone.isdisjoint(pair)}
+            write, drop = relations.diff(edges, stored_edges)
+        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
+        # re-dates every edge it supports, which leaves the partition alone).
+        touched = [
+            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
+        ] + drop
+        changed = None if resumed else frozenset(e for pair in touched for e in pair)
+        with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
+            plan = self.communities(wanted, edges, mentions, changed)
+            texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
+            with self.embedding(texts, "community embeddings") as community_vectors:
+                self.describe(todo, entity_vectors(), derived, moved, stale)
+                with self.stage("relate"):
+                    g.write_related(write)
+                    g.delete_related(drop)
+                    degrees = g.sync_degrees()
+                    dated = g.sync_timestamps()
+                self.count("relationships", len(write))
+                self.count("relationships_deleted", len(drop))
+                self.count("degrees", degrees)
+                self.count("timestamps", dated)
+                self.write_communities(plan, mentions, community_vectors())
+
+    def describe(
+        self,
+        todo: list[entities.Entity],
+        vectors: np.ndarray,
+        derived: dict[str, dict[str, Any]],
+        moved: list[dict[str, Any]],
+        stale: list[str],
+    ) -> None:
+        """Write the changed entities with their vectors, move merged keys' mentions (`moved`: {chunk, key, old,
+        new}), delete the stale entities."""
+        g = self.graph
         with self.stage("describe", len(todo)):
             unrelated = {"degree": 0, "updated_at": None, "ingested_at": None}
             g.write_entities(
@@ -257,33 +338,11 @@ class _Run:
                 derived=True,
             )
             # Merged keys' mentions move to their entity before the entities nobody resolves to are deleted.
-            moved = [
-                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
-                for row in found
-                if merged.of(row["key"]) != row["entity"]
-            ]
             g.repoint_mentions(moved)
             g.delete_nodes(g.settings.entity_label, stale)
         self.count("mentions_moved", len(moved))
         self.count("entities", len(todo))
         self.count("entities_deleted", len(stale))
-        with self.stage("relate"):
-            stored_edges = g.related()
-            write, drop = relations.diff(edges, stored_edges)
-            g.write_related(write)
-            g.delete_related(drop)
-            degrees = g.sync_degrees()
-            dated = g.sync_timestamps()
-        self.count("relationships", len(write))
-        self.count("relationships_deleted", len(drop))
-        self.count("degrees", degrees)
-        self.count("timestamps", dated)
-        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
-        # re-dates every edge it supports, which leaves the partition alone).
-        touched = [
-            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
-        ] + drop
-        self.communities(wanted, edges, mentions, None if resumed else frozenset(e for pair in touched for e in pair))
 
     def rebuild_vector_indexes(self) -> None:
         """After a bulk write, the vector indexes it filled are rebuilt in one pass (`GraphStore.
@@ -302,9 +361,9 @@ class _Run:
         edges: dict[tuple[str, str], dict[str, Any]],
         mentions: list[dict[str, Any]],
         changed: frozenset[str] | None,
-    ) -> None:
+    ) -> _Communities:
         """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
-        recomputed); only new communities are summarised and embedded."""
+        recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing."""
         g, s = self.graph, self.settings
         with self.stage("communities"):
             existing = g.community_ids()
@@ -326,7 +385,6 @@ class _Run:
                 max_levels=s.community_levels,
                 previous=None if changed is None else previous,
             )
-            g.delete_nodes(g.settings.community_label, sorted(existing - {c.id for c in tree}))
             # A community written by a run killed before its vector was stored is written again.
             done = existing & g.vectors.ids(s.community_label, self.report.project)
             new = [c for c in tree if c.id not in done]
@@ -347,8 +405,14 @@ class _Run:
                     made.append((community, report))
                     self.report.notes.extend(f"community {community.id}: {note}" for note in notes)
                 self.tick("summaries", i + 1, len(new))
-        vectors = self.embed([f"{r.title}\n{r.summary}" for _c, r in made], "community embeddings")
+        return _Communities(tree, existing, links, made)
+
+    def write_communities(self, plan: _Communities, mentions: list[dict[str, Any]], vectors: np.ndarray) -> None:
+        """Delete the stored communities the plan does not keep, write its new ones with their vectors, link."""
+        g = self.graph
+        stale = sorted(plan.existing - {c.id for c in plan.tree})
         with self.stage("community links"):
+            g.delete_nodes(g.settings.community_label, stale)
             g.write_communities(
                 [
                     {
@@ -362,12 +426,12 @@ class _Run:
                         "source_chunks": list(r.source_chunks),
                         "embedding": v.tolist(),
                     }
-                    for (c, r), v in zip(made, vectors, strict=True)
+                    for (c, r), v in zip(plan.made, vectors, strict=True)
                 ]
             )
-            self._link(tree, mentions, links)
-        self.count("communities", len(new))
-        self.count("communities_deleted", len(existing - {c.id for c in tree}))
+            self._link(plan.tree, mentions, plan.links)
+        self.count("communities", len(plan.made))
+        self.count("communities_deleted", len(stale))
 
     def _link(self, tree: list[Community], mentions: list[dict[str, Any]], have: set[tuple[str, str]]) -> None:
         """Entities and chunks -> level-0 communities, child -> parent; only links not already there.
