@@ -12,7 +12,6 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import neo4j
 import pytest
 
 from retrieval.config import Settings
@@ -27,10 +26,6 @@ from retrieval.store import GraphStore, open_store
 from tests.backends import SESSION
 from tests.conftest import make_settings
 from tests.tcp_forward import forwarding
-from tools.neo4j.server import PAGECACHE
-
-#: Neo4j's setting for its page cache's size.
-NAME = "server.memory.pagecache.size"
 
 pytestmark = [pytest.mark.neo4j_only, pytest.mark.usefixtures("backend")]
 
@@ -171,14 +166,3 @@ def test_the_session_server_leaves_no_file_in_the_system_temporary_folder(store:
     folder = str(SESSION.server.workdir)
     left = [p for p in Path(tempfile.gettempdir()).glob("log4j-*.xml") if folder in p.read_text(errors="replace")]
     assert not left, f"left in the system temporary folder: {left}"
-
-
-def test_the_started_server_has_the_production_page_cache() -> None:
-    """tools/neo4j sizes the page cache as docker-compose.yml does, not the harness's 8 MiB for unit tests, through
-    which a 100k-chunk graph was read (issue #26). Asked through the driver: the store's read paths refuse SHOW."""
-    server = SESSION.server
-    if server is None:
-        pytest.skip("an external Neo4j (NEO4J_URI) is not started by the tests")
-    with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
-        found = driver.execute_query("SHOW SETTINGS YIELD name, value WHERE name = $name RETURN value", {"name": NAME})
-    assert [r["value"] for r in found.records] == ["1.00GiB"], f"tools.neo4j.server.PAGECACHE is {PAGECACHE}"
