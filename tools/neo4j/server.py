@@ -35,6 +35,17 @@ START_TIMEOUT_S = 180.0
 #: Benchmarks and `make neo4j` keep the JVM's defaults: they time Neo4j as it runs in production.
 SHORT_LIVED = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 USER = "neo4j"
+#: Neo4j's page cache (its graph and property stores in memory), as `docker-compose.yml` gives the production server.
+#: Why set: the harness sizes it for unit tests (8 MiB), so a benchmark's 100k chunks (their vectors, texts and graph
+#: are ~0.5 GB of store files) were read through 8 MiB of cache (issue #26, docs/benchmarks.md). Memory is taken as
+#: pages are first read, so a test's small graph still costs a test server little.
+PAGECACHE = "1g"
+#: Lucene's buffer (MB) when Neo4j fills a vector index from the store (CREATE, or the pipeline's rebuild after a bulk
+#: write); Neo4j's internal `internal.dbms.index.vector.population_ram_buffer_size`, 1 by default. Why: Neo4j does not
+#: merge segments while it fills an index, so the 1 MB buffer left 100k chunk vectors in 30 Lucene segments, and a
+#: query searches each one for the k it asks: 128 MB makes that index one segment (k=40: 19.5 -> 4.0 ms server,
+#: issue #26, docs/benchmarks.md).
+VECTOR_POPULATION_BUFFER_MB = 128
 
 
 class Neo4jUnavailable(RuntimeError):
@@ -106,11 +117,14 @@ def start(
     heap: str = "1g",
     password: str | None = None,
     jvm_options: Sequence[str] = (),
+    *,
+    pagecache: str = PAGECACHE,
 ) -> Neo4jServer:
     """Start a server on 127.0.0.1:`port` (0: any free port) and wait until Bolt answers.
 
     `password` (default: a generated one) lets a test start a server again where a client expects it;
-    `jvm_options` go to the JVM (the test session's server passes SHORT_LIVED).
+    `jvm_options` go to the JVM (the test session's server passes SHORT_LIVED); `pagecache` sizes Neo4j's page
+    cache (PAGECACHE).
     """
     classpath = build()
     workdir = Path(tempfile.mkdtemp(prefix="driftlens-neo4j-")) if workdir is None else workdir
@@ -125,7 +139,8 @@ def start(
     process = subprocess.Popen(
         ["java", f"-Xmx{heap}", f"-Djava.io.tmpdir={scratch}", *jvm_options, "-cp", classpath,
          "driftlens.Neo4jLauncher", "--port", str(port),
-         "--dir", str(workdir / "db"), "--password-file", str(password_file)],
+         "--dir", str(workdir / "db"), "--password-file", str(password_file),
+         "--pagecache", pagecache, "--vector-population-buffer-mb", str(VECTOR_POPULATION_BUFFER_MB)],
         stdout=subprocess.PIPE, stderr=log, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + START_TIMEOUT_S
