@@ -242,7 +242,7 @@ def cpu_seconds() -> float:
 
 def embed_alone(embedder: Embedder, texts: list[str]) -> float:
     """Seconds for the embedder alone over `texts`, in the pipeline's slices."""
-    from retrieval.indexing.pipeline import EMBED_STEP
+    from retrieval.indexing.run_state import EMBED_STEP
 
     started = time.perf_counter()
     for start in range(0, len(texts), EMBED_STEP):

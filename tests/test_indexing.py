@@ -16,7 +16,7 @@ import pytest
 from retrieval.config import Settings
 from retrieval.embed import Embedder, LocalMiniLMEmbedder, make_embedder
 from retrieval.errors import EmbeddingMismatch
-from retrieval.indexing import StageProgress, graph_stats, pipeline, remove_document, run_index
+from retrieval.indexing import StageProgress, derived, graph_stats, pipeline, remove_document, run_index
 from retrieval.llm.client import make_chat_model
 from retrieval.store import GraphStore, neo4j_rebuild, open_store
 from tests.backends import Occupant
@@ -267,14 +267,14 @@ def test_the_title_step_reads_the_runs_chunk_vectors_instead_of_embedding_its_pa
     vectors the run stored (the very same), so no chunk text is embedded twice; other texts still are embedded."""
     settings, store = graph
     seen: dict[str, np.ndarray] = {}
-    community_titles = pipeline.titles.community_titles
+    community_titles = derived.titles.community_titles
 
     def titles_embedding_every_chunk(tree, wanted, mentions, texts, embed):  # type: ignore[no-untyped-def]
         asked = [*sorted(set(texts.values())), "a phrase no chunk says"]
         seen.update(zip(asked, embed(asked), strict=True))
         return community_titles(tree, wanted, mentions, texts, embed)
 
-    monkeypatch.setattr(pipeline.titles, "community_titles", titles_embedding_every_chunk)
+    monkeypatch.setattr(derived.titles, "community_titles", titles_embedding_every_chunk)
     recorder = RecordingEmbedder(embedder)
     run_index(settings, store, recorder, [corpus], project="p")
     stored = chunk_texts(store)

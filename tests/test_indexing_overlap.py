@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from retrieval.embed import Embedder
-from retrieval.indexing import StageProgress, pipeline, run_index
+from retrieval.indexing import StageProgress, derived, run_index
 from retrieval.indexing.graph import IndexGraph
 from tests.test_indexing import DOCS, assert_same_graph, corpus, dump, embedder, graph  # noqa: F401 (fixtures)
 
@@ -83,7 +83,7 @@ def test_the_relationships_read_before_the_entity_writes_are_those_left_after_th
     run_index(settings, store, embedder, [corpus], project="p")
     (corpus / "su.txt").unlink()
     seen: dict[str, Any] = {}
-    diff, delete, related = pipeline.relations.diff, IndexGraph.delete_nodes, IndexGraph.related
+    diff, delete, related = derived.relations.diff, IndexGraph.delete_nodes, IndexGraph.related
 
     def diff_spy(edges: Any, stored: dict[tuple[str, str], Any]) -> Any:
         seen["used"] = set(stored)
@@ -101,7 +101,7 @@ def test_the_relationships_read_before_the_entity_writes_are_those_left_after_th
             seen["deleted"] = set(ids)
             seen["left"] = set(related(self))
 
-    monkeypatch.setattr(pipeline.relations, "diff", diff_spy)
+    monkeypatch.setattr(derived.relations, "diff", diff_spy)
     monkeypatch.setattr(IndexGraph, "related", related_spy)
     monkeypatch.setattr(IndexGraph, "delete_nodes", delete_spy)
     run_index(settings, store, embedder, [corpus], project="p")

@@ -10,177 +10,37 @@ write and cleared after the communities are done. Unchanged input writes nothing
 
 from __future__ import annotations
 
-import functools
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from retrieval.config import Settings
 from retrieval.embed import Embedder
-from retrieval.errors import DriftLensError, EmbeddingMismatch
-from retrieval.indexing import (
-    code_outline,
-    communities,
-    entities,
-    languages,
-    references,
-    relations,
-    repo_facts,
-    reports,
-    resolution,
-    titles,
-)
+from retrieval.errors import DriftLensError
+from retrieval.indexing import code_outline, languages, repo_facts
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
-from retrieval.indexing.communities import Community
+from retrieval.indexing.derived import DerivedStages
 from retrieval.indexing.document_writes import WrittenDocument, write_documents
 from retrieval.indexing.embed_worker import EmbedWorker
 from retrieval.indexing.extract_llm import extract_with_llm
 from retrieval.indexing.extract_process import offline_extractions
-from retrieval.indexing.model import ChunkExtraction, ProgressCallback, StageProgress
+from retrieval.indexing.model import ChunkExtraction, ProgressCallback
 from retrieval.indexing.repo_facts import DocumentFacts
-from retrieval.indexing.repo_graph import RepoGraph
 from retrieval.indexing.report import DocumentCallback, DocumentEvent, IndexReport, Status, issue_status
+from retrieval.indexing.run_state import EMBED_STEP
 from retrieval.indexing.sources import LoadIssue, LoadLimits, SourceDocument, count_candidates, load
 from retrieval.llm.client import ChatModel
 from retrieval.store.base import GraphStore
 
-#: Texts per embedder call: a progress tick each, small enough for steady feedback.
-EMBED_STEP = 64
 #: Chunks of the documents written together (begin, chunks, mentions, finish: a few statements per batch).
 WRITE_BATCH_CHUNKS = 500
 
 
-@dataclass(frozen=True)
-class _Communities:
-    """The communities a run computed, before any is written: the tree, what was stored, the new ones' reports."""
-
-    tree: list[Community]
-    existing: set[str]  # the stored community ids
-    links: set[tuple[str, str]]  # the stored IN_COMMUNITY links (member, community)
-    made: list[tuple[Community, reports.Report]]
-
-
-class _Run:
-    """One run's state: the graph, the models, progress reporting and timings."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        store: GraphStore,
-        embedder: Embedder,
-        project: str,
-        *,
-        on_progress: ProgressCallback | None,
-        chat_model: ChatModel | None,
-        on_document: DocumentCallback | None = None,
-        origin: str | None = None,
-    ) -> None:
-        self.settings = settings
-        self.on_document = on_document
-        self.origin = origin  # "upload": the files' own location means nothing to the reader
-        self.roots: dict[str, str] = {}
-        self.planned: dict[str, Status] = {}  # what writing each document will be: a first write or an update
-        self.unstored: set[str] = set()  # paths with no document node in the graph: nothing of theirs to clear
-        self.store = store
-        self.embedder = embedder
-        self.graph = RepoGraph(store, settings, project)
-        self.chat = chat_model
-        self.on_progress = on_progress
-        self.report = IndexReport(project=project)
-        #: This run's chunk vectors by text: the title step's passages are chunks, and is spared embedding them again.
-        self.chunk_vectors: dict[str, np.ndarray] = {}
-
-    def tick(self, stage: str, done: int, total: int, message: str = "") -> None:
-        if self.on_progress is not None:
-            self.on_progress(StageProgress(stage, done, total, message))
-
-    @contextmanager
-    def stage(self, name: str, total: int = 1) -> Iterator[None]:
-        started = time.perf_counter()
-        self.tick(name, 0, total)
-        yield
-        self.report.seconds[name] = round(self.report.seconds.get(name, 0.0) + time.perf_counter() - started, 3)
-        self.tick(name, total, total)
-
-    def said(self, path: str, status: Status, reason: str = "") -> None:
-        if self.on_document is not None:
-            self.on_document(DocumentEvent(path, status, reason))
-
-    def count(self, key: str, n: int) -> None:
-        self.report.written[key] = self.report.written.get(key, 0) + n
-
-    # --- setup ------------------------------------------------------------------------------
-    def prepare(self) -> dict[str, Any] | None:
-        """Refuse a graph built with another embedder, then make sure indexes and the project node exist."""
-        info = self.graph.project_info()
-        name, dim = self.embedder.name, self.embedder.dim
-        if info and (info["embedder"] != name or info["dim"] != dim):
-            raise EmbeddingMismatch(info["embedder"], int(info["dim"]), name, dim)
-        stored_dim = self.store.vectors.dimension(self.settings.chunk_label)
-        if stored_dim is not None and stored_dim != dim:
-            raise EmbeddingMismatch(f"(another project, {stored_dim}-d)", stored_dim, name, dim)
-        with self.stage("indexes"):
-            self.store.ensure_schema(dim)
-            self.store.vectors.ensure(dim)
-            self.graph.ensure_indexes()
-            if info is None:
-                self.graph.ensure_project(name, dim)
-        return info
+class _Run(DerivedStages):
+    """One run: its state (`RunState`), the derived graph's stages (`DerivedStages`) and the documents' own."""
 
     # --- documents ----------------------------------------------------------------------------
-    def embed(self, texts: Sequence[str], stage: str) -> np.ndarray:
-        """A vector per text, in order (`embedding`, waited for at once)."""
-        with self.embedding(texts, stage) as vectors:
-            return vectors()
-
-    @contextmanager
-    def embedding(self, texts: Sequence[str], stage: str) -> Iterator[Callable[[], np.ndarray]]:
-        """Starts embedding `texts` on a worker thread and yields the wait for their vectors, a vector per text in
-        order; leaving the block stops the worker (a failed run does not wait for the stage).
-
-        Why a worker: the entity and community stages follow the number of entities (~14x as many per word in
-        small documents as in long ones), and the stages between them (titles, summaries, describe, relate) are
-        single-threaded Python and graph writes that left a core idle; ONNX Runtime releases the GIL, so they
-        run beside the embedding. Each distinct text is embedded once, shortest first: a community that splits
-        no further is its own parent, members, title and summary alike, at the next level (604 of 1,545
-        community texts over MuSiQue's 1,890 passages repeat), and the embedder pads each batch to its longest
-        text but sorts only the EMBED_STEP texts of a call, so texts sorted across the whole stage are padded
-        less. The vectors are the same in any order and on any thread: a text's does not depend on what it is
-        batched with."""
-        distinct = sorted(dict.fromkeys(texts), key=len)
-        worker = EmbedWorker(self.embedder, distinct, EMBED_STEP)
-        self.tick(stage, 0, len(distinct))
-
-        @functools.cache  # the stage's seconds are counted once, however often its vectors are asked for
-        def wait() -> np.ndarray:
-            done = worker.result(lambda n: self.tick(stage, n, len(distinct)))
-            # the worker's own wall time, as for the chunks' "embed" stage: it overlaps the stages it ran beside
-            self.report.seconds[stage] = round(self.report.seconds.get(stage, 0.0) + worker.seconds, 3)
-            self.tick(stage, len(distinct), len(distinct))
-            row = {text: i for i, text in enumerate(distinct)}
-            return done[[row[text] for text in texts]]
-
-        try:
-            yield wait
-        finally:
-            worker.close()
-
-    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
-        """A vector per text, in order: a chunk this run embedded answers from its vector (the same the embedder
-        would give: a text's vector does not depend on what it is batched with), every other text is embedded.
-        Why: the title step weighs phrases against the passages of the communities it titles; embedding those
-        passages again was half its CPU on MuSiQue's 1,890 passages (12.4 -> 6.2 s), for vectors the run had."""
-        missing = [text for text in dict.fromkeys(texts) if text not in self.chunk_vectors]
-        found = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
-        vectors = [self.chunk_vectors[text] if text in self.chunk_vectors else found[text] for text in texts]
-        return np.stack(vectors) if vectors else np.zeros((0, self.embedder.dim), dtype=np.float32)
-
     def write_documents(self, docs: list[SourceDocument]) -> None:
         chunked: list[list[Chunk]] = []
         facts: list[DocumentFacts] = []
@@ -256,199 +116,6 @@ class _Run:
         source = {w.doc.path: self.origin or self.roots.get(w.doc.path, "") for w in batch}
         for key, n in write_documents(self.graph, self.report.project, batch, source).items():
             self.count(key, n)
-
-    # --- derived graph ------------------------------------------------------------------------
-    def reconcile(self, resumed: bool) -> None:
-        """Bring entities, RELATED and communities in line with the chunks; write only differences.
-
-        `resumed`: the last run stopped before its communities were done, so the stored communities may not
-        be those of the stored RELATED edges, and are recomputed from scratch instead of kept where unchanged.
-
-        Order: the graph is written as ever (entities, then RELATED, then communities), but the communities are
-        computed before the first of those writes, so that the entity vectors are embedded on a worker while
-        the communities, their titles and summaries are computed, and the community vectors while the entities
-        and RELATED are written (`embedding`). What they are computed from is read before the writes, and is
-        what it would be after them: the writes before the communities' touch no chunk, community or link of a
-        wanted entity, and the one read they change, RELATED, loses exactly the edges of the entities deleted
-        (DETACH DELETE), which are left out of it here."""
-        g = self.graph
-        with self.stage("references"):
-            written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
-            self.count("references", written)
-            self.count("references_deleted", dropped)
-            self.count("links_deleted", g.delete_unlinked_urls())
-        with self.stage("resolve"):
-            found = g.mentions()
-            merged = resolution.resolve(resolution.keys_of(found))
-            wanted = entities.resolve(found, merged)
-            stored = g.entities()
-            stale = sorted(set(stored) - set(wanted))
-            todo = entities.changed(wanted, stored)
-            mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
-            edges = relations.aggregate(g.chunk_relations(), wanted, merged.canonical)
-            derived = relations.entity_fields(edges, mentions, g.chunk_dates())
-            moved = [
-                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
-                for row in found
-                if merged.of(row["key"]) != row["entity"]
-            ]
-            gone = set(stale)
-            stored_edges = {pair: row for pair, row in g.related().items() if gone.isdisjoint(pair)}
-            write, drop = relations.diff(edges, stored_edges)
-        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
-        # re-dates every edge it supports, which leaves the partition alone).
-        touched = [
-            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
-        ] + drop
-        changed = None if resumed else frozenset(e for pair in touched for e in pair)
-        with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
-            plan = self.communities(wanted, edges, mentions, changed)
-            texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
-            with self.embedding(texts, "community embeddings") as community_vectors:
-                self.describe(todo, entity_vectors(), derived, moved, stale)
-                with self.stage("relate"):
-                    g.write_related(write)
-                    g.delete_related(drop)
-                    degrees = g.sync_degrees()
-                    dated = g.sync_timestamps()
-                self.count("relationships", len(write))
-                self.count("relationships_deleted", len(drop))
-                self.count("degrees", degrees)
-                self.count("timestamps", dated)
-                self.write_communities(plan, mentions, community_vectors())
-
-    def describe(
-        self,
-        todo: list[entities.Entity],
-        vectors: np.ndarray,
-        derived: dict[str, dict[str, Any]],
-        moved: list[dict[str, Any]],
-        stale: list[str],
-    ) -> None:
-        """Write the changed entities with their vectors, move merged keys' mentions (`moved`: {chunk, key, old,
-        new}), delete the stale entities."""
-        g = self.graph
-        with self.stage("describe", len(todo)):
-            unrelated = {"degree": 0, "updated_at": None, "ingested_at": None}
-            g.write_entities(
-                [
-                    {**e.row(), **derived.get(e.id, unrelated), "embedding": v.tolist()}
-                    for e, v in zip(todo, vectors, strict=True)
-                ],
-                derived=True,
-            )
-            # Merged keys' mentions move to their entity before the entities nobody resolves to are deleted.
-            g.repoint_mentions(moved)
-            g.delete_nodes(g.settings.entity_label, stale)
-        self.count("mentions_moved", len(moved))
-        self.count("entities", len(todo))
-        self.count("entities_deleted", len(stale))
-
-    def rebuild_vector_indexes(self) -> None:
-        """After a bulk write, the vector indexes it filled are rebuilt in one pass (`GraphStore.
-        rebuild_vector_indexes`: on Neo4j, a search of the index as written cost ten times one of the rebuilt)."""
-        if not self.store.vectors.in_graph:
-            return  # the vectors live in Qdrant, and the graph's vector indexes hold none
-        s, written = self.settings, self.report.written
-        wrote = {s.chunk_label: "chunks", s.entity_label: "entities", s.community_label: "communities"}
-        with self.stage("vector indexes"):
-            rebuilt = self.store.rebuild_vector_indexes({label: written.get(key, 0) for label, key in wrote.items()})
-        self.count("vector_indexes_rebuilt", len(rebuilt))
-
-    def communities(
-        self,
-        wanted: dict[str, entities.Entity],
-        edges: dict[tuple[str, str], dict[str, Any]],
-        mentions: list[dict[str, Any]],
-        changed: frozenset[str] | None,
-    ) -> _Communities:
-        """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
-        recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing."""
-        g, s = self.graph, self.settings
-        with self.stage("communities"):
-            existing = g.community_ids()
-            links = g.community_links()
-            previous = communities.Previous(
-                community_of={m: k for m, k in links if m in wanted},
-                parent_of={m: k for m, k in links if m in existing},
-                changed=changed or frozenset(),
-            )
-            tree = communities.hierarchy(
-                self.report.project,
-                sorted(wanted),
-                communities.damped(
-                    [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
-                    mentions,
-                    {key for key, entity in wanted.items() if entity.type == "PERSON"},
-                ),
-                max_size=s.max_community_size,
-                max_levels=s.community_levels,
-                previous=None if changed is None else previous,
-            )
-            # A community written by a run killed before its vector was stored is written again.
-            done = existing & g.vectors.ids(s.community_label, self.report.project)
-            new = [c for c in tree if c.id not in done]
-        made: list[tuple[communities.Community, reports.Report]] = []
-        with self.stage("summaries", len(new)):
-            named = (
-                titles.community_titles(tree, wanted, mentions, g.chunk_texts(), self.embed_passages)
-                if new and self.chat is None
-                else {}
-            )
-            relations = reports.index_relations(edges)
-            for i, community in enumerate(new):
-                view = reports.CommunityView.of(community, wanted, relations)
-                if self.chat is None:
-                    made.append((community, reports.extractive_report(view, named.get(community.id))))
-                else:
-                    report, notes = reports.llm_report(view, self.chat, self.report.usage)
-                    made.append((community, report))
-                    self.report.notes.extend(f"community {community.id}: {note}" for note in notes)
-                self.tick("summaries", i + 1, len(new))
-        return _Communities(tree, existing, links, made)
-
-    def write_communities(self, plan: _Communities, mentions: list[dict[str, Any]], vectors: np.ndarray) -> None:
-        """Delete the stored communities the plan does not keep, write its new ones with their vectors, link."""
-        g = self.graph
-        stale = sorted(plan.existing - {c.id for c in plan.tree})
-        with self.stage("community links"):
-            g.delete_nodes(g.settings.community_label, stale)
-            g.write_communities(
-                [
-                    {
-                        "id": c.id,
-                        "level": c.level,
-                        "title": r.title,
-                        "summary": r.summary,
-                        "full_content": r.full_content,
-                        "rank": r.rank,
-                        "size": len(c.members),
-                        "source_chunks": list(r.source_chunks),
-                        "embedding": v.tolist(),
-                    }
-                    for (c, r), v in zip(plan.made, vectors, strict=True)
-                ]
-            )
-            self._link(plan.tree, mentions, plan.links)
-        self.count("communities", len(plan.made))
-        self.count("communities_deleted", len(stale))
-
-    def _link(self, tree: list[Community], mentions: list[dict[str, Any]], have: set[tuple[str, str]]) -> None:
-        """Entities and chunks -> level-0 communities, child -> parent; only links not already there.
-
-        `mentions` are the ones the entities were resolved from (read once: the project's largest read), `have`
-        the links read before stale communities were deleted (a deleted community is linked to by nothing new)."""
-        g = self.graph
-        level0 = {e: c.id for c in tree if c.level == 0 for e in c.members}
-        entity_links = sorted((e, k) for e, k in level0.items())
-        chunk_links = sorted({(row["chunk"], level0[row["entity"]]) for row in mentions if row["entity"] in level0})
-        parent_links = sorted((c.id, c.parent) for c in tree if c.parent)
-        for label, links in (
-            (g.lab.entity, entity_links),
-            (g.lab.chunk, chunk_links),
-            (g.lab.community, parent_links),
-        ):
-            g.link_communities(label, [{"member": m, "community": k} for m, k in links if (m, k) not in have])
 
 
 def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[str]]:

@@ -1,0 +1,230 @@
+"""The derived graph of an indexing run: entities, RELATED and communities reconciled with what the chunks say.
+
+Everything here is recomputed from the stored mentions and written as a difference (pipeline.py's module
+docstring says why), so a killed run, an edit or a removal converges on the same graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from retrieval.indexing import (
+    communities,
+    entities,
+    references,
+    relations,
+    reports,
+    resolution,
+    titles,
+)
+from retrieval.indexing.communities import Community
+from retrieval.indexing.run_state import RunState
+
+
+@dataclass(frozen=True)
+class _Communities:
+    """The communities a run computed, before any is written: the tree, what was stored, the new ones' reports."""
+
+    tree: list[Community]
+    existing: set[str]  # the stored community ids
+    links: set[tuple[str, str]]  # the stored IN_COMMUNITY links (member, community)
+    made: list[tuple[Community, reports.Report]]
+
+
+class DerivedStages(RunState):
+    """The stages after the documents are written: resolve, describe, relate, communities, vector indexes."""
+
+    def reconcile(self, resumed: bool) -> None:
+        """Bring entities, RELATED and communities in line with the chunks; write only differences.
+
+        `resumed`: the last run stopped before its communities were done, so the stored communities may not
+        be those of the stored RELATED edges, and are recomputed from scratch instead of kept where unchanged.
+
+        Order: the graph is written as ever (entities, then RELATED, then communities), but the communities are
+        computed before the first of those writes, so that the entity vectors are embedded on a worker while
+        the communities, their titles and summaries are computed, and the community vectors while the entities
+        and RELATED are written (`embedding`). What they are computed from is read before the writes, and is
+        what it would be after them: the writes before the communities' touch no chunk, community or link of a
+        wanted entity, and the one read they change, RELATED, loses exactly the edges of the entities deleted
+        (DETACH DELETE), which are left out of it here."""
+        g = self.graph
+        with self.stage("references"):
+            written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
+            self.count("references", written)
+            self.count("references_deleted", dropped)
+            self.count("links_deleted", g.delete_unlinked_urls())
+        with self.stage("resolve"):
+            found = g.mentions()
+            merged = resolution.resolve(resolution.keys_of(found))
+            wanted = entities.resolve(found, merged)
+            stored = g.entities()
+            stale = sorted(set(stored) - set(wanted))
+            todo = entities.changed(wanted, stored)
+            mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
+            edges = relations.aggregate(g.chunk_relations(), wanted, merged.canonical)
+            derived = relations.entity_fields(edges, mentions, g.chunk_dates())
+            moved = [
+                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
+                for row in found
+                if merged.of(row["key"]) != row["entity"]
+            ]
+            gone = set(stale)
+            stored_edges = {pair: row for pair, row in g.related().items() if gone.isdisjoint(pair)}
+            write, drop = relations.diff(edges, stored_edges)
+        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
+        # re-dates every edge it supports, which leaves the partition alone).
+        touched = [
+            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
+        ] + drop
+        changed = None if resumed else frozenset(e for pair in touched for e in pair)
+        with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
+            plan = self.communities(wanted, edges, mentions, changed)
+            texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
+            with self.embedding(texts, "community embeddings") as community_vectors:
+                self.describe(todo, entity_vectors(), derived, moved, stale)
+                with self.stage("relate"):
+                    g.write_related(write)
+                    g.delete_related(drop)
+                    degrees = g.sync_degrees()
+                    dated = g.sync_timestamps()
+                self.count("relationships", len(write))
+                self.count("relationships_deleted", len(drop))
+                self.count("degrees", degrees)
+                self.count("timestamps", dated)
+                self.write_communities(plan, mentions, community_vectors())
+
+    def describe(
+        self,
+        todo: list[entities.Entity],
+        vectors: np.ndarray,
+        derived: dict[str, dict[str, Any]],
+        moved: list[dict[str, Any]],
+        stale: list[str],
+    ) -> None:
+        """Write the changed entities with their vectors, move merged keys' mentions (`moved`: {chunk, key, old,
+        new}), delete the stale entities."""
+        g = self.graph
+        with self.stage("describe", len(todo)):
+            unrelated = {"degree": 0, "updated_at": None, "ingested_at": None}
+            g.write_entities(
+                [
+                    {**e.row(), **derived.get(e.id, unrelated), "embedding": v.tolist()}
+                    for e, v in zip(todo, vectors, strict=True)
+                ],
+                derived=True,
+            )
+            # Merged keys' mentions move to their entity before the entities nobody resolves to are deleted.
+            g.repoint_mentions(moved)
+            g.delete_nodes(g.settings.entity_label, stale)
+        self.count("mentions_moved", len(moved))
+        self.count("entities", len(todo))
+        self.count("entities_deleted", len(stale))
+
+    def rebuild_vector_indexes(self) -> None:
+        """After a bulk write, the vector indexes it filled are rebuilt in one pass (`GraphStore.
+        rebuild_vector_indexes`: on Neo4j, a search of the index as written cost ten times one of the rebuilt)."""
+        if not self.store.vectors.in_graph:
+            return  # the vectors live in Qdrant, and the graph's vector indexes hold none
+        s, written = self.settings, self.report.written
+        wrote = {s.chunk_label: "chunks", s.entity_label: "entities", s.community_label: "communities"}
+        with self.stage("vector indexes"):
+            rebuilt = self.store.rebuild_vector_indexes({label: written.get(key, 0) for label, key in wrote.items()})
+        self.count("vector_indexes_rebuilt", len(rebuilt))
+
+    def communities(
+        self,
+        wanted: dict[str, entities.Entity],
+        edges: dict[tuple[str, str], dict[str, Any]],
+        mentions: list[dict[str, Any]],
+        changed: frozenset[str] | None,
+    ) -> _Communities:
+        """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
+        recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing."""
+        g, s = self.graph, self.settings
+        with self.stage("communities"):
+            existing = g.community_ids()
+            links = g.community_links()
+            previous = communities.Previous(
+                community_of={m: k for m, k in links if m in wanted},
+                parent_of={m: k for m, k in links if m in existing},
+                changed=changed or frozenset(),
+            )
+            tree = communities.hierarchy(
+                self.report.project,
+                sorted(wanted),
+                communities.damped(
+                    [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
+                    mentions,
+                    {key for key, entity in wanted.items() if entity.type == "PERSON"},
+                ),
+                max_size=s.max_community_size,
+                max_levels=s.community_levels,
+                previous=None if changed is None else previous,
+            )
+            # A community written by a run killed before its vector was stored is written again.
+            done = existing & g.vectors.ids(s.community_label, self.report.project)
+            new = [c for c in tree if c.id not in done]
+        made: list[tuple[communities.Community, reports.Report]] = []
+        with self.stage("summaries", len(new)):
+            named = (
+                titles.community_titles(tree, wanted, mentions, g.chunk_texts(), self.embed_passages)
+                if new and self.chat is None
+                else {}
+            )
+            relations = reports.index_relations(edges)
+            for i, community in enumerate(new):
+                view = reports.CommunityView.of(community, wanted, relations)
+                if self.chat is None:
+                    made.append((community, reports.extractive_report(view, named.get(community.id))))
+                else:
+                    report, notes = reports.llm_report(view, self.chat, self.report.usage)
+                    made.append((community, report))
+                    self.report.notes.extend(f"community {community.id}: {note}" for note in notes)
+                self.tick("summaries", i + 1, len(new))
+        return _Communities(tree, existing, links, made)
+
+    def write_communities(self, plan: _Communities, mentions: list[dict[str, Any]], vectors: np.ndarray) -> None:
+        """Delete the stored communities the plan does not keep, write its new ones with their vectors, link."""
+        g = self.graph
+        stale = sorted(plan.existing - {c.id for c in plan.tree})
+        with self.stage("community links"):
+            g.delete_nodes(g.settings.community_label, stale)
+            g.write_communities(
+                [
+                    {
+                        "id": c.id,
+                        "level": c.level,
+                        "title": r.title,
+                        "summary": r.summary,
+                        "full_content": r.full_content,
+                        "rank": r.rank,
+                        "size": len(c.members),
+                        "source_chunks": list(r.source_chunks),
+                        "embedding": v.tolist(),
+                    }
+                    for (c, r), v in zip(plan.made, vectors, strict=True)
+                ]
+            )
+            self._link(plan.tree, mentions, plan.links)
+        self.count("communities", len(plan.made))
+        self.count("communities_deleted", len(stale))
+
+    def _link(self, tree: list[Community], mentions: list[dict[str, Any]], have: set[tuple[str, str]]) -> None:
+        """Entities and chunks -> level-0 communities, child -> parent; only links not already there.
+
+        `mentions` are the ones the entities were resolved from (read once: the project's largest read), `have`
+        the links read before stale communities were deleted (a deleted community is linked to by nothing new)."""
+        g = self.graph
+        level0 = {e: c.id for c in tree if c.level == 0 for e in c.members}
+        entity_links = sorted((e, k) for e, k in level0.items())
+        chunk_links = sorted({(row["chunk"], level0[row["entity"]]) for row in mentions if row["entity"] in level0})
+        parent_links = sorted((c.id, c.parent) for c in tree if c.parent)
+        for label, links in (
+            (g.lab.entity, entity_links),
+            (g.lab.chunk, chunk_links),
+            (g.lab.community, parent_links),
+        ):
+            g.link_communities(label, [{"member": m, "community": k} for m, k in links if (m, k) not in have])
