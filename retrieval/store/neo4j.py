@@ -7,8 +7,9 @@ runs, and a write is refused again by the server's read access mode. Statements 
 explorer, the agent, MCP) also get a deadline DriftLens enforces (`deadline`): past it, their transaction is
 terminated and the caller set free.
 Vector indexes are created without quantisation (scores then match exact cosine) and queried for at least
-`neo4j_vector_min_k` candidates (40): Lucene's HNSW search explores as many candidates as it is asked for, and
-costs in proportion; 40 kept every R@k of both dev sets and recall@10 0.994 at 100k (docs/benchmarks.md, issue #26).
+`neo4j_vector_min_k` candidates (60): Lucene's HNSW search explores as many candidates as it is asked for, and
+costs in proportion; 60 keeps every R@k of both dev sets and recall@10 0.993 at 100k in an index of one segment
+(docs/benchmarks.md, issue #26).
 """
 
 from __future__ import annotations
