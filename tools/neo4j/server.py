@@ -117,14 +117,12 @@ def start(
     heap: str = "1g",
     password: str | None = None,
     jvm_options: Sequence[str] = (),
-    *,
-    pagecache: str = PAGECACHE,
 ) -> Neo4jServer:
     """Start a server on 127.0.0.1:`port` (0: any free port) and wait until Bolt answers.
 
     `password` (default: a generated one) lets a test start a server again where a client expects it;
-    `jvm_options` go to the JVM (the test session's server passes SHORT_LIVED); `pagecache` sizes Neo4j's page
-    cache (PAGECACHE).
+    `jvm_options` go to the JVM (the test session's server passes SHORT_LIVED). Every server gets PAGECACHE and
+    VECTOR_POPULATION_BUFFER_MB.
     """
     classpath = build()
     workdir = Path(tempfile.mkdtemp(prefix="driftlens-neo4j-")) if workdir is None else workdir
@@ -140,7 +138,7 @@ def start(
         ["java", f"-Xmx{heap}", f"-Djava.io.tmpdir={scratch}", *jvm_options, "-cp", classpath,
          "driftlens.Neo4jLauncher", "--port", str(port),
          "--dir", str(workdir / "db"), "--password-file", str(password_file),
-         "--pagecache", pagecache, "--vector-population-buffer-mb", str(VECTOR_POPULATION_BUFFER_MB)],
+         "--pagecache", PAGECACHE, "--vector-population-buffer-mb", str(VECTOR_POPULATION_BUFFER_MB)],
         stdout=subprocess.PIPE, stderr=log, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + START_TIMEOUT_S
