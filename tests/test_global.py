@@ -12,7 +12,7 @@ from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.llm.client import ChatModel
 from retrieval.models import Citation, Hit, KeyFact, QueryParams
-from retrieval.modes import global_mode, global_themes
+from retrieval.modes import global_mode, global_reduce, global_themes
 from retrieval.modes.global_themes import theme_question
 from retrieval.store import GraphStore
 from tests.conftest import CAROL_PROJECT, make_settings
@@ -71,10 +71,10 @@ def test_facts_near_the_best_come_one_document_at_a_time_and_weak_ones_last() ->
     """A corpus question is answered by several documents: a second fact of one waits for the first of every other
     near the best; a weak fact of another document does not jump ahead of a strong one."""
     facts = [_fact("a", 1.0), _fact("a", 0.97), _fact("b", 0.95), _fact("a", 0.93), _fact("c", 0.5), _fact("b", 0.92)]
-    order = [(f.citations[0].document_name, f.citations[0].score) for f in global_mode.across_documents(facts)]
+    order = [(f.citations[0].document_name, f.citations[0].score) for f in global_reduce.across_documents(facts)]
     assert order == [("a", 1.0), ("b", 0.95), ("a", 0.97), ("b", 0.92), ("a", 0.93), ("c", 0.5)]
-    assert global_mode.across_documents(facts, near=1.01) == facts
-    assert global_mode.across_documents([]) == []
+    assert global_reduce.across_documents(facts, near=1.01) == facts
+    assert global_reduce.across_documents([]) == []
 
 
 def test_scripted_global_drops_zero_points_and_unmapped_citations(
@@ -166,11 +166,17 @@ def test_offline_global_facts_name_the_speaker_of_a_passage_that_opens_mid_turn(
     )
     ctx = Context(s, store, embedder, None, "p")
     question = "Why did Daphne Koller move into biology and medicine?"
-    run = global_mode.GlobalRun(ctx, question, None, QueryParams.from_settings(s))
-    run.question_vector = embedder.embed([question])[0]
-    run.passages = {"doc:1": Hit(id="doc:1", text=LATER, score=1.0, document_id="doc", document_name="doc")}
+    passage = Hit(id="doc:1", text=LATER, score=1.0, document_id="doc", document_name="doc")
 
-    facts, _final, _uncertainty, by_llm = run.passage_answer(1)
+    facts, _final, _uncertainty = global_reduce.passage_answer(
+        ctx,
+        question,
+        embedder.embed([question])[0],
+        passages={"doc:1": passage},
+        passage_community={},
+        reports={},
+        mapped=1,
+    )
 
-    assert not by_llm and facts
+    assert facts
     assert facts[0].fact.startswith("Daphne Koller: ") and facts[0].citations[0].chunk_id == "doc:1"

@@ -23,34 +23,28 @@ import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from retrieval.context import Context
 from retrieval.llm.json_schema import NUMBER, STRING, array, final_answer, obj
-from retrieval.models import Answer, AnsweredBy, Citation, Hit, KeyFact, QueryParams, TraceStep, Usage
+from retrieval.models import Answer, AnsweredBy, Hit, KeyFact, QueryParams, TraceStep, Usage
 from retrieval.modes import global_themes
-from retrieval.modes.drift_offline import best_sentence
 from retrieval.modes.drift_prompts import excerpt, messages
 from retrieval.modes.drift_scope import CommunityScope
+from retrieval.modes.global_reduce import THEME_SENTENCES, Point, community_citation, passage_answer, theme_answer
 from retrieval.modes.steps import ask_json, emit, timed
-from retrieval.search.boilerplate import project_boilerplate
 from retrieval.search.communities import community_levels, search_communities
 from retrieval.search.community_context import (
     CommunityReport,
     community_chunk_ids,
     community_reports,
-    community_sizes,
     count_communities,
-    top_entities,
 )
-from retrieval.search.evidence import distinct, extractive_facts, sentences
+from retrieval.search.evidence import distinct, sentences
 from retrieval.search.filler import never_a_fact
-from retrieval.search.turns import with_opening_speakers
 from retrieval.telemetry.events import PHASE_PCT, RetrievalProgress, aggregation_details, followup_pct
-from retrieval.text.readable import clean_spoken
 
 log = logging.getLogger(__name__)
 
@@ -61,20 +55,11 @@ log = logging.getLogger(__name__)
 RELATIVE_CUTOFF = 0.8
 OFFLINE_CUTOFF = 0.0
 REDUCE_POINTS = 20
-KEY_FACTS = 5
-#: Offline themes: communities shown, sentences and key entities per theme.
-THEMES = 4
-THEME_SENTENCES = 2
-THEME_ENTITIES = 5
 REPORT_CHARS = 1500
-#: Offline map: passages searched beneath each batch of communities; the reduce weighs this many facts (best
-#: first) before ordering them across documents. Why not 16: it lifted the demo's cross-episode tuning questions
-#: (hit@5 0.57 -> 0.62) but held out global stayed at main's 0.43 and its episode recall fell 0.54 -> 0.51
-#: (docs/benchmarks.md, branch wt110).
+#: Offline map: passages searched beneath each batch of communities. Why not 16: it lifted the demo's
+#: cross-episode tuning questions (hit@5 0.57 -> 0.62) but held out global stayed at main's 0.43 and its episode
+#: recall fell 0.54 -> 0.51 (docs/benchmarks.md, branch wt110).
 PASSAGES_PER_BATCH = 8
-FACT_CANDIDATES = 3 * KEY_FACTS
-#: A fact takes part in the rounds across documents when it scores at least this share of the best fact.
-NEAR_BEST = 0.9
 
 MAP_SCHEMA: dict[str, Any] = obj(
     {"points": array(obj({"description": STRING, "score": NUMBER, "communities": array(STRING)}))}
@@ -90,13 +75,6 @@ REDUCE_PROMPT = (
     "Give key facts, each citing the community ids it rests on, and state what remains uncertain. "
     "Use only the points."
 )
-
-
-@dataclass(frozen=True)
-class Point:
-    description: str
-    score: float
-    communities: tuple[str, ...]
 
 
 def answer(ctx: Context, question: str, params: QueryParams, progress: RetrievalProgress | None) -> Answer:
@@ -349,91 +327,18 @@ class GlobalRun:
                 facts = [self.model_fact(item, mapped) for item in parsed["key_facts"] if isinstance(item, dict)]
                 return facts, str(parsed["final_answer"]), str(parsed["residual_uncertainty"]), True
         if self.passages:
-            return self.passage_answer(len(points))
-        return self.themes(top, len(points))
-
-    def passage_answer(self, mapped: int) -> tuple[list[KeyFact], str, str, bool]:
-        """The offline reduce over passages: local mode's fact choice over every passage the map found, then
-        ordered across documents (`across_documents`); the answer names the communities the facts come from.
-        Each passage that opens mid-turn is given its speaker first, as local's pool is (`with_opening_speakers`):
-        otherwise a guest's answer is nobody's, the fact choice cannot credit its speaker, and the fact does not
-        say who said it."""
-        pool = with_opening_speakers(self.ctx, sorted(self.passages.values(), key=lambda h: -h.score))
-        chosen = extractive_facts(
-            self.question,
-            self.question_vector.tolist(),
-            pool,
-            self.ctx.embedder,
-            FACT_CANDIDATES,
-            skip=project_boilerplate(self.ctx),
-        )
-        facts = across_documents(chosen)[:KEY_FACTS]
-        by_community: dict[str, list[int]] = {}
-        for n, fact in enumerate(facts, start=1):
-            chunk = fact.citations[0].chunk_id if fact.citations else ""
-            by_community.setdefault(self.passage_community.get(chunk, ""), []).append(n)
-        documents = {c.document_name for f in facts for c in f.citations[:1]}
-        lines = [
-            f"{len(facts)} key fact(s) from {len(documents)} document(s), in the communities closest to the question:"
-        ]
-        for n, (community, refs) in enumerate(by_community.items(), start=1):
-            title = self.reports[community].title if community in self.reports else "other passages"
-            lines.append(f"{n}. **{title}** [facts {', '.join(map(str, refs))}]")
-        uncertainty = (
-            "Answered extractively (no language model): the best sentences of the passages beneath the communities "
-            f"closest to the question, one document's first before another's second; {len(pool)} passage(s) from "
-            f"{mapped} map point(s) were weighed."
-        )
-        return facts, "\n".join(lines), uncertainty, False
-
-    def themes(self, top: list[Point], mapped: int) -> tuple[list[KeyFact], str, str, bool]:
-        """The offline reduce: the best communities as titled themes (size, key entities), their best sentences
-        as key facts; the answer lists the themes and points at their facts instead of repeating them."""
-        kept = [top[i] for i in distinct([p.description for p in top])]
-        by_theme: dict[str, list[Point]] = {}
-        for point in kept:
-            theme = by_theme.setdefault(point.communities[0], [])
-            if len(theme) < THEME_SENTENCES and (len(by_theme) <= THEMES or theme):
-                theme.append(point)
-        by_theme = {c: pts for c, pts in by_theme.items() if pts}
-        ids = list(by_theme)[:THEMES]
-        sizes = community_sizes(self.ctx, ids)
-        entities = top_entities(self.ctx, ids, THEME_ENTITIES)
-        documents = global_themes.documents_under(self.ctx, ids) if self.themes_asked else {}
-        facts: list[KeyFact] = []
-        lines = [
-            f"The {len(ids)} main theme(s), the communities with the most evidence:"
-            if self.themes_asked
-            else f"{len(ids)} theme(s) in the communities closest to the question:"
-        ]
-        for n, community in enumerate(ids, start=1):
-            first = len(facts) + 1
-            for p in by_theme[community]:
-                facts.append(
-                    KeyFact(
-                        fact=clean_spoken(p.description),
-                        citations=[_citation(self.reports[community], p.description, p.score)],
-                    )
-                )
-            names = ", ".join(e.title for e in entities.get(community, []))
-            refs = ", ".join(str(i) for i in range(first, len(facts) + 1))
-            size = sizes.get(community, 0)
-            lines.append(
-                f"{n}. **{self.reports[community].title}** ({size} entities)"
-                + (f"; key entities: {names}" if names else "")
-                + (f"; from {documents[community]} document(s)" if community in documents else "")
-                + f" [facts {refs}]"
+            facts, answer, uncertainty = passage_answer(
+                self.ctx,
+                self.question,
+                self.question_vector,
+                passages=self.passages,
+                passage_community=self.passage_community,
+                reports=self.reports,
+                mapped=len(points),
             )
-        how = (
-            "the communities with the most source passages at the coarsest level that has several"
-            if self.themes_asked
-            else "the communities whose summary sentences are closest to the question"
-        )
-        uncertainty = (
-            f"Answered extractively (no language model): the themes are {how}; {mapped} point(s) from "
-            f"{len({c for p in top for c in p.communities})} communities were weighed."
-        )
-        return facts, "\n".join(lines), uncertainty, False
+        else:
+            facts, answer, uncertainty = theme_answer(self.ctx, top, len(points), self.reports, self.themes_asked)
+        return facts, answer, uncertainty, False
 
     def model_fact(self, item: dict[str, Any], mapped: set[str]) -> KeyFact:
         """A reduce fact citing only communities that were mapped; others are dropped, logged and noted."""
@@ -444,7 +349,7 @@ class GlobalRun:
             log.warning("dropped citations to communities never mapped: %s", ", ".join(dropped))
             self.notes.append(f"Dropped {len(dropped)} citation(s) to communities never mapped: {', '.join(dropped)}")
         kept = list(dict.fromkeys(c for c in cited if c not in dropped))
-        return KeyFact(fact=fact, citations=[_citation(self.reports[c], fact) for c in kept])
+        return KeyFact(fact=fact, citations=[community_citation(self.reports[c], fact) for c in kept])
 
 
 def select_communities(
@@ -458,30 +363,6 @@ def select_communities(
     return [h for h in candidates if h.score > 0 and h.score >= best * cutoff]
 
 
-def across_documents(facts: list[KeyFact], near: float = NEAR_BEST) -> list[KeyFact]:
-    """The facts in rounds: among those scoring at least `near` of the best, each document's first (in the given
-    order) before any document's second; the weaker ones after, in their order. Why: a question about the corpus
-    is answered by what several documents say, and five sentences of the one document nearest the question answer
-    it for that document only; but a weak sentence of another document is no answer either (on the demo's
-    cross-episode tuning questions, rounds over all facts put "I was born in Taiwan" among the facts on the brain).
-    """
-    best = max((_fact_score(f) for f in facts), default=0.0)
-    rounds: dict[str, int] = {}
-    keyed = []
-    for order, fact in enumerate(facts):
-        if best > 0 and _fact_score(fact) >= near * best:
-            document = fact.citations[0].document_name if fact.citations else ""
-            rounds[document] = rounds.get(document, -1) + 1
-            keyed.append((rounds[document], order, fact))
-        else:
-            keyed.append((len(facts), order, fact))
-    return [fact for _round, _order, fact in sorted(keyed, key=lambda item: item[:2])]
-
-
-def _fact_score(fact: KeyFact) -> float:
-    return max((c.score or 0.0 for c in fact.citations), default=0.0)
-
-
 def _distinct_sentences(summary: str) -> list[str]:
     """A summary's sentences, each said once (summaries repeat sentences from overlapping chunks), no filler."""
     found = [s for s in sentences(summary) if not never_a_fact(s)]
@@ -490,12 +371,6 @@ def _distinct_sentences(summary: str) -> list[str]:
 
 def _by(llm: bool) -> AnsweredBy:
     return "llm" if llm else "extractive"
-
-
-def _citation(report: CommunityReport, claim: str, score: float | None = None) -> Citation:
-    """Cites a community with the summary sentence closest in words to the claim, verbatim."""
-    span = best_sentence(claim, report.summary)
-    return Citation(chunk_id=report.id, span=span, document_name=report.title, score=score, kind="community")
 
 
 def _score(value: Any) -> float:
