@@ -270,10 +270,11 @@ def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> Non
     assert community_titles(tree, people, _mentions(chunks), texts)["piano"] == "Chopin"
 
 
-def test_places_come_after_the_topics_a_community_talks_about() -> None:
+def test_places_come_after_the_topics_of_a_conversation_but_lead_a_hub_whose_passages_most_name_them() -> None:
     """A place mentioned in every passage ("Bronx") says where a conversation happens: it follows a topic
     mentioned in fewer of them ("telescopes"), which it outscores where topics are common (a large community
-    beside); a community whose passages name only places keeps them."""
+    beside); a community whose passages name only places keeps them. Passages of many documents (an
+    encyclopaedia's hub) that mostly mention "British" are about the British Empire's things: "British" leads."""
     entities = {
         **ENTITIES,
         "bronx": _entity("bronx", "Bronx", "GPE"),
@@ -281,6 +282,10 @@ def test_places_come_after_the_topics_a_community_talks_about() -> None:
         "nc": _entity("nc", "North Carolina", "GPE"),
         "scopes": _entity("scopes", "telescopes"),
         **{f"x{i}": _entity(f"x{i}", f"topic {i}") for i in range(4)},
+        "british": _entity("british", "British", "NORP"),
+        "jersey": _entity("jersey", "Jersey Airlines", "ORG"),
+        "saxe": _entity("saxe", "Saxe-Coburg", "ORG"),
+        "tea": _entity("tea", "tea trade"),
     }
     chunks = {
         **CHUNKS,
@@ -293,15 +298,20 @@ def test_places_come_after_the_topics_a_community_talks_about() -> None:
         "e:6": ["bronx"],
         "f:1": ["nc", "charlotte"],
         "f:2": ["nc", "charlotte"],
+        **{f"h{i}:0": ["british", "jersey" if i < 2 else "saxe"] for i in range(4)},  # four documents
+        "h4:0": ["tea"],
+        "h5:0": ["tea"],
     }
     tree = [
         Community("sky", 0, ("bronx", "scopes"), ()),
         Community("trip", 0, ("nc", "charlotte"), ()),
         Community("chips", 0, ("su", "amd", "chips", "dc"), ()),
         Community("big", 0, ("x0", "x1", "x2", "x3"), ()),
+        Community("hub", 0, ("british", "jersey", "saxe", "tea"), ()),
     ]
     titles = community_titles(tree, entities, _mentions(chunks))
     assert titles["sky"] == "telescopes & Bronx", titles  # Bronx still named, after the topic
+    assert titles["hub"].startswith("British, "), titles
     assert set(titles["trip"].replace(" &", ",").split(", ")) == {"North Carolina", "Charlotte"}, titles
 
 
@@ -594,30 +604,3 @@ def test_a_name_is_a_piece_only_when_most_places_that_say_it_follow_a_name_that_
     }
     chunks_of = {"war": {"p:0", "p:1"}, "ohio": {"p:0", "p:1"}, "council": {"p:0", "p:1"}, "of": {"p:2"}}
     assert cut_names(names, chunks_of, texts) == {"council", "of"}
-
-
-def test_a_topic_most_passages_of_a_hub_mention_leads_its_title_even_a_place() -> None:
-    """Passages of many documents (an encyclopaedia's hub) that mostly mention "British" are about the British
-    Empire's things: "British" leads their title, though a place otherwise comes after the topics (a
-    conversation's places say where it happens, as test_places_come_after_the_topics_a_community_talks_about)."""
-    entities = {
-        **ENTITIES,
-        "british": _entity("british", "British", "NORP"),
-        "jersey": _entity("jersey", "Jersey Airlines", "ORG"),
-        "saxe": _entity("saxe", "Saxe-Coburg", "ORG"),
-        "tea": _entity("tea", "tea trade"),
-    }
-    chunks = {
-        "h0:0": ["british", "jersey"],
-        "h1:0": ["british", "jersey"],
-        "h2:0": ["british", "saxe"],
-        "h3:0": ["british", "saxe"],
-        "h4:0": ["tea"],
-        "h5:0": ["tea"],
-        "a:1": ["amd", "chips"],
-    }
-    tree = [
-        Community("hub", 0, ("british", "jersey", "saxe", "tea"), ()),
-        Community("chips", 0, ("amd", "chips"), ()),
-    ]
-    assert community_titles(tree, entities, _mentions(chunks))["hub"].startswith("British, "), chunks
