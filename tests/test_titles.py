@@ -15,6 +15,7 @@ import numpy as np
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
+from retrieval.indexing.title_topics import cut_names
 from retrieval.indexing.titles import community_titles
 
 
@@ -269,10 +270,11 @@ def test_a_lone_noun_of_the_passage_does_not_join_the_topic_it_mentions() -> Non
     assert community_titles(tree, people, _mentions(chunks), texts)["piano"] == "Chopin"
 
 
-def test_places_come_after_the_topics_a_community_talks_about() -> None:
+def test_places_come_after_the_topics_of_a_conversation_but_lead_a_hub_whose_passages_most_name_them() -> None:
     """A place mentioned in every passage ("Bronx") says where a conversation happens: it follows a topic
     mentioned in fewer of them ("telescopes"), which it outscores where topics are common (a large community
-    beside); a community whose passages name only places keeps them."""
+    beside); a community whose passages name only places keeps them. Passages of many documents (an
+    encyclopaedia's hub) that mostly mention "British" are about the British Empire's things: "British" leads."""
     entities = {
         **ENTITIES,
         "bronx": _entity("bronx", "Bronx", "GPE"),
@@ -280,6 +282,10 @@ def test_places_come_after_the_topics_a_community_talks_about() -> None:
         "nc": _entity("nc", "North Carolina", "GPE"),
         "scopes": _entity("scopes", "telescopes"),
         **{f"x{i}": _entity(f"x{i}", f"topic {i}") for i in range(4)},
+        "british": _entity("british", "British", "NORP"),
+        "jersey": _entity("jersey", "Jersey Airlines", "ORG"),
+        "saxe": _entity("saxe", "Saxe-Coburg", "ORG"),
+        "tea": _entity("tea", "tea trade"),
     }
     chunks = {
         **CHUNKS,
@@ -292,15 +298,20 @@ def test_places_come_after_the_topics_a_community_talks_about() -> None:
         "e:6": ["bronx"],
         "f:1": ["nc", "charlotte"],
         "f:2": ["nc", "charlotte"],
+        **{f"h{i}:0": ["british", "jersey" if i < 2 else "saxe"] for i in range(4)},  # four documents
+        "h4:0": ["tea"],
+        "h5:0": ["tea"],
     }
     tree = [
         Community("sky", 0, ("bronx", "scopes"), ()),
         Community("trip", 0, ("nc", "charlotte"), ()),
         Community("chips", 0, ("su", "amd", "chips", "dc"), ()),
         Community("big", 0, ("x0", "x1", "x2", "x3"), ()),
+        Community("hub", 0, ("british", "jersey", "saxe", "tea"), ()),
     ]
     titles = community_titles(tree, entities, _mentions(chunks))
     assert titles["sky"] == "telescopes & Bronx", titles  # Bronx still named, after the topic
+    assert titles["hub"].startswith("British, "), titles
     assert set(titles["trip"].replace(" &", ",").split(", ")) == {"North Carolina", "Charlotte"}, titles
 
 
@@ -546,3 +557,50 @@ def test_a_community_whose_passages_no_titled_document_holds_is_not_led_by_a_tit
     tree = [Community("both", 0, ("joe", "ann", "mae"), ()), Community("tesla", 0, ("amd",), ())]
     title = community_titles(tree, ENTITIES, _mentions(chunks), FILM_TEXTS)["both"]
     assert not title.startswith(("Gang Related", "Mae Jemison:")), title
+
+
+def test_a_piece_of_a_longer_name_never_names_a_community() -> None:
+    """The extractor's cut names ("-country skiers" of "cross-country skiers", "Codes for the representation of",
+    "LLC" of "Sea Media LLC") say nothing as a title: the whole names and topics the passages say name it."""
+    entities = {
+        **ENTITIES,
+        "llc": _entity("llc", "LLC", "ORG", 3),
+        "ski": _entity("ski", "-country skiers", "CONCEPT", 2),
+        "iso": _entity("iso", "Codes for the representation of", "WORK_OF_ART", 2),
+        "radio": _entity("radio", "radio station"),
+        "cumulus": _entity("cumulus", "Cumulus Media", "ORG"),
+        "wilm": _entity("wilm", "Wilmington", "GPE"),
+    }
+    texts = {
+        "r:1": "WAAA is a radio station in Wilmington owned by Cumulus Media and Sea Media LLC. Cross-country skiers "
+        "listen to it.",
+        "r:2": "WBBB is a radio station of Wilmington. Its licensee is Sun Radio LLC. Codes for the representation of "
+        "names of countries list it.",
+        "r:3": "WCCC plays rock. Cumulus Media bought it from Star Broadcasting LLC. Cross-country skiers like it, "
+        "and Codes for the representation of names of countries list it.",
+    }
+    chunks = {
+        "r:1": ["llc", "ski", "radio", "cumulus", "wilm"],
+        "r:2": ["llc", "iso", "radio", "wilm"],
+        "r:3": ["llc", "ski", "iso", "cumulus"],
+        "a:1": ["amd"],
+    }
+    tree = [
+        Community("radio", 0, ("llc", "ski", "iso", "radio", "cumulus", "wilm"), ()),
+        Community("chips", 0, ("amd",), ()),
+    ]
+    title = community_titles(tree, entities, _mentions(chunks), texts)["radio"]
+    assert set(title.replace(" &", ",").split(", ")) == {"radio station", "Cumulus Media", "Wilmington"}, title
+
+
+def test_a_name_is_a_piece_only_when_most_places_that_say_it_follow_a_name_that_opens_no_sentence() -> None:
+    """ "Following World War I" opens a sentence and "the Ohio River" follows a lower-case word: neither is the
+    rest of a cut name; "Alzheimer's Association Council" is, as is a name that ends with "of"."""
+    names = {"war": "World War I", "ohio": "Ohio River", "council": "Association Council", "of": "Consulate of"}
+    texts = {
+        "p:0": "Following World War I, towns on the Ohio River grew. She sits on the Alzheimer's Association Council.",
+        "p:1": "After World War I the Ohio River flooded. Ohio River towns moved. The Rotary Association Council met.",
+        "p:2": "The Consulate of Peru opened.",
+    }
+    chunks_of = {"war": {"p:0", "p:1"}, "ohio": {"p:0", "p:1"}, "council": {"p:0", "p:1"}, "of": {"p:2"}}
+    assert cut_names(names, chunks_of, texts) == {"council", "of"}

@@ -57,6 +57,11 @@ met in one passage ("James Belushi, Tupac Shakur, Dennis Quaid") are that passag
 thriller film"). A document's title is its first line when a blank line follows it and it is short and no
 sentence (TITLE_WORDS, no closing full stop); a transcript's first line is a speaker's turn or a stage direction
 ("[MUSIC]") and is no title, so conversations keep their guests.
+A hub of many documents (no document holds PART_SHARE of its passages: an encyclopaedia's "British" community of
+75 passages on airlines, colonies and royal houses) is about what most of its passages mention: a topic that
+COMMON_SHARE of them mention comes first, place or not ("British, Jersey Airlines & Saxe - Coburg", "South Africa,
+United Nations & ..."), where the rule above would put its rare names first. In a conversation places still come
+last. A topic that is a piece of a longer name ("LLC", "-country skiers", title_topics.py) names nothing.
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
@@ -82,6 +87,7 @@ from retrieval.indexing.title_phrases import (
     distinct,
     passage_phrases,
 )
+from retrieval.indexing.title_topics import cut_names
 
 PHRASES = 3
 #: Topics after a lead person's name ("Lisa Su: AMD, hardware & compute").
@@ -109,6 +115,8 @@ MAX_PARTS = 3
 #: ...when the parts hold this share of its passages at least: one whose passages come from more conversations
 #: than its parts (two of four episodes hold half of "Microsoft, Google & OpenAI") is not theirs to lead.
 MIX_COVER = 2 / 3
+#: A topic mentioned in at least this share of the passages of a hub (passages of many documents) is what they share.
+COMMON_SHARE = 0.5
 #: Chunks of a community that must mention a topic for it to name the community.
 MIN_CHUNKS = 2
 #: Places, nationalities and languages say where a conversation happens, seldom what it is about ("Europe,
@@ -161,14 +169,16 @@ def community_titles(
     (`chunk`, `entity`) the entities were resolved from, `texts` every chunk's text by id (without them a
     community met in one passage is titled by its topic mentioned once, or by its members), `embed` the graph's
     embedder (unit rows; without it a community whose topics are each named in passing keeps them)."""
-    topics = _topics(entities)
     chunks_of: dict[str, set[str]] = defaultdict(set)
-    topics_in: dict[str, set[str]] = defaultdict(set)
     for row in mentions:
-        chunk, entity = str(row["chunk"]), str(row["entity"])
-        chunks_of[entity].add(chunk)
-        if entity in topics:
-            topics_in[chunk].add(entity)
+        chunks_of[str(row["entity"])].add(str(row["chunk"]))
+    topics = _topics(entities)
+    for key in cut_names({k: t.title for k, t in topics.items()}, chunks_of, texts or {}):
+        del topics[key]
+    topics_in: dict[str, set[str]] = defaultdict(set)
+    for key in topics:
+        for chunk in chunks_of.get(key, ()):
+            topics_in[chunk].add(key)
     documents = {_document(c) for chunks in chunks_of.values() for c in chunks}
     people = {key for key, entity in entities.items() if entity.type == "PERSON"}
     everywhere = {
@@ -216,7 +226,8 @@ def community_titles(
             else:
                 spread = _spread(passages[community.id], parts[community.id], topics_in)
                 ranked = _ranked(counts[community.id], totals, average, topics, spread)
-                ranked = distinct([*central.get(community.id, ()), *ranked])
+                common = _common(passages[community.id], counts[community.id], topics)
+                ranked = distinct([*central.get(community.id, ()), *common, *ranked])
             if len(documents) < MIN_DOCUMENTS:
                 leads = [_lead(community, passages[community.id], local=people - everywhere, chunks_of=chunks_of)]
             elif parts[community.id]:  # a mix of conversations: whose they are, not the loudest one's
@@ -229,6 +240,16 @@ def community_titles(
                 lead = _subject(passages[community.id], named_documents)
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
+
+
+def _common(chunks: set[str], count: Counter[str], topics: Mapping[str, Topic]) -> list[str]:
+    """The topics most of a hub's passages mention (COMMON_SHARE), most first: what the passages of many documents
+    share ("British" of 75 of 90 passages on the British Empire, its airlines and colonies), place or not; none
+    when the passages are few or one document holds PART_SHARE of them (a conversation: its places say where)."""
+    if len(chunks) <= FEW_PASSAGES or max(Counter(_document(c) for c in chunks).values()) >= PART_SHARE * len(chunks):
+        return []
+    found = [k for k in count if count[k] >= COMMON_SHARE * len(chunks)]
+    return [topics[k].title for k in sorted(found, key=lambda k: (-count[k], topics[k].title))]
 
 
 def _passages(members: Iterable[str], chunks_of: Mapping[str, set[str]], everywhere: set[str]) -> set[str]:
