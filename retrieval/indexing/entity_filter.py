@@ -65,6 +65,10 @@ _NAME_NUMERALS = frozenset({"I", "V", "X"})
 _NAME_STOP_WORDS = frozenset({"will", "may"})
 #: Types whose names stand after "in the" as a matter of course ("in the Italian region", "in the Bronx").
 _ADJECTIVE_OR_PLACE = frozenset({"NORP", "GPE", "LOC", "FAC"})
+#: Types of places, and a saint's name that opens a place's: a saint written only as the owner in a longer name is a
+#: piece of it ("St. Mark's Road", "Saint Peter's Square"); a city owning a theatre is the city ("Prague's").
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+_SAINT = re.compile(r"^(?:St|Ste|Saint)\.? ")
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
 #: Zipf frequency (log10 per billion words, wordfreq) from which an English word is everyday vocabulary:
@@ -103,14 +107,18 @@ _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
 _NAME_ABBREVIATIONS = frozenset({"Mr", "Mrs", "Ms", "Dr", "Prof", "St", "Mt", "Ft", "Jr", "Sr"})
 _ABBREVIATION_STOP = re.compile(rf"(?:^|\s)(?:[A-Z]|{'|'.join(sorted(_NAME_ABBREVIATIONS))})\.\s*$")
 #: "a"/"an" or a possessive determiner just before a word, and what may follow a noun phrase's last word:
-#: punctuation or a word that opens the next clause or phrase. "a CPU, and" and "your LAN, like" count one; "a NASA
-#: astronaut" does not.
+#: punctuation or a word that opens the next clause or phrase. "a CPU, and", "your LAN, like" and "an ERP of 20 kW"
+#: (a transmitter's power) count one; "a NASA astronaut" does not.
 _ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:[Aa]n?|[Mm]y|[Yy]our|[Oo]ur|[Tt]heir|[Hh]is|[Hh]er|[Ii]ts) $")
 _PLURAL_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|these|those) $")
 _PREPOSITION_BEFORE = re.compile(r"(?:^|\s)(?:at|in|on|with|about|for|from|to|of|into|by|than|like) $")
-_PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was)\b)")
+_PHRASE_END = re.compile(r"(?:[.,;:!?)]|\s(?:and|or|but|that|which|who|with|in|on|for|to|is|was|of)\b)")
 #: A possessive and the first word of what it owns, which is no function word ("'s famous", not "'s the").
 _OWNS = re.compile(rf"['’]s (?!(?:{'|'.join(sorted(STOP_WORDS))})\b)[\w\-]", re.IGNORECASE)
+#: A possessive and a capitalised word that is no function word: "'s Road" of "St. Mark's Road".
+_OWNS_A_NAME = re.compile(rf"['’]s (?!(?i:{'|'.join(sorted(STOP_WORDS))})\b)[A-Z]")
+#: A lower-case prefix of negation or stance before a name: "non-Rohingyas", "anti-Japanese", "pro-Kremlin".
+_NEGATED = re.compile(r"^(?:non|anti|pro)-")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -256,6 +264,12 @@ class DocumentWords:
             for a, b in spans
         )
 
+    def owner_in_names(self, name: str) -> bool:
+        """Whether every occurrence of a name owns a capitalised word: "St. Mark" only ever in "St. Mark's Road", the
+        owner inside a longer name (a place named after a person or a saint), not a name of its own."""
+        found = list(re.finditer(rf"(?<![\w'’\-]){re.escape(name)}(?![\w\-])", self.text))
+        return bool(found) and all(_OWNS_A_NAME.match(self.text[m.end() : m.end() + 30]) for m in found)
+
     def only_possessive(self, word: str) -> bool:
         """Whether every occurrence of a one-word name (as written) owns a noun: "Maslow's hierarchy", "Kennedy's
         famous comment". Not when a function word follows: "Nvidia's the leader" and "Google's been" are "is" and
@@ -308,6 +322,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return surface.islower() and plural(tokens[-1]) and all(everyday(t) for t in tokens)
     if not any(c.isupper() for c in surface):
         return True  # a named entity is written with a capital: "software" is not an organisation
+    if _NEGATED.match(surface):
+        return True  # "non-Rohingyas", "anti-Japanese": everyone but a group, or a stance; no name
     words_of = surface.split()
     lowered = [w.lower().strip(".,") for w in words_of]
     if kind == "PERSON" and (
@@ -319,6 +335,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         or (len(words_of) > 1 and lowered[-1] in _JOB_NOUNS)  # "Cloud Advocate": a job title
     ):
         return True
+    if kind in _PLACES and _SAINT.match(surface) and words.owner_in_names(surface):
+        return True  # "St. Mark" of "St. Mark's Road"; "Prague" of "Prague's National Theatre" is the city
     if kind == "NORP" and any(c.isdigit() for c in surface):
         return True  # "Category 3": a nationality or group has no number
     if len(tokens) == 1:

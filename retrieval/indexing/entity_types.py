@@ -42,6 +42,7 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
+from retrieval.indexing import person_words
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.given_names import given_name
@@ -124,7 +125,10 @@ def evidence(ent: Any) -> Evidence:
     following = [word for word in after[:2] if word != ","]
     placed = bool(before) and before[-1] in _LOCATIVE | {"the"}
     introduced = bool(
-        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES | _CAST)) or _listed_with_people(ent)
+        (before and (before[-1].rstrip(".") in HONORIFICS or before[-1] in ROLES | _CAST))
+        or _listed_with_people(ent)
+        or person_words.occupied(ent, before)  # "pharaoh Ramses II", "X is an American actor"
+        or person_words.born(ent, after)  # "X (born 1947)", "X was born in ..."
     )
     strong = bool(
         introduced

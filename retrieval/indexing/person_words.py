@@ -1,0 +1,53 @@
+"""Words around a name that only a person's name takes: an occupation or a rank, and a birth.
+
+Why: on encyclopaedia passages (MuSiQue, issue #25: benchmarks/data/musique_entity_labels.csv and
+musique_entity_labels_112.csv, the tuning samples) the small model types people met once as things when the only
+word that says who they are is an occupation or a rank ("about pharaoh Ramses II" typed PRODUCT) or a birth ("X
+(born 1947) is ...", "X was born in ..."). Wikipedia-style first sentences say what a name is ("X is an American
+actor", "X, an English poet, ..."), and what they say is a person's noun. The words are common nouns of occupations
+and ranks, not names, so the rules hold on any corpus:
+- an occupation or a rank just before a name ("pharaoh Ramses II", "poet Dylan Thomas") is strong person evidence,
+  as `entity_types.ROLES` is (that list also feeds community titles' stop words, so this one is kept apart);
+- an occupation the parse says the name is, as its appositive or as what it "is" ("X, an English poet",
+  "X is an American actor"), is strong person evidence too;
+- "(born" right after a name, or the name as the subject of "was born", is: only people are born in these texts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Occupations and ranks that a person holds and a thing never is: nouns of a person, singular.
+OCCUPATIONS = frozenset(
+    {"actor", "actress", "singer", "songwriter", "musician", "rapper", "guitarist", "drummer", "pianist",
+     "violinist", "composer", "poet", "novelist", "playwright", "screenwriter", "painter",
+     "sculptor", "photographer", "journalist", "broadcaster", "politician", "diplomat", "economist",
+     "philosopher", "historian", "mathematician", "chemist", "biologist", "botanist", "astronomer", "inventor",
+     "entrepreneur", "businessman", "businesswoman", "footballer", "cricketer", "athlete", "boxer", "wrestler",
+     "cyclist", "swimmer", "sprinter", "jockey", "pharaoh", "emperor", "empress", "pope", "bishop", "archbishop",
+     "priest", "rabbi", "imam", "monk", "nun", "missionary", "theologian", "admiral", "colonel",
+     "lieutenant", "sergeant", "duke", "duchess", "earl", "baron", "baroness", "sultan", "tsar", "czar",
+     "monarch", "chancellor", "mayor", "lawyer", "judge", "architect", "dancer", "comedienne", "filmmaker",
+     "presenter", "illustrator", "cartoonist", "explorer", "aviator",
+     "astronaut", "physician", "surgeon", "nurse", "soldier", "officer", "statesman", "activist", "socialite"}
+)  # fmt: skip
+
+
+def occupied(ent: Any, before: list[str]) -> bool:
+    """Whether an occupation stands just before the name ("pharaoh Ramses II") or the parse says the name is one
+    ("X, an English poet", "X is an American actor"), written in lower case as a common noun is."""
+    if before and before[-1] in OCCUPATIONS:
+        return True
+    root = ent.root
+    nouns = [t for t in root.children if t.dep_ == "appos"]
+    if root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ == "be":
+        nouns += [t for t in root.head.children if t.dep_ == "attr"]
+    return any(noun.text.islower() and noun.lower_ in OCCUPATIONS for noun in nouns)  # not "Boxer (dog), the Boxer"
+
+
+def born(ent: Any, after: list[str]) -> bool:
+    """Whether the text says the name was born: "X (born 28 April 1947)", "X was born in ..."."""
+    if after[:2] == ["(", "born"]:
+        return True
+    root = ent.root
+    return root.dep_ == "nsubjpass" and root.head.lower_ == "born"
