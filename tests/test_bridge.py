@@ -7,8 +7,7 @@ import pytest
 from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.models import QueryParams
-from retrieval.search import bridge_reach
-from retrieval.search.bridge import CANDIDATES, MAX_MENTIONS, _uncovered
+from retrieval.search.bridge import MAX_MENTIONS, _uncovered
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
 
@@ -92,33 +91,6 @@ def test_a_hub_entity_lends_nothing(ctx: Context) -> None:
     """`usa` is mentioned by more than MAX_MENTIONS chunks: the travel notes get no graph score through it."""
     ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1, top_k=len(CHUNKS))).chunks
     assert not [h.id for h in ranked if h.id.startswith("hub") and "graph" in h.sources]
-
-
-def test_reached_chunks_scored_from_the_spreads_read(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The reached chunks' cosines come with the spread's statement (`bridge_reach`): one exact read fewer, and the
-    same ranking, scores and sources as reading them after the spread (the fold off), and as when the server's
-    pick misses what Python keeps (no slack: the restricted search then reads them itself)."""
-    p = params(ctx, max_hops=1)
-    exact_reads: list[str] = []
-    read = ctx.store.read
-
-    def counted(cypher: str, *args: object, **kwargs: object) -> object:
-        if "LIMIT $k RETURN n.id AS id, score" in cypher:  # `exact_vector_search`'s statement
-            exact_reads.append(cypher)
-        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ctx.store, "read", counted)
-
-    def ranked() -> tuple[list[tuple[str, float, dict[str, float]]], int]:
-        exact_reads.clear()
-        return [(h.id, round(h.score, 12), h.sources) for h in retrieve(ctx, QUESTION, p).chunks], len(exact_reads)
-
-    folded, reads = ranked()
-    assert "viorst" in [c[0] for c in folded]
-    monkeypatch.setattr(bridge_reach, "SLACK", -CANDIDATES)  # the server picks none of what Python keeps
-    assert ranked() == (folded, reads + 1)
-    monkeypatch.setattr(bridge_reach, "ask", lambda *_a, **_k: None)  # no fold at all
-    assert ranked() == (folded, reads + 1)
 
 
 def test_uncovered_terms_allow_short_extensions() -> None:

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
-from retrieval.search import bridge_reach
 from retrieval.search.expand import SEED_COLUMNS, hop_parameters, seed_rows
 from retrieval.search.fusion import keyword_norm
 from retrieval.search.hybrid import search_chunks
@@ -62,9 +61,6 @@ class Spread:
     #: The walk's seeds (the hit entities and the question's entities) as `expand.seed_rows` reads them, when
     #: asked for: the walk then starts without a round trip of its own.
     seed_rows: list[Row] | None = None
-    #: The reached chunks the server picked, with their exact cosines, when asked for (`bridge_reach`): the
-    #: reached chunks are then scored without a round trip of their own.
-    reach: bridge_reach.Reach | None = None
 
 
 @dataclass
@@ -74,16 +70,9 @@ class Bridged:
     hit_entities: dict[str, float]
 
 
-def spread(
-    ctx: Context,
-    hits: Sequence[Hit],
-    entity_hits: Sequence[Hit],
-    walk: QueryParams | None = None,
-    reach: bridge_reach.Ask | None = None,
-) -> Spread:
+def spread(ctx: Context, hits: Sequence[Hit], entity_hits: Sequence[Hit], walk: QueryParams | None = None) -> Spread:
     """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities;
-    with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`); with
-    `reach`, the exact cosines of the chunks it reaches best (`Spread.reach`, see `bridge_reach`).
+    with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`).
 
     Apart from `rerank` so that a caller may start the walk from `hit_entities` while the reached chunks are
     scored (`retrieval/search/ranking.py`). Why the seeds here: they are the entities this read finds (and the
@@ -95,8 +84,7 @@ def spread(
     lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
     best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
     question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    seeds = [e.id for e in entity_hits]
-    found = _spread(ctx, lenders, question, seeds, walk=walk, reach=(reach, [h.id for h in hits]))
+    found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
     return found
 
@@ -118,8 +106,7 @@ def rerank(
     reached = sorted((c for c in spread.score if c not in by_id), key=lambda c: -spread.score[c])[:CANDIDATES]
     if reached:
         scoped = params.model_copy(update={"top_k": len(reached)})
-        exact = spread.reach.covering(reached) if spread.reach else None
-        for hit in search_chunks(ctx, query, scoped, query_vector=query_vector, restrict_ids=reached, exact=exact):
+        for hit in search_chunks(ctx, query, scoped, query_vector=query_vector, restrict_ids=reached):
             by_id[hit.id] = hit
     residual = _residual(ctx, query, params, by_id, spread) if params.search_type != "vector" else {}
     ranked = []
@@ -141,13 +128,10 @@ def _spread(
     sources: Mapping[str, float],
     question: Mapping[str, float],
     seeds: Sequence[str],
-    *,
     walk: QueryParams | None,
-    reach: tuple[bridge_reach.Ask | None, Sequence[str]],
 ) -> Spread:
     """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities;
-    with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`); with `reach` (what to read, and
-    the hits), the best reached chunks' cosines."""
+    with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`)."""
     s = ctx.settings
     # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap.
     mentions = (
@@ -166,33 +150,16 @@ def _spread(
         "hits": list(sources),
         "entities": list(question),
     }
-    ask, hits = reach
-    spread = Spread()
-    if walk is None and ask is None:
-        found = ctx.store.read(links, params)
+    if walk is None:
+        found, seeded = ctx.store.read(links, params), None
     else:
-        statement, returned = f"CALL {{ {links} }} WITH collect(rows) AS parts ", ["parts"]
-        if walk is not None:
-            statement += f"CALL {{ WITH parts {_seeded(ctx)} }} "
-            returned.append("rows AS seeds")
-            params.update({**hop_parameters(walk), "seeds": list(seeds)})
-        if ask is not None:
-            cypher, reach_params = bridge_reach.fragment(ctx, ask)
-            statement += cypher + " "
-            returned += ["picked", "exact"]
-            shape = {"candidates": CANDIDATES, "mentions": MAX_MENTIONS, "power": SPECIFICITY_POWER}
-            params.update({**reach_params, **bridge_reach.parameters(sources, question, hits, shape)})
-        reply = ctx.store.read(statement + "RETURN " + ", ".join(returned), params)[0]
-        found = [{"rows": part} for part in reply["parts"]]
-        if walk is not None:
-            spread.seed_rows = unpacked([{"rows": reply["seeds"]}], SEED_COLUMNS)
-        if ask is not None:
-            spread.reach = bridge_reach.read(ask, reply)
+        found, seeded = _with_seeds(ctx, links, params, seeds, walk)
     rows = unpacked(found, _LINKS)
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
     for row in rows:
         link = (str(row["kind"]), str(row["source"]), str(row["entity"]))
         by_link[link].append((str(row["chunk"]), float(row["count"] or 1)))
+    spread = Spread()
     for (kind, source, entity), chunks in by_link.items():
         from_hit = kind == "hit"
         if from_hit:
@@ -205,17 +172,25 @@ def _spread(
             spread.score[chunk_id] += weight * count / len(others) ** SPECIFICITY_POWER
             if from_hit:
                 spread.reached_from[source].add(chunk_id)
+    spread.seed_rows = seeded
     return spread
 
 
-def _seeded(ctx: Context) -> str:
-    """The walk's seed rows (every hit entity's and `$seeds`') from the spread's `parts`, each read once."""
-    # The hit entities are the 'hit' links' entities (column 2).
-    return (
+def _with_seeds(
+    ctx: Context, links: str, params: dict[str, object], seeds: Sequence[str], walk: QueryParams
+) -> tuple[list[Row], list[Row]]:
+    """The spread's rows and the walk's seed rows (every hit entity's and `seeds`'), in one statement."""
+    # The hit entities are the 'hit' links' entities (column 2); each seed's row is read once.
+    seeded = (
         "WITH [link IN reduce(acc = [], part IN parts | acc + part) WHERE link[0] = 'hit' | link[2]] "
         "+ $seeds AS ids UNWIND ids AS id WITH DISTINCT id "
         f"{seed_rows(ctx, True)} {packed(SEED_COLUMNS)}"
     )
+    both = ctx.store.read(
+        f"CALL {{ {links} }} WITH collect(rows) AS parts CALL {{ WITH parts {seeded} }} RETURN parts, rows AS seeds",
+        {**params, **hop_parameters(walk), "seeds": list(seeds)},
+    )
+    return [{"rows": part} for part in both[0]["parts"]], unpacked([{"rows": both[0]["seeds"]}], SEED_COLUMNS)
 
 
 def _residual(

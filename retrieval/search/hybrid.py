@@ -34,12 +34,8 @@ def search_chunks(
     query_vector: list[float] | None = None,
     filters: dict[str, Any] | None = None,
     restrict_ids: list[str] | None = None,
-    exact: Sequence[StoreHit] | None = None,
 ) -> list[Hit]:
-    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured.
-
-    `exact`: the vector arm of a search restricted to `restrict_ids`, read already (what `exact_vector_search`
-    gives for them: the bridge's spread reads it in its own statement, `bridge_reach`)."""
+    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured."""
     hits = _search(
         ctx,
         "chunk",
@@ -49,7 +45,6 @@ def search_chunks(
         query_vector=query_vector,
         filters=filters,
         restrict_ids=restrict_ids,
-        exact=exact,
     )
     return enrich(ctx, hits) if ctx.settings.retrieval_query else hits
 
@@ -59,15 +54,7 @@ def search_entities(
 ) -> list[Hit]:
     """Entities matching `query` by name/description (the seeds of graph expansion)."""
     return _search(
-        ctx,
-        "entity",
-        query,
-        params,
-        k=k or params.top_k,
-        query_vector=query_vector,
-        filters=None,
-        restrict_ids=None,
-        exact=None,
+        ctx, "entity", query, params, k=k or params.top_k, query_vector=query_vector, filters=None, restrict_ids=None
     )
 
 
@@ -81,7 +68,6 @@ def _search(
     query_vector: list[float] | None,
     filters: Mapping[str, Any] | None,
     restrict_ids: Sequence[str] | None,
-    exact: Sequence[StoreHit] | None,
 ) -> list[Hit]:
     s = ctx.settings
     label = s.chunk_label if kind == "chunk" else s.entity_label
@@ -118,7 +104,6 @@ def _search(
             restrict_ids=restrict_ids,
             arms=(use_vector, use_keyword),
             shown=_shown(ctx, kind),
-            exact=exact,
         )
     vector_hits, keyword_hits = arms
     fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)), k)
@@ -141,11 +126,10 @@ def _arms(
     restrict_ids: Sequence[str] | None,
     arms: tuple[bool, bool],
     shown: Sequence[str],
-    exact: Sequence[StoreHit] | None,
 ) -> tuple[list[StoreHit], list[StoreHit]]:
     """Each arm's candidates, then each completed with the other's (one store call per step). A vector-only
     search reads only what a hit shows (`shown`) of its candidates; a hybrid one reads every property, the
-    indexed ones its keyword arm scores among them. `exact`: a restricted search's vector arm, read already."""
+    indexed ones its keyword arm scores among them."""
     use_vector, use_keyword = arms
     vector_hits: list[StoreHit] = []
     keyword_hits: list[StoreHit] = []
@@ -153,10 +137,7 @@ def _arms(
     # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
     exhaustive = restrict_ids is not None and fetch >= len(where["id"])
     if use_vector:
-        if exact is not None and restrict_ids is not None:
-            vector_hits = list(exact)
-        else:
-            vector_hits = _vector_arm(ctx, label, vector, fetch, where, props=None if use_keyword else shown)
+        vector_hits = _vector_arm(ctx, label, vector, fetch, where, props=None if use_keyword else shown)
     if use_keyword:
         known = vector_hits if exhaustive else []
         keyword_hits = _keyword_arm(

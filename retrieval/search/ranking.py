@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from retrieval.context import Context
 from retrieval.errors import IndexMissing
 from retrieval.models import Hit, QueryParams
-from retrieval.search import bridge, bridge_reach
+from retrieval.search import bridge
 from retrieval.search.expand import Expansion, expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.store.records import ident
@@ -56,8 +56,7 @@ def retrieve(
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
-    reach = bridge_reach.ask(ctx, params, query_vector)
-    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, reach)
+    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None)
     seeds = {**spread.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)

@@ -16,7 +16,7 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.store import bm25
-from retrieval.store.records import ExactScoring, Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import terms
 from retrieval.store.vectors import GraphVectors, VectorStore
 
@@ -208,25 +208,6 @@ class GraphStore(ABC):
             )
             for i in order
         ]
-
-    def exact_scoring(self, label: str, vector: Sequence[float], prop: str | None = None) -> ExactScoring | None:
-        """How this store's server scores a `label` node by exact cosine to `vector` in Cypher; None (this default)
-        where cosine is computed here, on the client (the default `exact_vector_search`)."""
-        return None
-
-    def _server_exact_search(
-        self, label: str, k: int, scoring: ExactScoring, *, prop: str, filters: Filters | None
-    ) -> list[StoreHit]:
-        """`exact_vector_search` with the cosine computed by the server (`scoring`): only the top k's props travel,
-        never a vector. Best first; equal scores in the server's order."""
-        match, params = embedded_nodes(label, prop, filters)
-        rows = self.read(
-            f"{match} WITH n, {scoring.score} AS score ORDER BY score {scoring.order} LIMIT $k "
-            f"RETURN n.id AS id, score, n {{{scoring.props}}} AS props",
-            {**params, **scoring.params, "k": int(k)},
-        )
-        hits = [scoring.hit([r["id"], r["score"], r["props"]]) for r in rows]
-        return sorted(hits, key=lambda hit: -hit.score)
 
     @abstractmethod
     def fulltext_search(

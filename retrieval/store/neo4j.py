@@ -33,7 +33,7 @@ from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_params import quiet
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
-from retrieval.store.records import ExactScoring, Filters, Row, StoreHit, filter_clause, ident, packed, unpacked
+from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident, packed, unpacked
 from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300
@@ -398,24 +398,19 @@ class Neo4jStore(GraphStore):
     def exact_vector_search(
         self, label: str, vector: Sequence[float], k: int, *, prop: str | None = None, filters: Filters | None = None
     ) -> list[StoreHit]:
-        """Cosine computed by the server (`exact_scoring`): only the top k's props travel, no vector."""
+        """Cosine computed by the server (`vector.similarity.cosine`): only the top k's props travel, no vector."""
         prop = prop or self.settings.embedding_property
         if k < 1:
             return []
-        scoring = self.exact_scoring(label, vector, prop)
-        return self._server_exact_search(label, k, scoring, prop=prop, filters=filters)
-
-    def exact_scoring(self, label: str, vector: Sequence[float], prop: str | None = None) -> ExactScoring:
-        """`vector.similarity.cosine`, (1 + cos) / 2 like the vector index: plain cosine, as `_vector_candidates`
-        reports it."""
-        emb = ident(prop or self.settings.embedding_property)
-        return ExactScoring(
-            score=f"vector.similarity.cosine(n.{emb}, $q)",
-            order="DESC",
-            props=f".*, {emb}: null",
-            params={"q": [float(x) for x in vector]},
-            hit=lambda r: StoreHit(str(r[0]), 2.0 * float(r[1]) - 1.0, _without_none(r[2])),
+        match, params = embedded_nodes(label, prop, filters)
+        emb = ident(prop)
+        rows = self.read(
+            f"{match} WITH n, vector.similarity.cosine(n.{emb}, $q) AS score ORDER BY score DESC LIMIT $k "
+            f"RETURN n.id AS id, score, n {{.*, {emb}: null}} AS props",
+            {**params, "q": [float(x) for x in vector], "k": int(k)},
         )
+        # (1 + cos) / 2 like the vector index: plain cosine, as `_vector_candidates` reports it.
+        return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in rows]
 
     def _label_stats(self, label: str, index: str, fields: Sequence[str]) -> bm25.LabelStats:
         if index not in self._corpus_cache:

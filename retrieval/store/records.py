@@ -7,7 +7,7 @@ defined here, below all of them, each side imports them without importing the ot
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,20 +74,3 @@ def embedded_nodes(label: str, prop: str, filters: Filters | None) -> tuple[str,
     condition, params = filter_clause("n", filters)
     where = f"{condition} AND " if condition else ""
     return f"MATCH (n:{ident(label)}) WHERE {where}n.{ident(prop)} IS NOT NULL", params
-
-
-@dataclass(frozen=True)
-class ExactScoring:
-    """How a store's server computes a node's exact cosine to the query vector `$q` in Cypher (`GraphStore.
-    exact_scoring`): what `exact_vector_search` ranks by, and what a caller folding that search into a statement of
-    its own (the bridge's spread) writes, so that both give the same hits.
-
-    `score` is an expression of the node `n` (the server's raw score), best first by `ORDER BY score {order}`;
-    `props` the body of `n`'s map projection (its properties but the vector); `params` binds `$q`; `hit` turns the
-    row `[id, score, props]` into the hit `exact_vector_search` returns."""
-
-    score: str
-    order: str
-    props: str
-    params: Row
-    hit: Callable[[Sequence[Any]], StoreHit]
