@@ -254,7 +254,7 @@ class Neo4jStore(GraphStore):
             ) as session:
                 result = session.run(text, quiet(params))
                 records = list(result)
-                return neo4j.EagerResult(records, result.consume(), result.keys())
+                return neo4j.EagerResult(records, result.consume(), list(result.keys()))
         except (Neo4jError, DriverError) as exc:
             if exc.is_retryable():
                 return None
