@@ -43,7 +43,7 @@ WARMUP = 5
 
 
 class Profiler:
-    """Wraps the store's one way to the driver (`_run`: an auto-commit read, or `execute_query`): each statement's
+    """Wraps the store's one way to the driver (`Neo4jStore._run`, whatever driver call it makes): each statement's
     kind, client wall and server time (ms), per search."""
 
     def __init__(self, store: Any) -> None:
