@@ -5,7 +5,7 @@ Usage (a server holding a dev set's index, as benchmarks/peers.py builds it):
 
 Why: the peers' search is one statement; DriftLens's default search is several, and whether its time goes to the
 database, the round trips or the Python around them decides what to fold. Each statement the store sends through
-the driver's `execute_query` is timed on the client and read back from its summary (`result_available_after` +
+the driver (`Neo4jStore._run`) is timed on the client and read back from its summary (`result_available_after` +
 `result_consumed_after`: the server's part); EXPLAINs (sent once per query text) are left out. Printed per search
 kind: the wall p50, the time inside the driver, the server's part and the statements; then per statement kind.
 """
@@ -43,17 +43,16 @@ WARMUP = 5
 
 
 class Profiler:
-    """Wraps the store's driver: each statement's kind, client wall and server time (ms), per search."""
+    """Wraps the store's one way to the driver (`Neo4jStore._run`, whatever driver call it makes): each statement's
+    kind, client wall and server time (ms), per search."""
 
     def __init__(self, store: Any) -> None:
         self.statements: list[tuple[str, float, float]] = []
-        driver = store._driver
-        execute = driver.execute_query
+        execute = store._run
 
-        def timed(query: Any, *args: Any, **kwargs: Any) -> Any:
-            text = str(getattr(query, "text", query))
+        def timed(text: str, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
-            result = execute(query, *args, **kwargs)
+            result = execute(text, *args, **kwargs)
             wall = (time.perf_counter() - started) * 1000
             if not text.startswith("EXPLAIN "):
                 summary = result.summary
@@ -61,7 +60,7 @@ class Profiler:
                 self.statements.append((kind(text), wall, float(server)))
             return result
 
-        driver.execute_query = timed
+        store._run = timed
 
 
 def kind(text: str) -> str:
