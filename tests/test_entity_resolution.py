@@ -10,6 +10,7 @@ from retrieval.context import Context
 from retrieval.indexing import remove_document, run_index
 from retrieval.indexing.entities import resolve as resolve_entities
 from retrieval.indexing.resolution import keys_of, resolve
+from retrieval.indexing.resolution_spelling import misspelled_pairs
 from retrieval.search.explore import node_details
 from retrieval.store import GraphStore
 from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
@@ -146,6 +147,27 @@ def test_transcript_misspellings_and_qualified_names_resolve_with_evidence() -> 
     assert "one letter apart" in merged.reasons["p:sam-schillaci"]
     assert "cut short" in merged.reasons["p:charles-simon"] and "cut short" in merged.reasons["p:googl"]
     assert "named with Xerox" in merged.reasons["p:xerox-parc"]
+
+
+def test_a_name_cut_short_takes_the_first_one_letter_longer_name_in_key_order_that_is_rarer_enough() -> None:
+    """The "cut short" rule's candidates, found by a look-up (resolution_spelling.py): one letter more at the end
+    only, never a plural, the first in key order that is TRUNCATED_RARER times as frequent and shares a document."""
+    rows = [
+        _mention("a", "nvidi", "Nvidi", "ORG"),
+        _mention("a", "nvidis", "Nvidis", "ORG", 9),  # a plural is no whole word
+        _mention("a", "nvidix", "Nvidix", "ORG", 2),  # not rare enough beside it
+        _mention("b", "nvidiy", "Nvidiy", "ORG", 8),  # no shared document
+        _mention("a", "nxvidi", "Nxvidi", "ORG", 9),  # a letter inside, not at the end
+        _mention("a", "nvidia", "Nvidia", "ORG", 5),
+        _mention("a", "nvidiz", "Nvidiz", "ORG", 7),  # as good, but later
+        _mention("a", "nvidiaa", "Nvidiaa", "ORG", 30),  # two letters more than "nvidi"
+        _mention("c", "orac", "Orac", "ORG"),
+        _mention("c", "oracle", "Oracle", "ORG", 9),  # two letters more
+    ]
+    assert misspelled_pairs(keys_of(rows)) == [
+        ("p:nvidi", "p:nvidia", "Nvidi is Nvidia cut short"),
+        ("p:nvidia", "p:nvidiaa", "Nvidia is Nvidiaa cut short"),
+    ]
 
 
 def test_sound_alike_surnames_added_words_and_written_acronyms_resolve() -> None:

@@ -18,6 +18,7 @@ from wordfreq import zipf_frequency
 
 from retrieval.indexing.entity_kinds import counted_noun
 from retrieval.indexing.model import CONCEPT, slug
+from retrieval.text import whole_words
 
 #: Nouns too general to be a topic, whatever the keyphrase ranker thought.
 GENERIC_NOUNS = frozenset(
@@ -31,6 +32,8 @@ GENERIC_NOUNS = frozenset(
 )  # fmt: skip
 #: Last words of a show's or episode's heading ("Behind the Tech with Kevin Scott Podcast").
 _SHOW_WORDS = frozenset({"podcast", "episode", "ep"})
+#: Marks that join a name to the word beside it ("Kai-Fu", "Gates's"): an occurrence beside one is in a longer word.
+_NAME_JOINS = "'’-"
 #: Words people open a reply with; capitalised only because they start a sentence.
 DISCOURSE_WORDS = frozenset(
     {
@@ -189,8 +192,7 @@ class DocumentWords:
     def _occurrences(self, word: str) -> list[tuple[int, int]]:
         """(start, end) of each whole-word occurrence of `word` as written, scanned once per word."""
         if word not in self._spans:
-            found = re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w'’\-])", self.text)
-            self._spans[word] = [(m.start(), m.end()) for m in found]
+            self._spans[word] = whole_words.spans(word, self.text, before=_NAME_JOINS, after=_NAME_JOINS)
         return self._spans[word]
 
     @staticmethod
@@ -241,7 +243,7 @@ class DocumentWords:
     def written_alone(self, part: str, whole: str) -> bool:
         """Whether the document writes `part` (as written) outside the longer name `whole` too: "Mac" of "Windows
         and Mac" beside "a Mac" elsewhere is a name of its own, "Gamble" of "Procter and Gamble" is not."""
-        inside = len(re.findall(rf"(?<![\w'’\-]){re.escape(part)}(?![\w'’\-])", whole))
+        inside = len(whole_words.spans(part, whole, before=_NAME_JOINS, after=_NAME_JOINS))
         return len(self._occurrences(part)) > inside * len(self._occurrences(whole))
 
     def counted(self, acronym: str) -> bool:
@@ -274,23 +276,22 @@ class DocumentWords:
         """Whether every occurrence of a one-word name (as written) owns a noun: "Maslow's hierarchy", "Kennedy's
         famous comment". Not when a function word follows: "Nvidia's the leader" and "Google's been" are "is" and
         "has"."""
-        found = list(re.finditer(rf"(?<![\w'’\-]){re.escape(word)}(?![\w\-])", self.text))
-        return bool(found) and all(_OWNS.match(self.text[m.end() : m.end() + 30]) for m in found)
+        found = whole_words.spans(word, self.text, before=_NAME_JOINS, after="-")
+        return bool(found) and all(_OWNS.match(self.text[end : end + 30]) for _start, end in found)
 
     def hyphen_part(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of
         "Hospital-acquired"): a piece of a compound word the tokenizer split, not a name."""
-        found = list(re.finditer(rf"(?<![\w'’]){re.escape(word)}(?![\w'’])", self.text))
+        found = whole_words.spans(word, self.text, before="'’", after="'’")
         return bool(found) and all(
-            re.match(r"-[a-z]", self.text[m.end() : m.end() + 2])
-            or re.search(r"[a-z]-$", self.text[max(0, m.start() - 2) : m.start()])
-            for m in found
+            re.match(r"-[a-z]", self.text[end : end + 2]) or re.search(r"[a-z]-$", self.text[max(0, start - 2) : start])
+            for start, end in found
         )
 
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
-        pattern = rf"(?<!\w){re.escape(surface.lower())}(?!\w)"
-        return re.search(pattern, self.text.lower()) is not None and re.search(pattern, self.outside_asides) is None
+        lowered = surface.lower()
+        return whole_words.occurs(lowered, self.text.lower()) and not whole_words.occurs(lowered, self.outside_asides)
 
 
 def junk(surface: str, kind: str, words: DocumentWords) -> bool:
@@ -404,7 +405,7 @@ def named_type(surface: str, kind: str, words: DocumentWords) -> str:
     lowered = surface.lower()
     if any(c.isdigit() for c in surface) or (surface.isupper() and " " not in surface):
         return CONCEPT
-    return CONCEPT if re.search(rf"(?<!\w){re.escape(lowered)}(?!\w)", words.text) else kind
+    return CONCEPT if whole_words.occurs(lowered, words.text) else kind
 
 
 def too_rare(kind: str, mentions: int, words: DocumentWords) -> bool:
