@@ -69,11 +69,11 @@ def passage_phrases(
     wanted = sorted({sentence for sentences in near.values() for sentence in sentences})
     if not wanted:
         return {}
-    from retrieval.text.nlp import nlp  # spaCy is loaded only when a title needs it
+    from retrieval.text.nlp import parses  # spaCy is loaded only when a title needs it
 
     # Only the sentences about the members are parsed, not whole chunks: a corpus of many small communities
     # (encyclopaedia passages) would otherwise parse most of its text a second time.
-    parsed = dict(zip(wanted, nlp().pipe(wanted), strict=True))
+    parsed = dict(zip(wanted, parses(wanted), strict=True))
     found: dict[str, Counter[str]] = {}
     shown: dict[str, str] = {}
     for community_id, sentences in near.items():
@@ -122,9 +122,9 @@ def central_phrases(
     wanted = sorted({chunk for found in chunks.values() for chunk in found})
     if not wanted:
         return {}
-    from retrieval.text.nlp import nlp  # spaCy is loaded only when a title needs it
+    from retrieval.text.nlp import parses  # spaCy is loaded only when a title needs it
 
-    parsed = dict(zip(wanted, nlp().pipe(texts[chunk] for chunk in wanted), strict=True))
+    parsed = dict(zip(wanted, parses(texts[chunk] for chunk in wanted), strict=True))
     said: dict[str, Counter[str]] = {}
     shown: dict[str, str] = {}
     for community_id, found in chunks.items():
