@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import socket
+import subprocess
+import sys
 import traceback
 from pathlib import Path
 
@@ -77,6 +79,40 @@ def test_registered_secrets_are_masked_anywhere_and_tiny_ones_are_not_registered
     register_secrets(["plain-token-without-a-prefix-31", "ab", None])
     assert redact("echo: plain-token-without-a-prefix-31!") == f"echo: {MASK}!"
     assert redact("a tab and a cab") == "a tab and a cab"
+
+
+#: A secret whose length is read logs (as an openai client's finaliser logs when a collection runs it inside
+#: `register_secrets` or `redact`): the record is masked on the same thread while the registry is being written.
+LOGS_WHILE_REGISTERED = """
+import logging, sys
+from retrieval.text.redact import install_log_redaction, redact, register_secrets
+
+class Loud(str):
+    def __len__(self):
+        logging.getLogger("loud").warning("a secret's length was read")
+        return str.__len__(self)
+
+logging.basicConfig(stream=sys.stderr)
+install_log_redaction()
+register_secrets([Loud("loud-secret-7b1c")])
+print(redact("the key is loud-secret-7b1c"))
+"""
+
+
+def test_a_record_logged_while_secrets_are_registered_is_masked_not_waited_on() -> None:
+    """A child process, so that a hang fails this test alone: with a plain lock held by `register_secrets` and
+    taken again by `redact`, the record's own masking waited on its thread forever (a worker of the suite hung so,
+    below a Neo4j driver's debug log, when a collection ran an openai client's finaliser)."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOGS_WHILE_REGISTERED],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+        check=True,
+    )
+    assert done.stdout.strip() == f"the key is {MASK}"
+    assert "a secret's length was read" in done.stderr
 
 
 def test_settings_register_their_secrets(clean_env: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -19,8 +19,22 @@ MASK = "***"
 #: Secrets shorter than this are not registered: masking "a" everywhere would destroy every message.
 MIN_SECRET_LENGTH = 4
 
-_lock = threading.Lock()
-_secrets: set[str] = set()
+#: Serialises the writers (secrets registered, the record factory installed). Re-entrant: what runs under it
+#: (a `len`, a sort) may allocate, a collection may then run a finaliser that logs, and logging reaches it again.
+_lock = threading.RLock()
+
+
+class _Registered:
+    """The registered secrets, longest first (a secret inside another is masked after it). The tuple is replaced
+    whole by the writers, never changed in place, so `redact` reads it without the lock: a log record made while
+    the lock is held on the same thread (an openai client's finaliser logging from inside a collection) masks
+    instead of waiting on itself. With a plain lock taken in `redact`, such a record hung the test suite (a worker
+    waited forever inside `redact`, below a Neo4j driver's debug log)."""
+
+    secrets: tuple[str, ...] = ()
+
+
+_registered = _Registered()
 _FORMATTER = logging.Formatter()
 
 _PATTERNS = (
@@ -41,14 +55,13 @@ _PATTERNS = (
 def register_secrets(values: Iterable[str | None]) -> None:
     """Remember configured secret values so that `redact` masks them wherever they turn up."""
     with _lock:
-        _secrets.update(v for v in values if v and len(v) >= MIN_SECRET_LENGTH)
+        found = set(_registered.secrets) | {v for v in values if v and len(v) >= MIN_SECRET_LENGTH}
+        _registered.secrets = tuple(sorted(found, key=len, reverse=True))
 
 
 def redact(text: str) -> str:
     """`text` with registered secrets, URI passwords, bearer tokens and key-like values masked."""
-    with _lock:
-        known = sorted(_secrets, key=len, reverse=True)
-    for secret in known:
+    for secret in _registered.secrets:
         text = text.replace(secret, MASK)
     for pattern, replacement in _PATTERNS:
         text = pattern.sub(replacement, text)
