@@ -67,10 +67,10 @@ _NAME_NUMERALS = frozenset({"I", "V", "X"})
 #: Stop words that are also first names ("Will Smith", "May Jemison"): a PERSON may start with them.
 _NAME_STOP_WORDS = frozenset({"will", "may"})
 #: Types whose names stand after "in the" as a matter of course ("in the Italian region", "in the Bronx").
-_ADJECTIVE_OR_PLACE = frozenset({"NORP", "GPE", "LOC", "FAC"})
 #: Types of places, and a saint's name that opens a place's: a saint written only as the owner in a longer name is a
 #: piece of it ("St. Mark's Road", "Saint Peter's Square"); a city owning a theatre is the city ("Prague's").
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
+_ADJECTIVE_OR_PLACE = _PLACES | {"NORP"}
 _SAINT = re.compile(r"^(?:St|Ste|Saint)\.? ")
 #: Chunks from which a document counts as long for NOISY_TYPES.
 LONG_DOCUMENT_CHUNKS = 3
@@ -269,15 +269,19 @@ class DocumentWords:
     def owner_in_names(self, name: str) -> bool:
         """Whether every occurrence of a name owns a capitalised word: "St. Mark" only ever in "St. Mark's Road", the
         owner inside a longer name (a place named after a person or a saint), not a name of its own."""
-        found = list(re.finditer(rf"(?<![\w'’\-]){re.escape(name)}(?![\w\-])", self.text))
-        return bool(found) and all(_OWNS_A_NAME.match(self.text[m.end() : m.end() + 30]) for m in found)
+        return self._always_followed(name, _OWNS_A_NAME)
 
     def only_possessive(self, word: str) -> bool:
         """Whether every occurrence of a one-word name (as written) owns a noun: "Maslow's hierarchy", "Kennedy's
         famous comment". Not when a function word follows: "Nvidia's the leader" and "Google's been" are "is" and
         "has"."""
-        found = whole_words.spans(word, self.text, before=_NAME_JOINS, after="-")
-        return bool(found) and all(_OWNS.match(self.text[end : end + 30]) for _start, end in found)
+        return self._always_followed(word, _OWNS)
+
+    def _always_followed(self, name: str, following: re.Pattern[str]) -> bool:
+        """Whether `name` occurs (a possessive's "'s" may follow it) and `following` matches right after each
+        occurrence."""
+        found = whole_words.spans(name, self.text, before=_NAME_JOINS, after="-")
+        return bool(found) and all(following.match(self.text[end : end + 30]) for _start, end in found)
 
     def hyphen_part(self, word: str) -> bool:
         """Whether every occurrence of a one-word name is joined by a hyphen to a lower-case word ("Hospital" of

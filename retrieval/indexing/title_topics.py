@@ -18,6 +18,8 @@ from collections.abc import Iterable, Mapping
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from retrieval.text import whole_words
+
 #: The word right before a place a passage says a topic: a capitalised word or a possessive, one space before.
 _BEFORE = re.compile(r"(?:^|(?<=[\s(\"“]))([\w.’'-]+) $")
 #: Where a sentence ends (a word after it opens a sentence and is capitalised as any sentence's first word).
@@ -46,11 +48,10 @@ def _mostly_after_a_name(title: str, passages: Iterable[str]) -> bool:
     """More than half the places the passages say `title` (as written) follow a capitalised word that opens no
     sentence, or a possessive: "Alzheimer's Association ...", "Solutions LLC"."""
     said = after = 0
-    pattern = re.compile(rf"(?<![\w-]){re.escape(title)}(?![\w-])")
     for text in passages:
-        for found in pattern.finditer(text):
+        for start, _end in whole_words.spans(title, text, before="-", after="-"):
             said += 1
-            before = text[: found.start()]
+            before = text[:start]
             word = _BEFORE.search(before[-60:])
             if word is None:
                 continue
