@@ -8,7 +8,10 @@ nothing. What marks a piece, without any list of names: it starts with no letter
 lower-case function word, or, in most of the places a passage says it, a capitalised word or a possessive comes
 right before it (the rest of the name it was cut from). A word that opens a sentence ("Following World War I") is
 no such rest, and only names (titles that start with a capital) are read so: "drama film" after "American" is a
-kind of film, not a piece of a name.
+kind of film, not a piece of a name. Nor is a title or role before a name ("Emperor Aurangzeb", "Professor
+X": TITLE_WORDS, the resolver's honorifics and the typer's roles), nor a full name's possessive before what is
+theirs ("Kai-Fu Lee's AI Superpowers", a book after its author), where a one-word name's possessive is often
+the start of a longer name ("Alzheimer's Association").
 """
 
 from __future__ import annotations
@@ -18,7 +21,21 @@ from collections.abc import Iterable, Mapping
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from retrieval.indexing.entity_types import ROLES
+from retrieval.indexing.resolution import HONORIFICS
 from retrieval.text import whole_words
+
+#: Words that stand before a name as its bearer's title, not as part of the name ("Emperor Aurangzeb"): the
+#: resolver's honorifics, the typer's roles and the ranks and offices the roles leave out.
+TITLE_WORDS = (
+    HONORIFICS
+    | ROLES
+    | frozenset(
+        {"emperor", "empress", "sultan", "tsar", "czar", "pope", "duke", "duchess", "earl", "baron", "general",
+         "captain", "admiral", "colonel", "major", "bishop", "archbishop", "cardinal", "chancellor", "minister",
+         "mayor", "judge", "justice", "pharaoh", "khan", "shah", "caliph", "emir", "rabbi", "imam", "father"}
+    )
+)  # fmt: skip
 
 #: The word right before a place a passage says a topic: a capitalised word or a possessive, one space before.
 _BEFORE = re.compile(r"(?:^|(?<=[\s(\"“]))([\w.’'-]+) $")
@@ -46,7 +63,8 @@ def _cut_at_an_end(title: str) -> bool:
 
 def _mostly_after_a_name(title: str, passages: Iterable[str]) -> bool:
     """More than half the places the passages say `title` (as written) follow a capitalised word that opens no
-    sentence, or a possessive: "Alzheimer's Association ...", "Solutions LLC"."""
+    sentence and is no title (TITLE_WORDS), or the possessive of a one-word name: "Alzheimer's Association ...",
+    "Solutions LLC"; not "Emperor Aurangzeb" nor "Kai-Fu Lee's AI Superpowers"."""
     said = after = 0
     for text in passages:
         for start, _end in whole_words.spans(title, text, before="-", after="-"):
@@ -57,7 +75,16 @@ def _mostly_after_a_name(title: str, passages: Iterable[str]) -> bool:
                 continue
             token = word.group(1)
             opens = _SENTENCE_END.search(before[: len(before) - len(token) - 1]) or len(before) == len(token) + 1
-            possessive = token.endswith(("'s", "’s"))
-            named = token[0].isupper() and token.lower() not in STOP_WORDS and not opens
-            after += possessive or named
+            # a full name's possessive says whose the thing is ("Kai-Fu Lee's"); a one-word name's ("Alzheimer's")
+            # often starts a longer name
+            if token.endswith(("'s", "’s")):
+                owner = _BEFORE.search(before[: len(before) - len(token) - 1][-60:])
+                after += not (owner and _capitalised(owner.group(1)))
+            else:
+                after += _capitalised(token) and token.rstrip(".").lower() not in TITLE_WORDS and not opens
     return said > 0 and 2 * after > said
+
+
+def _capitalised(word: str) -> bool:
+    """A capitalised word that is no stop word ("The" opens a phrase, it is no name)."""
+    return word[0].isupper() and word.lower() not in STOP_WORDS
