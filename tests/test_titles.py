@@ -651,29 +651,3 @@ def test_a_titled_passage_is_led_by_its_title_without_the_topics_that_repeat_it_
     chunks = {"cup:0": ["cup", "notes", "wp"], "cup:1": ["cup", "notes", "wp"], "a:1": ["amd", "sa"], "b:1": ["sa"]}
     tree = [Community("cup", 0, ("cup", "notes", "wp"), ()), Community("chips", 0, ("amd", "sa"), ())]
     assert community_titles(tree, entities, _mentions(chunks), texts)["cup"] == "1999 Currie Cup: Western Province"
-
-
-def test_a_place_much_of_the_graph_mentions_fills_no_title_but_leads_a_hub_most_of_whose_passages_say_it() -> None:
-    """ "United States" is in a tenth of the graph's passages: after "Pleasant Plains" it says nothing, so the title
-    is the one topic; a hub of passages of many documents most of which mention it is still led by it."""
-    entities = {
-        **ENTITIES,
-        "pp": _entity("pp", "Pleasant Plains", "CONCEPT", 2),
-        "us": _entity("us", "United States", "GPE", 2),
-        "film": _entity("film", "silent film", "CONCEPT", 2),
-        "jazz": _entity("jazz", "jazz age", "CONCEPT", 2),
-    }
-    chunks = {
-        "p:1": ["pp", "us"],
-        "p:2": ["pp", "us"],
-        **{f"h{i}:0": ["us", "film" if i % 2 else "jazz"] for i in range(6)},
-        **{f"x{i}:0": ["amd"] for i in range(40)},
-    }
-    tree = [
-        Community("plains", 0, ("pp",), ()),
-        Community("hub", 0, ("film", "jazz"), ()),
-        Community("chips", 0, ("amd",), ()),
-    ]
-    titles = community_titles(tree, entities, _mentions(chunks))
-    assert titles["plains"] == "Pleasant Plains", titles
-    assert titles["hub"].startswith("United States, "), titles

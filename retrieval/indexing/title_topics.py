@@ -78,7 +78,7 @@ def everyday_words(titles: Mapping[str, str], texts: Iterable[str]) -> set[str]:
     }
     if not single:
         return set()
-    wanted = {title for title in single.values()} | {title.lower() for title in single.values()}
+    wanted = set(single.values()) | {title.lower() for title in single.values()}
     said: Counter[str] = Counter()
     for text in texts:
         said.update(word for word in _WORD.findall(text) if word in wanted)

@@ -61,9 +61,8 @@ A hub of many documents (no document holds PART_SHARE of its passages: an encycl
 75 passages on airlines, colonies and royal houses) is about what most of its passages mention: a topic that
 COMMON_SHARE of them mention comes first, place or not ("British, Jersey Airlines & Saxe - Coburg", "South Africa,
 United Nations & ..."), where the rule above would put its rare names first. In a conversation places still come
-last, and a place every twentieth passage of the graph mentions (FILLER_SHARE: "United States") not at all. A
-topic that is a piece of a longer name ("LLC", "-country skiers") or an everyday word capitalised ("Notes") names
-nothing (title_topics.py).
+last. A topic that is a piece of a longer name ("LLC", "-country skiers") or an everyday word capitalised
+("Notes") names nothing (title_topics.py).
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
@@ -127,11 +126,6 @@ MIN_CHUNKS = 2
 #: community's passages have too few other topics: "North Carolina & Charlotte").
 WHERE = frozenset({"GPE", "LOC", "NORP", "LANGUAGE", "FAC"})
 WHERE_WEIGHT = 0.5
-#: A place mentioned in more than this share of the graph's passages ("United States", "American" of an
-#: encyclopaedia's: 14% and 7% of MuSiQue's) is where much of the graph is: after a community's own topics it says
-#: nothing ("Pleasant Plains & United States"), so it fills no title; it still comes first in a hub most of whose
-#: passages mention it (COMMON_SHARE).
-FILLER_SHARE = 0.05
 #: A title lists its topics with commas and "&": a topic with either in its name reads as two ("Brains, Machines &
 #: biophysics background", a cut book title), so it names no community.
 _LIST_MARKS = re.compile(r"[,&]")
@@ -206,7 +200,6 @@ def community_titles(
     parts = {c.id: _parts(passages[c.id]) if len(documents) >= MIN_DOCUMENTS else [] for c in tree}
     few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
     chunk_count = max(1, len(texts or {}), len({c for chunks in chunks_of.values() for c in chunks}))
-    filler = {t.title for k, t in topics.items() if t.where and len(chunks_of.get(k, ())) > FILLER_SHARE * chunk_count}
     phrases = passage_phrases(few, passages, entities, texts or {})
     for community in few:  # the graph's topics against the passage's phrases, weighed the same way
         for key, n in counts[community.id].items():
@@ -236,7 +229,7 @@ def community_titles(
                 ranked = [p for p in ranked[:PASSAGE_PHRASES] if phrases[community.id][p] >= PHRASE_SHARE * best]
             else:
                 spread = _spread(passages[community.id], parts[community.id], topics_in)
-                ranked = [t for t in _ranked(counts[community.id], totals, average, topics, spread) if t not in filler]
+                ranked = _ranked(counts[community.id], totals, average, topics, spread)
                 common = _common(passages[community.id], counts[community.id], topics)
                 ranked = distinct([*central.get(community.id, ()), *common, *ranked])
             if len(documents) < MIN_DOCUMENTS:
