@@ -9,7 +9,7 @@ lower-case function word, or, in most of the places a passage says it, a capital
 right before it (the rest of the name it was cut from). A word that opens a sentence ("Following World War I") is
 no such rest, and only names (titles that start with a capital) are read so: "drama film" after "American" is a
 kind of film, not a piece of a name, nor is a title or role before a name ("Emperor Aurangzeb", "Professor
-X": TITLE_WORDS, the resolver's honorifics and the typer's roles). A possessive before a name is read as its
+X": RANK_WORDS, the resolver's honorifics and the typer's roles). A possessive before a name is read as its
 rest even after a full name: "Mrs. Knott's Chicken Dinner Restaurant", "Ventura County Sheriff's Office ..." are
 pieces, at the cost of a book after its author ("Kai-Fu Lee's AI Superpowers"). A lone organisation suffix
 ("LLC", "Inc": the resolver's ORG_SUFFIXES and KIND_SUFFIXES) is the end of some firm's name, whichever.
@@ -36,13 +36,13 @@ from retrieval.text import whole_words
 
 #: Words that stand before a name as its bearer's title, not as part of the name ("Emperor Aurangzeb"): the
 #: resolver's honorifics, the typer's roles and the ranks and offices the roles leave out.
-TITLE_WORDS = (
+RANK_WORDS = (
     HONORIFICS
     | ROLES
     | frozenset(
         {"emperor", "empress", "sultan", "tsar", "czar", "pope", "duke", "duchess", "earl", "baron", "general",
          "captain", "admiral", "colonel", "major", "bishop", "archbishop", "cardinal", "chancellor", "minister",
-         "mayor", "judge", "justice", "pharaoh", "khan", "shah", "caliph", "emir", "rabbi", "imam", "father"}
+         "mayor", "judge", "justice", "pharaoh", "khan", "shah", "caliph", "emir", "rabbi", "imam"}
     )
 )  # fmt: skip
 
@@ -99,7 +99,7 @@ def _cut_at_an_end(title: str) -> bool:
 
 def _mostly_after_a_name(title: str, passages: Iterable[str]) -> bool:
     """More than half the places the passages say `title` (as written) follow a capitalised word that opens no
-    sentence and is no title (TITLE_WORDS), or a possessive: "Alzheimer's Association ...", "Solutions LLC"; not
+    sentence and is no title (RANK_WORDS), or a possessive: "Alzheimer's Association ...", "Solutions LLC"; not
     "Emperor Aurangzeb"."""
     said = after = 0
     for text in passages:
@@ -112,6 +112,6 @@ def _mostly_after_a_name(title: str, passages: Iterable[str]) -> bool:
             token = word.group(1)
             opens = _SENTENCE_END.search(before[: len(before) - len(token) - 1]) or len(before) == len(token) + 1
             possessive = token.endswith(("'s", "’s"))
-            named = token[0].isupper() and token.rstrip(".").lower() not in STOP_WORDS | TITLE_WORDS and not opens
+            named = token[0].isupper() and token.rstrip(".").lower() not in STOP_WORDS | RANK_WORDS and not opens
             after += possessive or named
     return said > 0 and 2 * after > said
