@@ -15,7 +15,7 @@ import numpy as np
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
-from retrieval.indexing.title_topics import cut_names
+from retrieval.indexing.title_topics import cut_names, everyday_words
 from retrieval.indexing.titles import community_titles
 
 
@@ -604,3 +604,50 @@ def test_a_name_is_a_piece_only_when_most_places_that_say_it_follow_a_name_that_
     }
     chunks_of = {"war": {"p:0", "p:1"}, "ohio": {"p:0", "p:1"}, "council": {"p:0", "p:1"}, "of": {"p:2"}}
     assert cut_names(names, chunks_of, texts) == {"council", "of"}
+
+
+def test_a_title_word_before_a_name_is_no_rest_of_it_and_a_lone_company_suffix_is_a_piece() -> None:
+    """ "Emperor Aurangzeb": a title before a name is its bearer's, not the rest of a longer name, so the name
+    stays a topic; "LLC" is the end of some firm's name wherever it stands ("Sun Radio, LLC")."""
+    names = {"aurangzeb": "Aurangzeb", "llc": "LLC", "delhi": "Delhi"}
+    texts = {
+        "p:0": "In 1680 Emperor Aurangzeb left Delhi. The station is owned by Sun Radio, LLC.",
+        "p:1": "The court of Emperor Aurangzeb moved from Delhi.",
+    }
+    chunks_of = {"aurangzeb": {"p:0", "p:1"}, "llc": {"p:0"}, "delhi": {"p:0", "p:1"}}
+    assert cut_names(names, chunks_of, texts) == {"llc"}
+
+
+def test_an_everyday_word_capitalised_is_no_name() -> None:
+    """ "Notes" heads an encyclopaedia's notes section and the passages write "notes" in lower case as often: an
+    everyday word, no name. "Canada" is never written in lower case, "BASIC" is an acronym, "Blitzscaling" no
+    everyday English word however a speaker writes it."""
+    names = {"notes": "Notes", "canada": "Canada", "basic": "BASIC", "blitz": "Blitzscaling"}
+    texts = [
+        "Notes\n\nThe notes list Canada's finals. He wrote BASIC, and basic basic tools.",
+        "blitzscaling is what Blitzscaling says.",
+    ]
+    assert everyday_words(names, texts) == {"notes"}
+
+
+def test_a_titled_passage_is_led_by_its_title_without_the_topics_that_repeat_it_or_an_everyday_word() -> None:
+    """ "1999 Currie Cup: Currie Cup, Notes & Western Province" says the competition three times and its notes
+    section once: the lead names it, "Currie Cup" repeats the lead, "Notes" is a heading. What is left is what the
+    passages add to the lead, and nothing weaker takes the dropped topics' places."""
+    entities = {
+        **ENTITIES,
+        "cup": _entity("cup", "Currie Cup", "EVENT", 3),
+        "notes": _entity("notes", "Notes", "WORK_OF_ART", 2),
+        "wp": _entity("wp", "Western Province", "ORG", 2),
+        "sa": _entity("sa", "South Africa", "GPE", 2),
+    }
+    texts = {
+        "cup:0": "1999 Currie Cup\n\nThe 1999 Currie Cup was the rugby competition's 61st season. Western Province "
+        "played in it. Notes\n\nThe notes give each match's score.",
+        "cup:1": "Western Province lost the Currie Cup final. Notes on the final: the notes were written later.",
+        "a:1": "AMD makes chips in South Africa.",
+        "b:1": "AMD sells chips in South Africa.",
+    }
+    chunks = {"cup:0": ["cup", "notes", "wp"], "cup:1": ["cup", "notes", "wp"], "a:1": ["amd", "sa"], "b:1": ["sa"]}
+    tree = [Community("cup", 0, ("cup", "notes", "wp"), ()), Community("chips", 0, ("amd", "sa"), ())]
+    assert community_titles(tree, entities, _mentions(chunks), texts)["cup"] == "1999 Currie Cup: Western Province"

@@ -61,7 +61,8 @@ A hub of many documents (no document holds PART_SHARE of its passages: an encycl
 75 passages on airlines, colonies and royal houses) is about what most of its passages mention: a topic that
 COMMON_SHARE of them mention comes first, place or not ("British, Jersey Airlines & Saxe - Coburg", "South Africa,
 United Nations & ..."), where the rule above would put its rare names first. In a conversation places still come
-last. A topic that is a piece of a longer name ("LLC", "-country skiers", title_topics.py) names nothing.
+last. A topic that is a piece of a longer name ("LLC", "-country skiers") or an everyday word capitalised
+("Notes") names nothing (title_topics.py).
 Titles are unique within a level: a title already taken there gets the next topic, then its main member.
 """
 
@@ -87,7 +88,7 @@ from retrieval.indexing.title_phrases import (
     distinct,
     passage_phrases,
 )
-from retrieval.indexing.title_topics import cut_names
+from retrieval.indexing.title_topics import cut_names, everyday_words
 
 PHRASES = 3
 #: Topics after a lead person's name ("Lisa Su: AMD, hardware & compute").
@@ -135,6 +136,8 @@ FEW_PASSAGES = 3
 #: an abbreviation, "Tesla, Inc.", are lost with the sentences: "Joe met Ann." is none).
 TITLE_WORDS = 10
 _TITLE_LINE = re.compile(r"\A([^\W_][^\n]*?)[ \t]*\n[ \t]*\n")
+#: The words of a lead and a topic, to drop a topic that repeats its lead.
+_WORDS = re.compile(r"\w+")
 
 
 class Topic(NamedTuple):
@@ -173,7 +176,8 @@ def community_titles(
     for row in mentions:
         chunks_of[str(row["entity"])].add(str(row["chunk"]))
     topics = _topics(entities)
-    for key in cut_names({k: t.title for k, t in topics.items()}, chunks_of, texts or {}):
+    named = {k: t.title for k, t in topics.items()}
+    for key in cut_names(named, chunks_of, texts or {}) | everyday_words(named, (texts or {}).values()):
         del topics[key]
     topics_in: dict[str, set[str]] = defaultdict(set)
     for key in topics:
@@ -398,12 +402,17 @@ def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[
 
 
 def _unique(ranked: list[str], members: list[str], taken: set[str], lead: str = "") -> str:
-    """'topic, topic & topic' (after 'Lead: ' when a person leads), made unique within the level by more
-    topics, then by the main member."""
+    """'topic, topic & topic' (after 'Lead: ' when a person or a document's title leads), made unique within the
+    level by more topics, then by the main member. A topic whose words are all the lead's says nothing the lead
+    does not ("Five Pieces for Orchestra: Orchestra", "Double Agent 73: Double Agent & ..."): it is left out of
+    the lead's topics, and no other takes its place (the next would be weaker, often a filler: "United States")."""
     ranked = [t for t in ranked if t != lead]
     if lead and ranked:
+        said = set(_WORDS.findall(lead.lower()))
         more = range(max(1, len(ranked) - LED_PHRASES + 1))
-        candidates = [f"{lead}: {_format(ranked[: LED_PHRASES + extra])}" for extra in more]
+        new = [t for t in ranked if not set(_WORDS.findall(t.lower())) <= said]
+        shown = ([t for t in ranked[: LED_PHRASES + extra] if t in new] for extra in more)
+        candidates = [f"{lead}: {_format(topics)}" if topics else lead for topics in shown]
     elif lead:
         candidates = [lead, *(f"{lead} & {_format(members[1:n])}" for n in range(2, len(members) + 1))]
     else:
