@@ -97,7 +97,9 @@ _THING_NOUNS = frozenset(
 )  # fmt: skip
 _COPULAS = frozenset({"is", "was", "'s", "’s"})
 #: Lower-case words inside a person's full name: nobiliary and patronymic particles ("Sophie de Condorcet").
-NAME_PARTICLES = frozenset({"de", "da", "di", "du", "del", "della", "der", "den", "van", "von", "la", "le", "bin", "ibn"})
+NAME_PARTICLES = frozenset(
+    {"de", "da", "di", "du", "del", "della", "der", "den", "van", "von", "la", "le", "bin", "ibn"}
+)  # fmt: skip
 #: Fewest other people a list must name before its other members count as people too.
 LIST_PEOPLE = 2
 
