@@ -37,6 +37,8 @@ def test_a_person_named_like_a_show_is_the_show() -> None:
     assert thing_named("Harry Connick", "PERSON") == "PERSON"
     assert thing_named("Show", "PERSON") == "PERSON"
     assert thing_named("Tom Daniel Lab", "ORG") == "ORG"
+    assert thing_named("Davis Media", "PERSON") == "CONCEPT"  # a firm's noun: "through licensee Davis Media, LLC"
+    assert thing_named("Candlewood Suites", "PERSON") == "CONCEPT"
     text = "I saw you on the Harry Connick Show last year. It was great."
     assert extracted(text).get("Harry Connick Show") == "CONCEPT"  # kept as a topic when said once
 

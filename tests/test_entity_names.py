@@ -58,3 +58,18 @@ def test_full_names_in_a_cast_are_people_and_teams_stay_groups() -> None:
         "relocated to the countryside for two years as part of Mao Zedong's policy."
     )
     assert extracted(era).get("Cultural Revolution") != "PERSON"  # "he" after an event is the next clause's subject
+
+
+def test_a_cast_names_a_person_whose_surname_ends_in_s_and_a_list_of_falls_names_no_people() -> None:
+    """ "starring Traci Lords": after a common given name a surname ending in "s" is no team's plural. "Hooker Falls,
+    Triple Falls, Bridal Veil Falls, and High Falls", each typed PERSON by the model, is a list of places, not of
+    people, so the place noun last decides (a team's plural after a place stays a group: the cast test above)."""
+    cast = "Boogie Boy is a 1998 film starring Traci Lords and written and directed by Craig Hamann."
+    assert extracted(cast)["Traci Lords"] == "PERSON"
+    falls = (
+        "Some of the waterfalls used in the movie include Hooker Falls, Triple Falls, Bridal Veil Falls, and High "
+        "Falls, all located in the DuPont State Recreational Forest."
+    )
+    found = extracted(falls)
+    assert found["Triple Falls"] != "PERSON"
+    assert found["Bridal Veil Falls"] != "PERSON"

@@ -6,6 +6,7 @@ test_entity_rules.py, test_entity_kinds.py."""
 
 from __future__ import annotations
 
+from retrieval.indexing import person_words
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.extract_offline import extract_document
@@ -62,3 +63,19 @@ def test_an_acronym_counted_before_of_is_a_measure_and_a_negated_group_no_name()
     group = extracted("The Burmese regime has attempted to expel Rohingya and bring in non-Rohingyas to replace them.")
     assert "non-Rohingyas" not in group
     assert "Rohingya" in group
+
+
+def test_the_author_of_a_film_or_a_libretto_and_a_bracketed_occupation_say_a_name_is_a_person() -> None:
+    """ "directed by Goran Marković", "a libretto by J. D. McClatchy" (the model typed both ORG) and "Ernest de Saisset
+    (painter)": a film's director and a libretto's writer are people, and so is a name glossed by an occupation.
+    What a firm does ("distributed by", "published by") says nothing, and a name glossed by a thing stays a thing."""
+    film = "Sabirni centar is a 1989 Yugoslavian comedy-drama film directed by Goran Marković, starring Rade Marković."
+    assert extracted(film)["Goran Marković"] == "PERSON"
+    opera = "1984 is an opera by the composer Lorin Maazel, with a libretto by J. D. McClatchy and Thomas Meehan."
+    assert extracted(opera)["J. D. McClatchy"] == "PERSON"
+    painter = extracted("Ernest de Saisset (painter)\n\nErnest de Saisset painted the missions of California.")
+    assert painter["Ernest de Saisset"] == "PERSON"  # a particle inside a full name, glossed by an occupation
+    firm = extracted("Deadpool is a 2016 American superhero film distributed by 20th Century Fox in the US.")
+    assert firm.get("20th Century Fox") != "PERSON"
+    assert person_words.authored(["directed", "by"]) and not person_words.authored(["produced", "by"])
+    assert person_words.glossed(["(", "painter", ")"]) and not person_words.glossed(["(", "dog", ")"])

@@ -10,8 +10,8 @@ reads only the document's own words, so it holds on any corpus; no list of names
   singular is written so once, in the singular when at least `COUNTED_SHARE` of its mentions (singular and plural
   together) are. Subjects are mass nouns ("physics", "math"): "a physics professor" puts the article on another
   noun, and "a blockchain." said now and then beside twenty "the blockchain" stays a topic;
-- a several-word PERSON whose last word is a noun of a kind of thing ("... Show", "... Book") names that thing, not a
-  person: a person's name does not end with a common noun of a kind of work or firm.
+- a several-word PERSON whose last word is a noun of a kind of thing ("... Show", "... Book", "... Media") names that
+  thing, not a person: a person's name does not end with a common noun of a kind of work, firm or institution.
 """
 
 from __future__ import annotations
@@ -24,10 +24,14 @@ from retrieval.indexing.model import CONCEPT
 COUNTED_SHARE = 1 / 3
 #: What may follow a noun phrase's last word: punctuation or a word that opens the next clause or phrase.
 _PHRASE_END = r"(?=\s*[.,;:!?)]|\s+(?:and|or|but|that|which|who|with|in|on|for|to|is|was|can|could|would|will)\b)"
-#: Last words of a name that say it is a work or a firm, never a person: "The Harry Connick Show".
+#: Last words of a name that say it is a work, a firm or an institution, never a person: "The Harry Connick Show",
+#: "Davis Media", "Candlewood Suites". None is a common surname (those, "Hall", "Church", are left out).
 THING_ENDINGS = frozenset(
     {"show", "series", "book", "film", "movie", "album", "song", "game", "app", "company", "foundation",
-     "conference", "festival", "podcast", "magazine", "award", "prize", "lab", "labs", "institute"}
+     "conference", "festival", "podcast", "magazine", "award", "prize", "lab", "labs", "institute",
+     "media", "records", "studios", "pictures", "productions", "entertainment", "publishing", "corporation",
+     "holdings", "group", "suites", "hotel", "hotels", "club", "society", "university", "college", "school",
+     "museum", "library", "council", "committee", "agency"}
 )  # fmt: skip
 
 

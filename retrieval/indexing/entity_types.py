@@ -45,6 +45,7 @@ from typing import Any, NamedTuple
 from retrieval.indexing import person_words
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
+from retrieval.indexing.entity_names import PLACE_LAST
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
@@ -95,6 +96,10 @@ _THING_NOUNS = frozenset(
     }
 )  # fmt: skip
 _COPULAS = frozenset({"is", "was", "'s", "’s"})
+#: Lower-case words inside a person's full name: nobiliary and patronymic particles ("Sophie de Condorcet").
+NAME_PARTICLES = frozenset(
+    {"de", "da", "di", "du", "del", "della", "der", "den", "van", "von", "la", "le", "bin", "ibn"}
+)  # fmt: skip
 #: Fewest other people a list must name before its other members count as people too.
 LIST_PEOPLE = 2
 
@@ -129,6 +134,8 @@ def evidence(ent: Any) -> Evidence:
         or _listed_with_people(ent)
         or person_words.occupied(ent, before)  # "pharaoh Ramses II", "X is an American actor"
         or person_words.born(ent, after)  # "X (born 1947)", "X was born in ..."
+        or person_words.glossed(after)  # "Deanne Bell (scientist)"
+        or person_words.authored(before)  # "directed by Goran Marković"
     )
     strong = bool(
         introduced
@@ -189,8 +196,12 @@ def _kind_nouns(root: Any) -> list[Any]:
 
 def _listed_with_people(ent: Any) -> bool:
     """Whether the name is one of a list ("Teller and Dirac and Fermi") whose other members are mostly names the
-    model typed PERSON, at least `LIST_PEOPLE` of them: a list of names is a list of one kind."""
+    model typed PERSON, at least `LIST_PEOPLE` of them: a list of names is a list of one kind. A name ending in
+    the noun of a kind of place is not ("Hooker Falls, Triple Falls, ... and High Falls", each typed PERSON by the
+    model): that list is one of places."""
     root = ent.root
+    if root.lower_ in PLACE_LAST:
+        return False
     head = root
     while head.dep_ == "conj" and head.head is not head:
         head = head.head
@@ -241,17 +252,21 @@ def checked(
 
 def _full_name(word: str, kind: str, the_before: int) -> bool:
     """Whether a several-word name may be a person's when strong evidence says so ("starring Matthew Broderick,
-    Denzel Washington, ...", the model typed ORG): every word capitalised, not a place, never after "the" (a
-    group: "the Rolling Stones, who ...") and not ending in a plural, as teams and bands do ("Kansas City Royals,
-    who ..."), nor in the noun of a work or a firm ("Anita Borg Institute, who ...": entity_kinds.THING_ENDINGS);
-    a surname ending in "s" is left as the model typed it."""
+    Denzel Washington, ...", the model typed ORG): every word capitalised but a name particle inside ("Ernest de
+    Saisset", "Ludwig van Beethoven"), not a place, never after "the" (a group: "the Rolling Stones, who ...") and
+    not ending in a plural, as teams and bands do ("Kansas City Royals, who ..."), nor in the noun of a work or a
+    firm ("Anita Borg Institute, who ...": entity_kinds.THING_ENDINGS). A surname ending in "s" counts only after a
+    common given name ("starring Traci Lords"): teams are named after places and animals, not first names."""
     names = word.split()
+    plural = names[-1].endswith("s") and not given_name(names[0])
     return (
         len(names) > 1
-        and all(name[:1].isupper() for name in names)
+        and names[0][:1].isupper()
+        and names[-1][:1].isupper()
+        and all(name[:1].isupper() or name in NAME_PARTICLES for name in names[1:-1])
         and kind not in PLACES
         and not the_before
-        and not names[-1].endswith("s")
+        and not plural
         and names[-1].lower() not in THING_ENDINGS
     )
 

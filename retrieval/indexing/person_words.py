@@ -10,7 +10,12 @@ and ranks, not names, so the rules hold on any corpus:
   as `entity_types.ROLES` is (that list also feeds community titles' stop words, so this one is kept apart);
 - an occupation the parse says the name is, as its appositive or as what it "is" ("X, an English poet",
   "X is an American actor"), is strong person evidence too;
-- "(born" right after a name, or the name as the subject of "was born", is: only people are born in these texts.
+- "(born" right after a name, or the name as the subject of "was born", is: only people are born in these texts;
+- an occupation in brackets right after a name, as an encyclopaedia's title tells two namesakes apart ("Deanne Bell
+  (scientist)"), is;
+- a participle of personal authorship or the noun of a work a person writes, then "by", just before a name
+  ("directed by Goran Marković", "a libretto by J. D. McClatchy") is: films are directed and librettos written by
+  people. Verbs a firm does too ("produced by", "published by", "distributed by") are not among them.
 """
 
 from __future__ import annotations
@@ -29,7 +34,16 @@ OCCUPATIONS = frozenset(
      "lieutenant", "sergeant", "duke", "duchess", "earl", "baron", "baroness", "sultan", "tsar", "czar",
      "monarch", "chancellor", "mayor", "lawyer", "judge", "architect", "dancer", "comedienne", "filmmaker",
      "presenter", "illustrator", "cartoonist", "explorer", "aviator",
-     "astronaut", "physician", "surgeon", "nurse", "soldier", "officer", "statesman", "activist", "socialite"}
+     "astronaut", "physician", "surgeon", "nurse", "soldier", "officer", "statesman", "activist", "socialite",
+     "scientist", "physicist", "engineer", "writer", "author"}
+)  # fmt: skip
+
+
+#: Words before "by" whose agent is a person: participles of personal authorship and the works people write.
+AUTHORSHIP = frozenset(
+    {"directed", "co-directed", "written", "co-written", "composed", "painted", "sculpted", "illustrated",
+     "narrated", "choreographed", "authored", "penned", "libretto", "screenplay", "novel", "poem", "memoir",
+     "biography", "painting", "sculpture", "essay"}
 )  # fmt: skip
 
 
@@ -51,3 +65,15 @@ def born(ent: Any, after: list[str]) -> bool:
         return True
     root = ent.root
     return root.dep_ == "nsubjpass" and root.head.lower_ == "born"
+
+
+def glossed(after: list[str]) -> bool:
+    """Whether an occupation in brackets follows the name, as a title that tells namesakes apart: "Deanne Bell
+    (scientist)"."""
+    return len(after) > 2 and after[0] == "(" and after[1] in OCCUPATIONS and after[2] == ")"
+
+
+def authored(before: list[str]) -> bool:
+    """Whether "by" after a word of personal authorship stands just before the name: "directed by X", "a libretto
+    by X"."""
+    return len(before) > 1 and before[-1] == "by" and before[-2] in AUTHORSHIP
