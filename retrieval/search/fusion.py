@@ -34,16 +34,13 @@ def keyword_norm(score: float, n_terms: int) -> float:
 
 
 def linear(vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float) -> list[Fused]:
-    """`alpha * vector + (1 - alpha) * keyword` over normalised scores; a hit missing from an arm scores 0 there.
-
-    Without `sources`: they are the arms' own scores, which the caller keeps and sets on the few hits it keeps
-    (a hybrid search fuses about a hundred candidates to keep twenty)."""
-    return _ranked(
-        [
-            Fused(hit_id, alpha * vector.get(hit_id, 0.0) + (1.0 - alpha) * keyword.get(hit_id, 0.0))
-            for hit_id in dict.fromkeys([*vector, *keyword])
-        ]
-    )
+    """`alpha * vector + (1 - alpha) * keyword` over normalised scores; a hit missing from an arm scores 0 there."""
+    fused = []
+    for hit_id in dict.fromkeys([*vector, *keyword]):
+        v, k = vector.get(hit_id, 0.0), keyword.get(hit_id, 0.0)
+        sources = {name: s for name, s, arm in (("vector", v, vector), ("fulltext", k, keyword)) if hit_id in arm}
+        fused.append(Fused(hit_id, alpha * v + (1.0 - alpha) * k, sources))
+    return _ranked(fused)
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], k: int, weights: Mapping[str, float] | None = None) -> list[Fused]:

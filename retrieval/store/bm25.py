@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from retrieval.store.records import Filters, StoreHit, filter_clause, ident
@@ -32,10 +31,8 @@ STEM_SLACK = 3
 #: ...and only terms this long get stemmed variants ("cat" must not match "cattle").
 MIN_STEM = 4
 #: Documents whose token counts stay cached (chunks re-scored by later queries skip tokenising): 1,890 MuSiQue
-#: passages' profiles take 11 MiB (16 before their keys were the shared strings of `_stems`).
+#: passages' profiles take ~16 MiB (tracemalloc, texts not counted).
 PROFILE_CACHE = 2048
-#: Words whose stems stay cached (a vocabulary's worth): a profile's keys are then these shared strings.
-STEM_CACHE = 1 << 15
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
@@ -62,29 +59,28 @@ class _Profile:
     short term gets no variants). The two never share a key (their lengths differ), so a term's frequency is one
     lookup in one table. Why: scoring a search's hundred-odd candidates is the largest part of a hybrid search's
     Python on Neo4j; a lookup per term and document is what is left of it, and a profile the cache lost (a search
-    reads more texts than it holds) is counted in C (`_profile`)."""
+    reads more texts than it holds) is built from the token counts with plain dict operations."""
 
     frequency: Mapping[str, int]
     length: int
 
 
-@lru_cache(maxsize=STEM_CACHE)
-def _stems(word: str) -> tuple[str, ...]:
-    """The keys a word counts under in a profile: itself and, at least MIN_STEM long, each prefix it extends by
-    at most STEM_SLACK characters (never one shorter than MIN_STEM)."""
-    size = len(word)
-    if size < MIN_STEM:
-        return (word,)
-    return tuple(word[:end] for end in range(size, max(MIN_STEM, size - STEM_SLACK) - 1, -1))
-
-
 @lru_cache(maxsize=PROFILE_CACHE)
 def _profile(document: str) -> _Profile:
-    """Tokenising dominates scoring; keyed by the text itself, a cached profile can never be stale. Counted by
-    `Counter` over each token's cached stems, so the loop stays in C: a hybrid search on Neo4j builds the ~10-20
-    profiles the cache lost, and word by word in Python they were a third of its client CPU (issue #26)."""
+    """Tokenising dominates scoring; keyed by the text itself, a cached profile can never be stale."""
     words = tokens(document)
-    return _Profile(Counter(chain.from_iterable(map(_stems, words))), len(words))
+    counts = Counter(words)
+    frequency: dict[str, int] = {}
+    get = frequency.get
+    for word, n in counts.items():
+        size = len(word)
+        if size < MIN_STEM:
+            frequency[word] = n
+            continue
+        for end in range(size, max(MIN_STEM, size - STEM_SLACK) - 1, -1):
+            stem = word[:end]
+            frequency[stem] = get(stem, 0) + n
+    return _Profile(frequency, len(words))
 
 
 def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
@@ -192,21 +188,10 @@ def ranked(
 ) -> list[StoreHit]:
     """Candidate rows (`id`, `props`) as hits scored by BM25 over `fields`, best `k` that match at all."""
     weights = _weights(words, corpus)
-    mean_length = corpus.mean_length
-    text = _text_of(fields)
     scored = []
     for r in rows:
         props = r["props"]
-        value = _scored(_profile(text(props)), weights, mean_length)
+        value = _scored(_profile(" ".join(str(props.get(f) or "") for f in fields)), weights, corpus.mean_length)
         if value > 0:
             scored.append(StoreHit(str(r["id"]), value, props))
     return sorted(scored, key=lambda hit: -hit.score)[:k]
-
-
-def _text_of(fields: Sequence[str]) -> Callable[[Mapping[str, Any]], str]:
-    """What BM25 reads of a candidate: its `fields` joined by spaces. Why a case for one field: nearly every
-    fulltext index covers one property, whose value is then the text itself (the same string), not a join."""
-    if len(fields) == 1:
-        field = fields[0]
-        return lambda props: str(props.get(field) or "")
-    return lambda props: " ".join(str(props.get(f) or "") for f in fields)
