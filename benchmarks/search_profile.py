@@ -7,12 +7,18 @@ Why: the peers' search is one statement; DriftLens's default search is several, 
 database, the round trips or the Python around them decides what to fold. Each statement the store sends through
 the driver (`Neo4jStore._run`) is timed on the client and read back from its summary (`result_available_after` +
 `result_consumed_after`: the server's part); EXPLAINs (sent once per query text) are left out. Printed per search
-kind: the wall p50, the time inside the driver, the server's part and the statements; then per statement kind.
+kind: the wall p50, the time inside the driver, the server's part and the statements; then the client's CPU per
+search (mean ms of `time.process_time`: every thread of this process) and the share of it inside the driver's
+calls (`time.thread_time` around `_run`: encoding, decoding, the driver's bookkeeping); then per statement kind.
+Why CPU too: under the other processes' load, wall time moves by more than a change's effect, while the CPU
+time a search costs the client moves least. `--only NAME` profiles one search kind (by a word of its name);
+`--cprofile FILE` writes a cProfile of the timed searches (`python -m pstats FILE`).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import statistics
 import sys
@@ -48,12 +54,14 @@ class Profiler:
 
     def __init__(self, store: Any) -> None:
         self.statements: list[tuple[str, float, float]] = []
+        self.driver_cpu = 0.0  # ms of CPU inside `_run`, on the calling threads
         execute = store._run
 
         def timed(text: str, *args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             result = execute(text, *args, **kwargs)
             wall = (time.perf_counter() - started) * 1000
+            self.driver_cpu += (time.thread_time() - cpu) * 1000
             if not text.startswith("EXPLAIN "):
                 summary = result.summary
                 server = (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
@@ -71,6 +79,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--limit", type=int, default=100)
+    parser.add_argument("--only", default=None, help="profile only the search kinds whose name holds this word")
+    parser.add_argument("--cprofile", type=Path, default=None, help="write a cProfile of the timed searches here")
     args = parser.parse_args()
     data = read_set(args.dataset)
     questions = [q for q in data.questions if q.gold][: args.limit]
@@ -78,20 +88,28 @@ def main() -> None:
     embedder = make_embedder(settings)
     ctx = Context(settings, store, embedder, None, settings.project)
     vectors = [v.tolist() for v in embedder.embed([q.text for q in questions])]
-    systems = driftlens_systems(ctx)
+    systems = {name: run for name, run in driftlens_systems(ctx).items() if not args.only or args.only in name}
     profiler = Profiler(store)
+    profile = cProfile.Profile()
+    cpu: dict[str, list[tuple[float, float]]] = defaultdict(list)
     walls: dict[str, list[float]] = defaultdict(list)
     per_search: dict[str, list[tuple[float, float, int]]] = defaultdict(list)
     per_kind: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     for i, index in enumerate([*range(min(WARMUP, len(questions))), *range(len(questions))]):
         for name, system in systems.items():
             profiler.statements.clear()
-            started = time.perf_counter()
+            profiler.driver_cpu = 0.0
+            counted = i >= WARMUP
+            if counted and args.cprofile:
+                profile.enable()
+            started, used = time.perf_counter(), time.process_time()
             system(questions[index], vectors[index])
-            wall = (time.perf_counter() - started) * 1000
-            if i < WARMUP:
+            wall, used = (time.perf_counter() - started) * 1000, (time.process_time() - used) * 1000
+            profile.disable()
+            if not counted:
                 continue
             walls[name].append(wall)
+            cpu[name].append((used, profiler.driver_cpu))
             sent = profiler.statements
             per_search[name].append((sum(s[1] for s in sent), sum(s[2] for s in sent), len(sent)))
             for statement, ms, server in sent:
@@ -104,12 +122,17 @@ def main() -> None:
         server = statistics.median(r[1] for r in rows)
         count = statistics.fmean(r[2] for r in rows)
         print(f"{name}: wall {statistics.median(times):.1f}, driver {driver:.1f}, server {server:.1f}, {count:.1f}")
+        used = statistics.fmean(c[0] for c in cpu[name])
+        in_driver = statistics.fmean(c[1] for c in cpu[name])
+        print(f"    client CPU {used:.2f} ms a search (mean), {in_driver:.2f} of it inside the driver's calls")
         for (owner, statement), timed in sorted(per_kind.items()):
             if owner == name:
                 wall_ms = statistics.median(t[0] for t in timed)
                 server_ms = statistics.median(t[1] for t in timed)
                 print(f"    {statement}: {len(timed) / len(rows):.1f} per search, {wall_ms:.1f} / {server_ms:.1f}")
     store.close()
+    if args.cprofile:
+        profile.dump_stats(args.cprofile)
 
 
 if __name__ == "__main__":

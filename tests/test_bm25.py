@@ -48,3 +48,25 @@ def test_stem_slack_and_minimum_length() -> None:
     assert bm25.score("computers computational", ["comput"], corpus) > 0  # "computers" extends it by 3
     assert bm25.score("computational", ["comput"], corpus) == 0  # ...by 7: another word
     assert bm25.score("cats cattle", ["cat"], corpus) == 0  # a 3-letter term matches itself only
+
+
+@pytest.mark.parametrize("fields", [["text"], ["title", "text"]])
+def test_ranked_scores_the_fields_joined(fields: list[str]) -> None:
+    """A candidate's score is that of its fields' values joined by spaces (a missing or empty one as ""), whether
+    the index covers one property (read as the value itself) or several."""
+    corpus = bm25.Corpus(100, 6.0, {"computers": 3, "cats": 40})
+    rows = [
+        {"id": "a", "props": {"title": "Computers", "text": "cats and computers"}},
+        {"id": "b", "props": {"title": "", "text": "cats"}},
+        {"id": "c", "props": {"title": "Computers"}},
+        {"id": "d", "props": {"text": "dogs"}},
+    ]
+    found = bm25.ranked(rows, fields, ["computers", "cats"], corpus, 10)
+    expected = {
+        r["id"]: bm25.score(" ".join(str(r["props"].get(f) or "") for f in fields), ["computers", "cats"], corpus)
+        for r in rows
+    }
+    assert [(h.id, h.score) for h in found] == sorted(
+        ((i, s) for i, s in expected.items() if s > 0), key=lambda pair: -pair[1]
+    )
+    assert {h.id for h in found} == ({"a", "b", "c"} if len(fields) == 2 else {"a", "b"})
