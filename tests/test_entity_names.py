@@ -73,3 +73,8 @@ def test_a_cast_names_a_person_whose_surname_ends_in_s_and_a_list_of_falls_names
     found = extracted(falls)
     assert found["Triple Falls"] != "PERSON"
     assert found["Bridal Veil Falls"] != "PERSON"
+    squares = (
+        "The name was changed to Place Louis XVI under Charles X, then Place Louis XVIII (1821-48), Place de la "
+        "Liberté (1848), Place de la République (1848-49) and Place Napoléon (1849-71)."
+    )
+    assert extracted(squares).get("Place de la République") != "PERSON"  # a particle after a noun: no full name

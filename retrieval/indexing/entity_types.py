@@ -42,8 +42,10 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
+from wordfreq import zipf_frequency
+
 from retrieval.indexing import person_words
-from retrieval.indexing.entity_filter import DocumentWords
+from retrieval.indexing.entity_filter import COMMON_WORD_ZIPF, DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.entity_names import PLACE_LAST
 from retrieval.indexing.given_names import given_name
@@ -259,11 +261,13 @@ def _full_name(word: str, kind: str, the_before: int) -> bool:
     common given name ("starring Traci Lords"): teams are named after places and animals, not first names."""
     names = word.split()
     plural = names[-1].endswith("s") and not given_name(names[0])
+    # A particle follows a first name ("Juan de Dios"), not an everyday noun ("Place de la République").
+    particled = given_name(names[0]) or zipf_frequency(names[0].lower(), "en") < COMMON_WORD_ZIPF
     return (
         len(names) > 1
         and names[0][:1].isupper()
         and names[-1][:1].isupper()
-        and all(name[:1].isupper() or name in NAME_PARTICLES for name in names[1:-1])
+        and all(name[:1].isupper() or (particled and name in NAME_PARTICLES) for name in names[1:-1])
         and kind not in PLACES
         and not the_before
         and not plural
