@@ -39,25 +39,43 @@ class EmbedWorker:
         self._texts = texts
         self._step = step
         self._stop = threading.Event()
+        self._parts: list[np.ndarray] = [np.zeros((0, embedder.dim), dtype=np.float32)]
+        self._progress = threading.Condition()  # notified after each slice: `first` waits on it
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="driftlens-embed")
         self._future = self._pool.submit(self._run)
 
     def _run(self) -> np.ndarray:
         started = time.perf_counter()
-        parts = [np.zeros((0, self._embedder.dim), dtype=np.float32)]
         for start in range(0, self.total, self._step):
             if self._stop.is_set():
                 raise Cancelled
-            parts.append(self._embedder.embed(list(self._texts[start : start + self._step])))
-            self.done = min(start + self._step, self.total)
+            part = self._embedder.embed(list(self._texts[start : start + self._step]))
+            with self._progress:
+                self._parts.append(part)
+                self.done = min(start + self._step, self.total)
+                self._progress.notify_all()
         self.seconds = time.perf_counter() - started
-        return np.concatenate(parts)
+        return np.concatenate(self._parts)
 
     def progress(self) -> int:
         """Texts embedded so far; raises the worker's error as soon as it failed (not after extraction)."""
         if self._future.done() and self._future.exception() is not None:
             self._future.result()
         return self.done
+
+    def first(self, n: int, on_wait: Callable[[int], None]) -> np.ndarray:
+        """The first `n` vectors as soon as they are embedded, while the worker goes on with the rest; while
+        waiting, `on_wait(done)` after each slice or WAIT_TICK_SECONDS. Raises the worker's error."""
+        while True:
+            with self._progress:
+                if self.done < n and not self._future.done():
+                    self._progress.wait(WAIT_TICK_SECONDS)
+                done, parts = self.done, list(self._parts)
+            if done >= n:
+                return np.concatenate(parts)[:n]
+            if self._future.done():
+                self._future.result()  # failed (or cancelled) before the n-th vector: raises why
+            on_wait(done)
 
     def result(self, on_wait: Callable[[int], None]) -> np.ndarray:
         """The vectors, in input order; while waiting, `on_wait(done)` every WAIT_TICK_SECONDS."""

@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from retrieval.errors import DriftLensError
+from retrieval.indexing import batches
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.embed_worker import WAIT_TICK_SECONDS
 from retrieval.indexing.extract_offline import SPACY_BATCH, extract_document, extract_parsed
@@ -60,12 +61,8 @@ def _start_child() -> None:
 
 def groups(jobs: Sequence[Job], size: int = GROUP_CHUNKS) -> Iterator[Sequence[Job]]:
     """Consecutive runs of `jobs` holding at least `size` chunks between them (the last: whatever is left)."""
-    start, chunks = 0, 0
-    for end, (_text, doc_chunks) in enumerate(jobs, start=1):
-        chunks += len(doc_chunks)
-        if chunks >= size or end == len(jobs):
-            yield jobs[start:end]
-            start, chunks = end, 0
+    for batch in batches.plan([len(chunks) for _text, chunks in jobs], size):
+        yield jobs[batch.start : batch.end]
 
 
 def extract_documents(jobs: Sequence[Job]) -> list[Outcome]:

@@ -10,14 +10,18 @@ write and cleared after the communities are done. Unchanged input writes nothing
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from retrieval.config import Settings
 from retrieval.embed import Embedder
 from retrieval.errors import DriftLensError
-from retrieval.indexing import code_outline, languages, repo_facts
+from retrieval.indexing import batches, code_outline, languages, repo_facts
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.code_chunking import chunk_source
 from retrieval.indexing.derived import DerivedStages
@@ -53,50 +57,60 @@ class _Run(DerivedStages):
                 facts.append(repo_facts.of(doc.path, doc.text, outline))
                 self.tick("chunk", i + 1, len(docs), doc.path)
         texts = [c.text for chunks in chunked for c in chunks]
+        extractions = [[ChunkExtraction() for _ in chunks] for chunks in chunked]
+        pending = deque(batches.plan([len(chunks) for chunks in chunked], WRITE_BATCH_CHUNKS))
         worker = EmbedWorker(self.embedder, texts, EMBED_STEP)  # embeds while this thread extracts
+
+        def embedding(done: int) -> None:
+            self.tick("embed", done, len(texts))
+
+        def write_ready(extracted: int, wait: bool) -> None:
+            """Write each next batch whose documents are all extracted and, unless `wait`, already embedded."""
+            while pending and pending[0].end <= extracted and (wait or worker.progress() >= pending[0].chunks_end):
+                batch = pending.popleft()
+                vectors = worker.first(batch.chunks_end, embedding)[batch.chunks_start :]
+                self.write_batch(batch, vectors, docs=docs, chunked=chunked, extractions=extractions, facts=facts)
+
+        def between(extracted: int) -> None:
+            embedding(worker.progress())
+            write_ready(extracted, wait=False)
+
         try:
             self.tick("embed", 0, len(texts))
-            extractions = self.extract(docs, chunked, lambda: self.tick("embed", worker.progress(), len(texts)))
-            vectors = worker.result(lambda done: self.tick("embed", done, len(texts)))
+            self.tick("write", 0, len(docs))
+            self.extract(docs, chunked, extractions, between)
+            write_ready(len(docs), wait=True)
+            vectors = worker.result(embedding)
         finally:
             worker.close()
         self.report.seconds["embed"] = round(self.report.seconds.get("embed", 0.0) + worker.seconds, 3)
         self.tick("embed", len(texts), len(texts))
+        self.tick("write", len(docs), len(docs))
         self.chunk_vectors.update(zip(texts, vectors, strict=True))
-        offset = 0
-        failed = {issue.path: issue.message for issue in self.report.issues}  # extraction failures, by path
-        batch: list[WrittenDocument] = []
-        with self.stage("write", len(docs)):
-            for i, (doc, chunks, found, fact) in enumerate(zip(docs, chunked, extractions, facts, strict=True)):
-                status: Status = "failed" if doc.path in failed else self.planned.get(doc.path, "indexed")
-                outcome = DocumentEvent(doc.path, status, failed.get(doc.path, ""))
-                stored = doc.path not in self.unstored
-                rows = vectors[offset : offset + len(chunks)]
-                batch.append(WrittenDocument(doc, chunks, rows, found, fact, outcome, stored))
-                offset += len(chunks)
-                if i + 1 == len(docs) or sum(len(w.chunks) for w in batch) >= WRITE_BATCH_CHUNKS:
-                    self.write_batch(batch)
-                    self.tick("write", i + 1, len(docs), doc.path)
-                    for written in batch:
-                        self.said(written.doc.path, written.outcome.status, written.outcome.reason)
-                    batch = []
 
     def extract(
-        self, docs: list[SourceDocument], chunked: list[list[Chunk]], between: Callable[[], None]
-    ) -> list[list[ChunkExtraction]]:
-        """Entities and relations per chunk of each document; `between()` after each and while waiting for the
-        extraction process (embed progress). A document whose extraction fails is reported as an issue and
-        written without entities: the other documents, and its own chunks, are still indexed."""
-        # code and configuration: symbols instead of entities
-        extractions = [[ChunkExtraction() for _ in chunks] for chunks in chunked]
+        self,
+        docs: list[SourceDocument],
+        chunked: list[list[Chunk]],
+        extractions: list[list[ChunkExtraction]],
+        between: Callable[[int], None],
+    ) -> None:
+        """Entities and relations per chunk of each document, into `extractions` (code and configuration keep
+        theirs empty: symbols instead of entities); `between(n)` after each document and while waiting for the
+        extraction process, `n` the documents whose extractions are final (the first n). A document whose
+        extraction fails is reported as an issue and written without entities: the other documents, and its
+        own chunks, are still indexed."""
         prose = [i for i, doc in enumerate(docs) if languages.has_prose(doc.path)]
         s = self.settings
         jobs = [(docs[i].text, chunked[i]) for i in prose]
+        final = prose[0] if prose else len(docs)  # the documents before the next prose one have their extractions
         with (
             self.stage("extract", len(docs)),
-            offline_extractions(jobs, s.extract_processes, s.extract_process_min_words, between) as outcomes,
+            offline_extractions(
+                jobs, s.extract_processes, s.extract_process_min_words, lambda: between(final)
+            ) as outcomes,
         ):
-            for i, outcome in zip(prose, outcomes, strict=True):
+            for n, (i, outcome) in enumerate(zip(prose, outcomes, strict=True), start=1):
                 doc, chunks = docs[i], chunked[i]
                 if isinstance(outcome, Exception):
                     message = f"entity extraction failed ({type(outcome).__name__}: {outcome})"[:300]
@@ -109,13 +123,40 @@ class _Run(DerivedStages):
                     )
                     self.report.notes.extend(f"{doc.path} {note}" for note in notes)
                 self.tick("extract", i + 1, len(docs), doc.path)
-                between()
-        return extractions
+                final = prose[n] if n < len(prose) else len(docs)
+                between(final)
 
-    def write_batch(self, batch: Sequence[WrittenDocument]) -> None:
-        source = {w.doc.path: self.origin or self.roots.get(w.doc.path, "") for w in batch}
-        for key, n in write_documents(self.graph, self.report.project, batch, source).items():
+    def write_batch(
+        self,
+        batch: batches.Batch,
+        vectors: np.ndarray,
+        *,
+        docs: list[SourceDocument],
+        chunked: list[list[Chunk]],
+        extractions: list[list[ChunkExtraction]],
+        facts: list[DocumentFacts],
+    ) -> None:
+        """Write one planned batch (`vectors`: its chunks'), then tell each of its documents' outcome."""
+        started = time.perf_counter()
+        failed = {issue.path: issue.message for issue in self.report.issues}  # extraction failures, by path
+        written: list[WrittenDocument] = []
+        offset = 0
+        for i in range(batch.start, batch.end):
+            doc, chunks = docs[i], chunked[i]
+            status: Status = "failed" if doc.path in failed else self.planned.get(doc.path, "indexed")
+            outcome = DocumentEvent(doc.path, status, failed.get(doc.path, ""))
+            rows = vectors[offset : offset + len(chunks)]
+            written.append(
+                WrittenDocument(doc, chunks, rows, extractions[i], facts[i], outcome, doc.path not in self.unstored)
+            )
+            offset += len(chunks)
+        source = {w.doc.path: self.origin or self.roots.get(w.doc.path, "") for w in written}
+        for key, n in write_documents(self.graph, self.report.project, written, source).items():
             self.count(key, n)
+        self.report.seconds["write"] = round(self.report.seconds.get("write", 0.0) + time.perf_counter() - started, 3)
+        self.tick("write", batch.end, len(docs), docs[batch.end - 1].path)
+        for w in written:
+            self.said(w.doc.path, w.outcome.status, w.outcome.reason)
 
 
 def _load(run: _Run, paths: Sequence[Path]) -> tuple[list[SourceDocument], list[str]]:
