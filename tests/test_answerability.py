@@ -14,7 +14,7 @@ from retrieval import engine as engine_module
 from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
 from retrieval.engine import Engine
-from retrieval.judge import alternatives, answerability
+from retrieval.judge import answerability
 from retrieval.llm.client import ChatModel
 from retrieval.models import Answer, Citation, Hit, KeyFact, Mode, TraceStep
 from retrieval.store import GraphStore
@@ -274,51 +274,3 @@ def test_the_search_signals_read_what_the_question_s_own_search_retrieved() -> N
     values = answerability.signals(answer)
     assert values["similarity"] == 0.3 and values["together"] == 0.0 and values["gap"] == 0.0
     assert answerability.searched_for_question(answer) == [own]
-
-
-@pytest.mark.parametrize(
-    ("question", "expected"),
-    [
-        ("Which film is from Japan, Summer Wars or The Secret of Kells?", [["summer", "wars"], ["secret", "kells"]]),
-        (
-            "Which case came first, Craig v. Boren or Paramount Pictures?",
-            [["craig", "v", "boren"], ["paramount", "pictures"]],
-        ),
-        ("Who was born first Iain Pears or Richard Llewellyn ?", [["iain", "pears"], ["richard", "llewellyn"]]),
-        ("Are Sutera and Rhodotypos both types of shrub?", [["sutera"], ["rhodotypos"]]),
-        (
-            "Were the Commodore 16 and Prologica CP-400 from the same country?",
-            [["commodore", "16"], ["prologica", "cp-400"]],
-        ),
-        ("Does Bill Gates play golf or tennis?", [["golf"], ["tennis"]]),
-        ("Who wrote War and Peace?", []),  # "and" without a word of comparing: one name
-        ("What do Reid Hoffman and Mira Murati say about Elon Musk?", []),
-        ("The school in the Nimavar Bazaar, or bazar, is in which country?", []),  # an apposition, not a choice
-        ("What is the capital of Australia?", []),
-    ],
-)
-def test_the_alternatives_a_question_offers_are_read_from_its_wording(question: str, expected: list[list[str]]) -> None:
-    assert alternatives.offered(question) == expected
-
-
-def test_alternatives_needs_a_key_fact_on_each_thing_the_question_offers() -> None:
-    """ "Summer Wars or The Secret of Kells?": facts from Summer Wars's page alone state every word of the
-    question; only a fact on each alternative reads 1. A question that offers none reads 1 (nothing missing)."""
-    wars = KeyFact(
-        fact="Summer Wars is a 2009 Japanese animated film.",
-        citations=[Citation(chunk_id="w", span="", document_name="Summer Wars")],
-    )
-    kells = KeyFact(
-        fact="It is a 2009 Irish animated film.",
-        citations=[Citation(chunk_id="k", span="", document_name="The Secret of Kells")],
-    )
-    answer = Answer(
-        question="Which film is from Japan, Summer Wars or The Secret of Kells?", mode="local", answered_by="extractive"
-    )
-    answer.key_facts = [wars]
-    assert answerability.signals(answer)["alternatives"] == 0.0
-    answer.key_facts = [wars, kells]
-    assert answerability.signals(answer)["alternatives"] == 1.0
-    answer.question = "Which 2009 film is from Japan?"
-    answer.key_facts = [kells]
-    assert answerability.signals(answer)["alternatives"] == 1.0

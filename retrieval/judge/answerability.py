@@ -34,11 +34,6 @@ its words:
   all read as for a question her episode answers; no one passage states both. On the tuning data, leave one
   question out, demo local AUROC 0.853 -> 0.859, DRIFT 0.850 -> 0.857, unanswerable flagged 211 -> 216 of 245 at
   the same 9% of right answers; HotpotQA tune 0.785 -> 0.770 (docs/benchmarks.md, branch wt95);
-- `alternatives`: when the question offers things to choose between or compare ("Summer Wars or The Secret of
-  Kells?", "Are Sutera and Rhodotypos both shrubs?": `alternatives.offered`), the least share of one
-  alternative's words that one key fact (with its speaker and document) states; 1 when it offers none (nothing
-  is missing). Why: facts on one alternative state every word of such a question and read, to every word
-  signal, as an answer; it is answered only by facts on each (docs/benchmarks.md, branch wt125);
 - `answers`: 1 when one key fact, by itself, both states a topic word of the question and, if the question asks
   for a kind of thing ("Where ...?" a place, "Who ...?" a person: `search.answer_type`), names one other than the
   question's own names; else 0. Why one fact and not the facts together: a near miss spreads the question's words
@@ -79,7 +74,6 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
-from retrieval.judge import alternatives
 from retrieval.models import Answer, Confidence, ConfidencePart, Hit
 from retrieval.search import answer_type
 from retrieval.search.evidence import asked_terms, shown_quote
@@ -107,7 +101,6 @@ LABELS = {
     "complete": "every asked-about word found in the documents",
     "together": "asked-about words found together in one passage",
     "joint": "whom and what the question asks about stated by one passage",
-    "alternatives": "each alternative the question offers stated by a key fact",
     "answers": "one key fact states what was asked and names the kind of thing asked for",
     "similarity": "similarity of the best passage",
     "arms": "agreement of meaning and keyword search on the best passages",
@@ -123,7 +116,6 @@ SEARCHED = (
     "complete",
     "together",
     "joint",
-    "alternatives",
     "answers",
     "similarity",
     "arms",
@@ -241,7 +233,6 @@ def signals(
         "complete": float(bool(asked) and len(found) == len(asked)),
         "together": max((_share(asked, passage) for passage in passages), default=0.0),
         "joint": _joint(answer, asked, searched, passages + [_words(text) for text in fact_texts]),
-        "alternatives": _alternatives(answer.question, [_words(text) for text in fact_texts]),
         "answers": _answers(answer, topic, meanings),
         "similarity": _similarity(searched),
         "arms": _arms(searched),
@@ -367,15 +358,6 @@ def _joint(answer: Answer, asked: Sequence[str], searched: Sequence[Hit], units:
     return max((min(_share(who, unit), _share(what, unit)) for unit in units), default=0.0)
 
 
-def _alternatives(question: str, facts: Sequence[set[str]]) -> float:
-    """The least, over the alternatives the question offers, of the best share of one alternative's words that one
-    key fact states (`facts`: each fact's words, `_fact_texts`); 1 when the question offers none."""
-    offered = alternatives.offered(question)
-    if not offered:
-        return 1.0
-    return min(max((_share(side, fact) for fact in facts), default=0.0) for side in offered)
-
-
 def _answers(answer: Answer, topic: Sequence[str], meanings: Meanings | None = None) -> float:
     """1 when one key fact's quoted words state a topic word (by spelling, or by meaning with `meanings`) and are
     of the kind asked for (`answer_type.typed`)."""
@@ -478,8 +460,6 @@ def _model_report(answer: Answer) -> float | None:
 def _detail(name: str, answer: Answer) -> str:
     if name == "coverage":
         return "of the question's words besides its names"
-    if name == "alternatives":
-        return f"of {len(alternatives.offered(answer.question))} alternatives offered"
     if name in ("exists", "complete", "together", "joint"):
         return f"of {len(asked_about(answer.question))} asked-about words"
     if name == "answers":
