@@ -98,7 +98,8 @@ def test_a_batch_plan_closes_each_batch_at_the_size_and_keeps_every_document_in_
 
 
 def test_the_embed_worker_hands_out_its_first_vectors_before_it_ends(embedder) -> None:
-    """`first(n)` returns the first n vectors (those `result` ends with) while the worker still has texts to go."""
+    """`rows(start, end)` returns those vectors (as `result` holds them) while the worker still has texts to go,
+    also when they straddle two slices."""
     texts = [f"passage number {i} about the Analytical Engine" for i in range(12)]
     release = threading.Event()
 
@@ -113,11 +114,14 @@ def test_the_embed_worker_hands_out_its_first_vectors_before_it_ends(embedder) -
 
     worker = EmbedWorker(Gated(), texts, 4)
     try:
-        head = worker.first(3, lambda _done: None)
+        head = worker.rows(0, 3, lambda _done: None)
         assert worker.done == 4
         release.set()
+        straddling = worker.rows(3, 9, lambda _done: None)
         everything = worker.result(lambda _done: None)
     finally:
         worker.close()
     assert np.array_equal(head, everything[:3])
+    assert np.array_equal(straddling, everything[3:9])
+    assert worker.rows(5, 5, lambda _done: None).shape == (0, embedder.dim)
     assert np.array_equal(everything, np.concatenate([embedder.embed(texts[s : s + 4]) for s in range(0, 12, 4)]))

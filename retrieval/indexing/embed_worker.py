@@ -39,7 +39,8 @@ class EmbedWorker:
         self._texts = texts
         self._step = step
         self._stop = threading.Event()
-        self._parts: list[np.ndarray] = [np.zeros((0, embedder.dim), dtype=np.float32)]
+        self._empty = np.zeros((0, embedder.dim), dtype=np.float32)
+        self._parts: list[np.ndarray] = []  # slice k holds texts [k * step, (k + 1) * step)
         self._progress = threading.Condition()  # notified after each slice: `first` waits on it
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="driftlens-embed")
         self._future = self._pool.submit(self._run)
@@ -55,7 +56,7 @@ class EmbedWorker:
                 self.done = min(start + self._step, self.total)
                 self._progress.notify_all()
         self.seconds = time.perf_counter() - started
-        return np.concatenate(self._parts)
+        return np.concatenate([self._empty, *self._parts])
 
     def progress(self) -> int:
         """Texts embedded so far; raises the worker's error as soon as it failed (not after extraction)."""
@@ -63,18 +64,21 @@ class EmbedWorker:
             self._future.result()
         return self.done
 
-    def first(self, n: int, on_wait: Callable[[int], None]) -> np.ndarray:
-        """The first `n` vectors as soon as they are embedded, while the worker goes on with the rest; while
-        waiting, `on_wait(done)` after each slice or WAIT_TICK_SECONDS. Raises the worker's error."""
+    def rows(self, start: int, end: int, on_wait: Callable[[int], None]) -> np.ndarray:
+        """The vectors of texts [start, end) as soon as they are embedded, while the worker goes on with the rest;
+        while waiting, `on_wait(done)` after each slice or WAIT_TICK_SECONDS. Raises the worker's error. Only the
+        slices that hold those rows are joined: a batch of a 100k-chunk run copies its own vectors, not all
+        those before it."""
         while True:
             with self._progress:
-                if self.done < n and not self._future.done():
+                if self.done < end and not self._future.done():
                     self._progress.wait(WAIT_TICK_SECONDS)
-                done, parts = self.done, list(self._parts)
-            if done >= n:
-                return np.concatenate(parts)[:n]
+                done, parts = self.done, self._parts[start // self._step : -(-end // self._step)]
+            if done >= end:
+                offset = start - start // self._step * self._step
+                return np.concatenate([self._empty, *parts])[offset : offset + end - start]
             if self._future.done():
-                self._future.result()  # failed (or cancelled) before the n-th vector: raises why
+                self._future.result()  # failed (or cancelled) before the end-th vector: raises why
             on_wait(done)
 
     def result(self, on_wait: Callable[[int], None]) -> np.ndarray:

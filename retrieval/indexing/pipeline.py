@@ -68,7 +68,7 @@ class _Run(DerivedStages):
             """Write each next batch whose documents are all extracted and, unless `wait`, already embedded."""
             while pending and pending[0].end <= extracted and (wait or worker.progress() >= pending[0].chunks_end):
                 batch = pending.popleft()
-                vectors = worker.first(batch.chunks_end, embedding)[batch.chunks_start :]
+                vectors = worker.rows(batch.chunks_start, batch.chunks_end, embedding)
                 self.write_batch(batch, vectors, docs=docs, chunked=chunked, extractions=extractions, facts=facts)
 
         def between(extracted: int) -> None:
