@@ -27,7 +27,7 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, read_admission
+from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, neo4j_schema, read_admission
 from retrieval.store.base import GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
@@ -229,7 +229,8 @@ class Neo4jStore(GraphStore):
             if gone := _GONE_INDEX.search(exc.message or ""):
                 # Dropped since its name was cached (another process emptied the graph): look it up afresh next time.
                 self._index_cache = None
-                raise IndexMissing(f"{gone['kind']} index {gone['name']}", _create_hint(gone["kind"])) from exc
+                hint = neo4j_schema.create_hint(gone["kind"])
+                raise IndexMissing(f"{gone['kind']} index {gone['name']}", hint) from exc
             raise query_error(exc, self.settings, timeout_ms) from exc
         except Neo4jError as exc:
             raise query_error(exc, self.settings, timeout_ms) from exc
@@ -251,7 +252,8 @@ class Neo4jStore(GraphStore):
             self._index_cache = self.index_states()  # another process may have built it since
             name = find(self._index_cache)
         if name is None:
-            raise IndexMissing(f"{kind} index on {label}" + (f".{prop}" if prop else ""), _create_hint(kind))
+            where = f"{label}.{prop}" if prop else label
+            raise IndexMissing(f"{kind} index on {where}", neo4j_schema.create_hint(kind))
         return name
 
     def _vector_candidates(
@@ -437,12 +439,7 @@ class Neo4jStore(GraphStore):
     # --- schema -----------------------------------------------------------------------------
     def ensure_vector_index(self, name: str, label: str, prop: str, dim: int) -> None:
         s = self.settings
-        self.query(
-            f"CREATE VECTOR INDEX {ident(name)} IF NOT EXISTS FOR (n:{ident(label)}) ON n.{ident(prop)} "
-            "OPTIONS {indexConfig: {`vector.dimensions`: $dim, `vector.similarity_function`: 'cosine', "
-            "`vector.quantization.enabled`: false, `vector.hnsw.m`: $m, `vector.hnsw.ef_construction`: $ef}}",
-            {"dim": int(dim), "m": s.hnsw_m, "ef": s.hnsw_ef_construction},
-        )
+        self.query(*neo4j_schema.vector_index(name, label, prop, dim, hnsw=(s.hnsw_m, s.hnsw_ef_construction)))
         self._await_indexes()
 
     def rebuild_vector_indexes(self, written: Mapping[str, int]) -> list[str]:
@@ -463,16 +460,11 @@ class Neo4jStore(GraphStore):
         return [str(index["name"]) for index in chosen]
 
     def ensure_fulltext_index(self, name: str, label: str, props: Sequence[str]) -> None:
-        fields = ", ".join(f"n.{ident(p)}" for p in props)
-        # The English analyser stems and drops stopwords, as the embedded store's RediSearch index does.
-        self.query(
-            f"CREATE FULLTEXT INDEX {ident(name)} IF NOT EXISTS FOR (n:{ident(label)}) ON EACH [{fields}] "
-            "OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}"
-        )
+        self.query(neo4j_schema.fulltext_index(name, label, props))
         self._await_indexes()
 
     def ensure_range_index(self, label: str, prop: str) -> None:
-        self.query(f"CREATE INDEX IF NOT EXISTS FOR (n:{ident(label)}) ON (n.{ident(prop)})")
+        self.query(neo4j_schema.range_index(label, prop))
         self._await_indexes()
 
     def _await_indexes(self) -> None:
@@ -509,38 +501,7 @@ class Neo4jStore(GraphStore):
             raise connection_error(self.uri, self.settings, exc) from exc
 
     def index_states(self) -> list[IndexState]:
-        out = []
-        for row in self._show(
-            "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, state, options "
-            "WHERE type IN ['VECTOR', 'FULLTEXT', 'RANGE'] RETURN *"
-        ):
-            config = (row.get("options") or {}).get("indexConfig") or {}
-            dim = config.get("vector.dimensions")
-            out.append(
-                IndexState(
-                    name=str(row["name"]),
-                    kind=str(row["type"]).lower(),
-                    label=str((row.get("labelsOrTypes") or [""])[0]),
-                    properties=tuple(row.get("properties") or ()),
-                    state=str(row["state"]),
-                    dimension=int(dim) if dim is not None else None,
-                )
-            )
-        return out
-
-
-def _create_hint(kind: str) -> str:
-    """How to create a missing index: by indexing, or by hand for a graph another tool built."""
-    example = (
-        "CREATE VECTOR INDEX name FOR (n:Label) ON n.embedding OPTIONS {indexConfig: {`vector.dimensions`: 384, "
-        "`vector.similarity_function`: 'cosine'}}"
-        if kind == "vector"
-        else "CREATE FULLTEXT INDEX name FOR (n:Label) ON EACH [n.text]"
-    )
-    return (
-        "Build the graph first (Index page or `python -m retrieval index PATH`), or for a graph built by another "
-        f"tool create it in Neo4j ({example}) and name it in the settings."
-    )
+        return [neo4j_schema.index_state(row) for row in self._show(neo4j_schema.SHOW_INDEXES)]
 
 
 def _without_none(props: Mapping[str, Any]) -> dict[str, Any]:
