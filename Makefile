@@ -21,7 +21,7 @@ test: $(DEV_STAMP)
 	$(PY) -m pytest
 
 # Only the Neo4j half of the backend-parametrised tests (the session starts and stops its own Neo4j,
-# or uses NEO4J_URI's server when that is set: its database is wiped). Ends with pytest's summary line.
+# or uses TEST_NEO4J_URI's scratch server when that is set: its database is wiped). Ends with pytest's summary line.
 test-neo4j: $(DEV_STAMP)
 	$(PY) -m pytest -m neo4j
 

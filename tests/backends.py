@@ -1,7 +1,9 @@
 """The two graph backends every backend-facing test runs on: embedded FalkorDB and a real Neo4j 5.
 
-Neo4j: one server per test session, started by `tools/neo4j/server.py` (Java 17 + Maven) or, when NEO4J_URI is
-set in the environment, an external server the tests are pointed at (its database is wiped test by test).
+Neo4j: one server per test session, started by `tools/neo4j/server.py` (Java 17 + Maven) or, when TEST_NEO4J_URI
+is set in the environment, a scratch server the tests are pointed at (its database is wiped test by test). Not
+NEO4J_URI: that is the product's own setting, which a person's shell may hold for their real graph (`make neo4j`
+prints an `export NEO4J_URI=...` line); tests/hermetic.py drops it before any test runs.
 
 Neo4j Community has a single user database, so fixtures that keep a graph alive across tests (module- and
 session-scoped) cannot each own one as they own a FalkorDB file. `Occupant` tracks whose data the database holds:
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import atexit
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -30,7 +32,7 @@ BACKENDS = (FALKORDB, NEO4J)
 
 @dataclass(frozen=True)
 class Neo4jTarget:
-    """Where the Neo4j half of the suite connects: `external` when NEO4J_URI pointed the tests at a server."""
+    """Where the Neo4j half of the suite connects: `external` when TEST_NEO4J_URI pointed the tests at a server."""
 
     uri: str
     user: str
@@ -59,9 +61,8 @@ class Session:
             return self.target
         if self.unavailable is not None:
             raise Neo4jUnavailable(self.unavailable)
-        if uri := os.environ.get("NEO4J_URI"):
-            user = os.environ.get("NEO4J_USERNAME", os.environ.get("NEO4J_USER", "neo4j"))
-            self.target = Neo4jTarget(uri, user, os.environ.get("NEO4J_PASSWORD", ""), external=True)
+        if (external := external_target(os.environ)) is not None:
+            self.target = external
             return self.target
         if missing := missing_tools():
             self.unavailable = f"{', '.join(missing)} not found on PATH (Neo4j needs Java 17 and Maven)"
@@ -79,6 +80,15 @@ class Session:
 
 
 SESSION = Session()
+
+
+def external_target(environ: Mapping[str, str]) -> Neo4jTarget | None:
+    """The scratch server `TEST_NEO4J_URI` (with `TEST_NEO4J_USERNAME`, `TEST_NEO4J_PASSWORD`) names, if any; never
+    the product's NEO4J_URI."""
+    if not (uri := environ.get("TEST_NEO4J_URI")):
+        return None
+    user = environ.get("TEST_NEO4J_USERNAME", "neo4j")
+    return Neo4jTarget(uri, user, environ.get("TEST_NEO4J_PASSWORD", ""), external=True)
 
 
 class Occupant:

@@ -1,7 +1,11 @@
 """The suite touches nothing of the person running it and leaves nothing running (a pytest plugin, see conftest.py).
 
 - Data folder: before any settings load, `DRIFTLENS_DATA_DIR` points at a session temp folder, and each test gets
-  a folder of its own; the person's own `DRIFTLENS_*` variables are dropped (one of them may name their graph).
+  a folder of its own; the person's own settings variables are dropped: every `DRIFTLENS_*` and every other name
+  a setting reads (`NEO4J_URI`, `QDRANT_URL`, `OPENAI_API_KEY`, ...: `personal_variables`), since any of them may
+  name their graph, vector store or model endpoint. A shell that ran `make neo4j`'s `export NEO4J_URI=...` line
+  then `make test` pointed the suite at that database, which the Neo4j half wipes; a scratch server for the tests
+  is named by `TEST_NEO4J_URI` instead (tests/backends.py).
 - Default folder guard: the default data folder (`.driftlens` in the clone and in the folder pytest was started
   from) must not appear or change. It is checked after every test, on the filesystem, so that an open by the
   test process itself or by any process it started fails the test that did it, naming what changed (in a
@@ -26,15 +30,16 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 import psutil
 import pytest
+from pydantic import AliasChoices
 
-from retrieval.config import DEFAULT_DATA_DIR
+from retrieval.config import DEFAULT_DATA_DIR, Settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: Skip reasons that mean "this machine lacks a tool": the only skips the suite expects.
@@ -73,6 +78,18 @@ def describe_change(folder: Path, before: FolderState, after: FolderState) -> st
         return f"{folder} was deleted"
     changed = sorted({entry[0] for entry in set(before) ^ set(after)})
     return f"{folder} changed: {', '.join(changed[:8])}{' ...' if len(changed) > 8 else ''}"
+
+
+def personal_variables(environ: Mapping[str, str]) -> list[str]:
+    """The variables of `environ` a DriftLens setting reads: `DRIFTLENS_*` (the settings' prefix) and every alias
+    a field names (`NEO4J_URI`, `QDRANT_URL`, `OPENAI_API_KEY`, ...), read from the settings model itself so that
+    a setting added later is covered too."""
+    aliases: set[str] = set()
+    for info in Settings.model_fields.values():
+        alias = info.validation_alias
+        choices = alias.choices if isinstance(alias, AliasChoices) else [alias]
+        aliases |= {c for c in choices if isinstance(c, str) and c.isupper()}
+    return [name for name in environ if name.startswith("DRIFTLENS_") or name in aliases]
 
 
 @dataclass(frozen=True)
@@ -139,7 +156,7 @@ class Guard:
     def start(cls) -> Guard:
         """Point the default data folder of every settings load at a temp folder, and note the real defaults."""
         data_root = Path(tempfile.mkdtemp(prefix="driftlens-tests-data-"))
-        for name in [name for name in os.environ if name.startswith("DRIFTLENS_")]:
+        for name in personal_variables(os.environ):
             del os.environ[name]
         os.environ["DRIFTLENS_DATA_DIR"] = str(data_root / "session")
         # Model calls that fail are retried after milliseconds, not the designs' 2 s growing to 60 s: the failure

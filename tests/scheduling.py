@@ -6,7 +6,7 @@ runs whole on one worker, both its halves, as in one process. Scopes, each run w
   (and the Neo4j one the demo graph in that worker's Neo4j), started once; they go first, one to each worker,
   being the longest;
 - every other module: its module-scoped graphs are built once.
-With NEO4J_URI set, both workers would share that one database (Neo4j Community has one), so then the whole
+With TEST_NEO4J_URI set, both workers would share that one database (Neo4j Community has one), so then the whole
 Neo4j half is one scope, on one worker.
 
 Why a scheduler of our own: xdist's `loadgroup` (the `xdist_group` mark) marks a group by rewriting the test's
@@ -35,7 +35,7 @@ def runs_on_neo4j(nodeid: str) -> bool:
 
 
 def scope_of(nodeid: str, *, shared_neo4j: bool = False) -> str:
-    """The scope of a test; `shared_neo4j`: the workers would share one Neo4j database (NEO4J_URI is set)."""
+    """The scope of a test; `shared_neo4j`: the workers would share one Neo4j database (TEST_NEO4J_URI is set)."""
     on_neo4j = runs_on_neo4j(nodeid)
     if on_neo4j and shared_neo4j:
         return NEO4J
@@ -48,7 +48,7 @@ class BackendScopes(LoadScopeScheduling):
     """xdist's scope scheduling with the scopes above; the browser scopes first (xdist orders the rest by size)."""
 
     def _split_scope(self, nodeid: str) -> str:
-        return scope_of(nodeid, shared_neo4j=bool(os.environ.get("NEO4J_URI")))
+        return scope_of(nodeid, shared_neo4j=bool(os.environ.get("TEST_NEO4J_URI")))
 
     def _assign_work_unit(self, node: WorkerController) -> None:
         """Before the first unit goes out: the browser scopes (or the shared Neo4j half) to the front of the queue,

@@ -11,7 +11,8 @@ import psutil
 import pytest
 
 from retrieval.config import DEFAULT_DATA_DIR, load_settings
-from tests.hermetic import REPO
+from tests.backends import external_target
+from tests.hermetic import REPO, personal_variables
 
 REACHES_THE_DEFAULT = """
 from retrieval.config import load_settings
@@ -139,3 +140,32 @@ def test_the_fixtures_are_in_the_repository_with_their_licences() -> None:
     for name in ("graphrag-operation-dulce", "neo4j-genai-workshop-kg"):
         folder = REPO / "tests" / "fixtures" / name
         assert (folder / "LICENSE").is_file() and "Licence:" in (folder / "README.md").read_text(), folder
+
+
+def test_the_persons_settings_variables_are_set_aside_and_only_test_neo4j_uri_names_a_scratch_server() -> None:
+    """A shell holding `export NEO4J_URI=...` (as `make neo4j` prints it) for the person's real graph, or a Qdrant
+    or model endpoint, must not reach the suite: the Neo4j half wipes the database it is given. Every variable a
+    setting reads is dropped; only TEST_NEO4J_URI points the tests at a server."""
+    environ = {
+        "NEO4J_URI": "bolt://production:7687",
+        "NEO4J_PASSWORD": "secret",
+        "NEO4J_INDEX_NAME": "vector",
+        "QDRANT_URL": "http://qdrant:6333",
+        "OPENAI_API_KEY": "sk-real",
+        "DRIFTLENS_PROJECT": "theirs",
+        "PATH": "/usr/bin",
+        "TEST_NEO4J_URI": "bolt://scratch:7687",
+    }
+    dropped = set(personal_variables(environ))
+    assert dropped == {
+        "NEO4J_URI",
+        "NEO4J_PASSWORD",
+        "NEO4J_INDEX_NAME",
+        "QDRANT_URL",
+        "OPENAI_API_KEY",
+        "DRIFTLENS_PROJECT",
+    }
+    assert external_target({"NEO4J_URI": "bolt://production:7687", "NEO4J_PASSWORD": "secret"}) is None
+    scratch = external_target({"TEST_NEO4J_URI": "bolt://scratch:7687", "TEST_NEO4J_PASSWORD": "pw"})
+    assert scratch is not None and scratch.external
+    assert (scratch.uri, scratch.user, scratch.password) == ("bolt://scratch:7687", "neo4j", "pw")
