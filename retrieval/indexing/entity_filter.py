@@ -379,7 +379,7 @@ def _role(tokens: list[str]) -> bool:
 def everyday(word: str) -> bool:
     """An everyday English word or the plural of one ("booms"): a capital at a sentence's start is no name, and a
     lone keyphrase "computers" is as generic as "computer"."""
-    return _common(word) or (word.endswith("s") and _common(word[:-1]))
+    return common_word(word) or (word.endswith("s") and common_word(word[:-1]))
 
 
 def plural(word: str) -> bool:
@@ -392,9 +392,9 @@ def plural(word: str) -> bool:
     return zipf_frequency(singular, "en") > zipf_frequency(word, "en")
 
 
-def _common(word: str) -> bool:
-    """An everyday English word, so a generic noun as a lone keyphrase (not used for names: word lists ignore
-    case, and "Paris" is as frequent as "model")."""
+def common_word(word: str) -> bool:
+    """An everyday English word (COMMON_WORD_ZIPF; any case: word lists ignore it), so a generic noun as a lone
+    keyphrase. Not by itself a test of names: "Paris" is as frequent as "model"."""
     return zipf_frequency(word, "en") >= COMMON_WORD_ZIPF
 
 

@@ -42,10 +42,8 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from wordfreq import zipf_frequency
-
 from retrieval.indexing import person_words
-from retrieval.indexing.entity_filter import COMMON_WORD_ZIPF, DocumentWords
+from retrieval.indexing.entity_filter import DocumentWords, common_word
 from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.entity_names import PLACE_LAST
 from retrieval.indexing.given_names import given_name
@@ -262,7 +260,7 @@ def _full_name(word: str, kind: str, the_before: int) -> bool:
     names = word.split()
     plural = names[-1].endswith("s") and not given_name(names[0])
     # A particle follows a first name ("Juan de Dios"), not an everyday noun ("Place de la République").
-    particled = given_name(names[0]) or zipf_frequency(names[0].lower(), "en") < COMMON_WORD_ZIPF
+    particled = given_name(names[0]) or not common_word(names[0])
     return (
         len(names) > 1
         and names[0][:1].isupper()

@@ -83,7 +83,7 @@ class _Run(DerivedStages):
             vectors = worker.result(embedding)
         finally:
             worker.close()
-        self.report.seconds["embed"] = round(self.report.seconds.get("embed", 0.0) + worker.seconds, 3)
+        self.add_seconds("embed", worker.seconds)
         self.tick("embed", len(texts), len(texts))
         self.tick("write", len(docs), len(docs))
         self.chunk_vectors.update(zip(texts, vectors, strict=True))
@@ -153,7 +153,7 @@ class _Run(DerivedStages):
         source = {w.doc.path: self.origin or self.roots.get(w.doc.path, "") for w in written}
         for key, n in write_documents(self.graph, self.report.project, written, source).items():
             self.count(key, n)
-        self.report.seconds["write"] = round(self.report.seconds.get("write", 0.0) + time.perf_counter() - started, 3)
+        self.add_seconds("write", time.perf_counter() - started)
         self.tick("write", batch.end, len(docs), docs[batch.end - 1].path)
         for w in written:
             self.said(w.doc.path, w.outcome.status, w.outcome.reason)

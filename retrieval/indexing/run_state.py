@@ -67,8 +67,12 @@ class RunState:
         started = time.perf_counter()
         self.tick(name, 0, total)
         yield
-        self.report.seconds[name] = round(self.report.seconds.get(name, 0.0) + time.perf_counter() - started, 3)
+        self.add_seconds(name, time.perf_counter() - started)
         self.tick(name, total, total)
+
+    def add_seconds(self, name: str, seconds: float) -> None:
+        """Count `seconds` to stage `name`: a stage may run in parts (batches, a worker beside other stages)."""
+        self.report.seconds[name] = round(self.report.seconds.get(name, 0.0) + seconds, 3)
 
     def said(self, path: str, status: Status, reason: str = "") -> None:
         if self.on_document is not None:
@@ -123,7 +127,7 @@ class RunState:
         def wait() -> np.ndarray:
             done = worker.result(lambda n: self.tick(stage, n, len(distinct)))
             # the worker's own wall time, as for the chunks' "embed" stage: it overlaps the stages it ran beside
-            self.report.seconds[stage] = round(self.report.seconds.get(stage, 0.0) + worker.seconds, 3)
+            self.add_seconds(stage, worker.seconds)
             self.tick(stage, len(distinct), len(distinct))
             row = {text: i for i, text in enumerate(distinct)}
             return done[[row[text] for text in texts]]

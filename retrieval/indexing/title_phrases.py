@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
-from wordfreq import zipf_frequency
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
-from retrieval.indexing.entity_filter import COMMON_WORD_ZIPF, DISCOURSE_WORDS, GENERIC_NOUNS
+from retrieval.indexing.entity_filter import DISCOURSE_WORDS, GENERIC_NOUNS, common_word
 from retrieval.indexing.entity_types import ROLES
 
 #: A topic of several words is worth more than one word: "machine learning" over "learning".
@@ -200,7 +199,7 @@ def _key_phrase(span: Any, shortest: int = 2) -> str:
     while tokens and (
         tokens[0].pos_ not in _PHRASE_POS
         or tokens[0].lower_ in STOP
-        or (tokens[0].pos_ != "NOUN" and zipf_frequency(tokens[0].lower_, "en") >= COMMON_WORD_ZIPF)
+        or (tokens[0].pos_ != "NOUN" and common_word(tokens[0].lower_))
     ):
         tokens = tokens[1:]
     if not shortest <= len(tokens) <= PASSAGE_PHRASE_WORDS:

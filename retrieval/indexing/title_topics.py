@@ -27,9 +27,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from spacy.lang.en.stop_words import STOP_WORDS
-from wordfreq import zipf_frequency
 
-from retrieval.indexing.entity_filter import COMMON_WORD_ZIPF
+from retrieval.indexing.entity_filter import common_word
 from retrieval.indexing.entity_types import ROLES
 from retrieval.indexing.resolution import HONORIFICS, KIND_SUFFIXES, ORG_SUFFIXES
 from retrieval.text import whole_words
@@ -48,8 +47,8 @@ RANK_WORDS = (
 
 #: The word right before a place a passage says a topic: a capitalised word or a possessive, one space before.
 _BEFORE = re.compile(r"(?:^|(?<=[\s(\"“]))([\w.’'-]+) $")
-#: A word as the passages write it, for `everyday_words`.
-_WORD = re.compile(r"\w+")
+#: A word as the passages write it (`everyday_words`), and a title's words (titles.py).
+WORD = re.compile(r"\w+")
 #: Where a sentence ends (a word after it opens a sentence and is capitalised as any sentence's first word).
 _SENTENCE_END = re.compile(r"(?:[.!?][\"”’)]*\s+|\n\s*)$")
 
@@ -71,17 +70,17 @@ def everyday_words(titles: Mapping[str, str], texts: Iterable[str]) -> set[str]:
     single = {
         key: title
         for key, title in titles.items()
-        if _WORD.fullmatch(title)
+        if WORD.fullmatch(title)
         and title[0].isupper()
         and not title.isupper()  # an acronym is a name ("BASIC"), however the passages write the word
-        and zipf_frequency(title, "en") >= COMMON_WORD_ZIPF
+        and common_word(title)
     }
     if not single:
         return set()
     wanted = set(single.values()) | {title.lower() for title in single.values()}
     said: Counter[str] = Counter()
     for text in texts:
-        said.update(word for word in _WORD.findall(text) if word in wanted)
+        said.update(word for word in WORD.findall(text) if word in wanted)
     return {key for key, title in single.items() if said[title.lower()] >= max(1, said[title])}
 
 

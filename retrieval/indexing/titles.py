@@ -88,7 +88,7 @@ from retrieval.indexing.title_phrases import (
     distinct,
     passage_phrases,
 )
-from retrieval.indexing.title_topics import cut_names, everyday_words
+from retrieval.indexing.title_topics import WORD, cut_names, everyday_words
 
 PHRASES = 3
 #: Topics after a lead person's name ("Lisa Su: AMD, hardware & compute").
@@ -136,8 +136,6 @@ FEW_PASSAGES = 3
 #: an abbreviation, "Tesla, Inc.", are lost with the sentences: "Joe met Ann." is none).
 TITLE_WORDS = 10
 _TITLE_LINE = re.compile(r"\A([^\W_][^\n]*?)[ \t]*\n[ \t]*\n")
-#: The words of a lead and a topic, to drop a topic that repeats its lead.
-_WORDS = re.compile(r"\w+")
 
 
 class Topic(NamedTuple):
@@ -408,9 +406,9 @@ def _unique(ranked: list[str], members: list[str], taken: set[str], lead: str = 
     the lead's topics, and no other takes its place (the next would be weaker, often a filler: "United States")."""
     ranked = [t for t in ranked if t != lead]
     if lead and ranked:
-        said = set(_WORDS.findall(lead.lower()))
+        said = set(WORD.findall(lead.lower()))
         more = range(max(1, len(ranked) - LED_PHRASES + 1))
-        new = [t for t in ranked if not set(_WORDS.findall(t.lower())) <= said]
+        new = [t for t in ranked if not set(WORD.findall(t.lower())) <= said]
         shown = ([t for t in ranked[: LED_PHRASES + extra] if t in new] for extra in more)
         candidates = [f"{lead}: {_format(topics)}" if topics else lead for topics in shown]
     elif lead:
