@@ -114,16 +114,19 @@ def test_auroc_and_the_confidence_figures() -> None:
 
 def test_the_fitted_threshold_flags_at_most_a_tenth_of_each_modes_right_answers() -> None:
     """Pooled, drift's well-scored right answers let local's be flagged beyond 10%; a mode with too few right
-    answers to hold a share of (global) is left out."""
-    scores = np.array([0.45, 0.46, 0.47, *[0.7] * 7, *[0.8] * 10])  # ten right answers each: one may be flagged
-    labels = np.ones(20)
-    modes = np.array(["local"] * 10 + ["drift"] * 10)
-    assert fit_confidence._cut(scores, labels) == 0.47  # pooled: flags two of local's ten
-    assert fit_confidence.threshold(scores, labels, modes) == 0.46  # flags 0.45 only
-    with_global = (np.append(scores, [0.1, 0.05]), np.append(labels, [1.0, 0.0]), np.append(modes, ["global"] * 2))
-    assert fit_confidence.threshold(*with_global) == 0.46  # one right global answer holds no share: left out
-    only_global = (with_global[0][20:], with_global[1][20:], with_global[2][20:])
-    assert fit_confidence.threshold(*only_global) == 0.1  # no mode has ten: pooled
+    answers to hold a share of (global, eleven right answers) is left out rather than setting the cut by its
+    second-lowest score."""
+    local = [0.41, 0.42, 0.43, 0.44, 0.45, 0.46, *[0.7] * 24]  # thirty right answers: three may be flagged
+    scores = np.array([*local, *[0.8] * 30])
+    labels = np.ones(60)
+    modes = np.array(["local"] * 30 + ["drift"] * 30)
+    assert fit_confidence._cut(scores, labels) == 0.7  # pooled: flags six of sixty, all local's (a fifth of them)
+    assert fit_confidence.threshold(scores, labels, modes) == 0.44  # flags 0.41-0.43 only
+    eleven = [0.1, 0.21, *[0.9] * 9]  # with "enough for one flagged" the cut would be 0.21
+    with_global = (np.append(scores, eleven), np.append(labels, np.ones(11)), np.append(modes, ["global"] * 11))
+    assert fit_confidence.threshold(*with_global) == 0.44
+    only_global = (with_global[0][60:], with_global[1][60:], with_global[2][60:])
+    assert fit_confidence.threshold(*only_global) == 0.21  # no mode has thirty: pooled
 
 
 def test_a_dev_set_run_splits_into_alternating_halves() -> None:
