@@ -477,7 +477,8 @@ def _focus(answer: Answer) -> float:
 
 
 def _slipped(answer: Answer, held: Mapping[str, bool] | None) -> str:
-    """What `exists` read as typing slips, for its detail ("; typing slips read as held: “whiich” as “which”"), or ""."""
+    """What `exists` read as typing slips, for its detail ("; typing slips read as held: “whiich” as “which”"),
+    or "" for none."""
     found = slips(answer, held)
     return f"; {SLIPPED} " + ", ".join(f"“{t}” as “{word}”" for t, word in found.items()) if found else ""
 
