@@ -122,6 +122,7 @@ def stacked(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, list[b
         confidence = example.answer.confidence
         parts = {p.name: p.value for p in confidence.parts} if confidence else {}
         values.update({name: float(parts.get(name) or 0.0) for name in RECORDED})
+        values.update(_respelt(example.answer))
         rows.append([values.get(name, 0.0) for name in SIGNALS])
     labels = np.asarray([e.right for e in examples])
     return (
@@ -131,6 +132,20 @@ def stacked(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, list[b
         np.asarray([e.group for e in examples]),
         [e.qid for e in examples],
     )
+
+
+def _respelt(answer: Answer) -> dict[str, float]:
+    """`exists` and `complete` of an answer saved before typing slips counted as held words (`answerability.slips`):
+    its `exists` part does not name them (`answerability.SLIPPED`), and its recorded share counted each slip as a
+    word no passage holds (a slip is one because the evidence lacks it; that the documents hold the mistyped word
+    itself is taken as never). {} for an answer with no slip or saved with the rule."""
+    parts = {p.name: p for p in answer.confidence.parts} if answer.confidence else {}
+    exists, slipped = parts.get("exists"), answerability.slips(answer)
+    if exists is None or not slipped or answerability.SLIPPED in exists.detail:
+        return {}
+    asked = len(answerability.asked_about(answer.question))
+    share = min(round(float(exists.value or 0.0) * asked) + len(slipped), asked) / asked
+    return {"exists": share, "complete": float(share == 1.0)}
 
 
 def _ask(questions: dict[str, Labelled], modes: list[Mode], saved: Path | None) -> list[tuple[str, Answer]]:

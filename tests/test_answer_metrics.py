@@ -27,7 +27,8 @@ from benchmarks.answer_metrics import (
     words,
 )
 from benchmarks.unanswerable import Gold, half, is_correct, read_golds, relabel
-from retrieval.models import Answer, KeyFact
+from retrieval.judge import answerability
+from retrieval.models import Answer, Confidence, ConfidencePart, Hit, KeyFact
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "demo_questions.jsonl"
 
@@ -218,3 +219,17 @@ def test_golds_read_the_supporting_sentences_and_saved_runs_are_relabelled(tmp_p
     saved.write_text("".join(json.dumps({**r, "answer": r["answer"].model_dump(mode="json")}) + "\n" for r in rows))
     assert relabel(golds, saved) == (2, 1, 0)
     assert [json.loads(line)["correct"] for line in saved.read_text().splitlines()] == [True, False]
+
+
+def test_an_answer_saved_before_slips_were_read_is_refitted_with_them() -> None:
+    """Its recorded `exists` counted the slip "whiich" missing (three of four words held): the fit reads four of
+    four; an answer saved with the rule (its detail names the slip) is read as recorded."""
+    answer = Answer(question="Whiich physicist discovered polonium?", mode="local", answered_by="extractive")
+    answer.evidence = [Hit(id="c", text="Marie Curie, which physicist discovered polonium.", score=1.0)]
+    detail = "of 4 asked-about words"
+    answer.confidence = Confidence(
+        score=0.2, parts=[ConfidencePart(name="exists", label="", value=0.75, detail=detail)]
+    )
+    assert fit_confidence._respelt(answer) == {"exists": 1.0, "complete": 1.0}
+    answer.confidence.parts[0].detail = f"{detail}; {answerability.SLIPPED} “whiich” as “which”"
+    assert fit_confidence._respelt(answer) == {}

@@ -15,6 +15,7 @@ from retrieval.context import Context
 from retrieval.embed import Embedder, make_embedder
 from retrieval.engine import Engine
 from retrieval.judge import answerability
+from retrieval.judge.slips import slip_of
 from retrieval.llm.client import ChatModel
 from retrieval.models import Answer, Citation, Hit, KeyFact, Mode, TraceStep
 from retrieval.store import GraphStore
@@ -131,6 +132,38 @@ def test_exists_reads_the_documents_counts_and_together_one_passage() -> None:
     assert answerability.unheld(answer, {"radium": 1, "bitcoin": 0}) == ["bitcoin"]
     assert counted["together"] == 0.5  # the one passage holds marie and curie
     assert answerability.signals(answer, {"radium": 1, "bitcoin": 2})["complete"] == 1.0
+
+
+def test_a_typing_slip_is_a_doubled_letter_or_two_letters_swapped() -> None:
+    words = {"which", "research", "spot", "printed", "form"}
+    assert slip_of("whiich", words) == "which" and slip_of("reserach", words) == "research"
+    assert slip_of("which", words) is None  # the word itself
+    assert slip_of("sport", words) is None and slip_of("painted", words) is None  # a letter dropped or changed
+    assert slip_of("from", words) is None  # under five letters a swap is too often another word
+
+
+@pytest.mark.parametrize("mode", ["local", "drift"])
+def test_a_mistyped_word_is_not_a_word_the_documents_lack(engine: Engine, mode: Mode) -> None:
+    """No passage holds "polonuim", but the evidence holds "polonium": `exists` and `complete` count it, its
+    detail says so, and the answer does not say that no passage mentions it."""
+    answer = engine.ask("Who discovered polonuim?", mode)
+    assert answer.confidence is not None
+    parts = {p.name: p for p in answer.confidence.parts}
+    assert parts["complete"].value == 1.0 and parts["exists"].value == 1.0
+    assert "“polonuim” as “polonium”" in parts["exists"].detail
+    assert "mentions “polonuim”" not in answer.final_answer
+
+
+def test_a_name_or_a_word_one_letter_off_is_no_slip() -> None:
+    """ "whiich" is a slip of the evidence's "which"; "sport" is not one of "spot" (a letter dropped), nor "Marrie" of
+    "Marie" (a name the documents lack is what says a question is not about them)."""
+    hit = Hit(id="c", text="Marie Curie liked one spot in the park, which was where she would play.", score=1.0)
+    answer = Answer(question="Whiich sport did Marrie Curie play?", mode="local", answered_by="extractive")
+    answer.evidence = [hit]
+    assert answerability.slips(answer) == {"whiich": "which"}
+    assert answerability.unheld(answer, None) == ["sport", "marrie"]
+    values = answerability.signals(answer)
+    assert values["exists"] == pytest.approx(3 / 5) and values["complete"] == 0.0
 
 
 def test_joint_needs_whom_and_what_was_asked_in_one_passage() -> None:

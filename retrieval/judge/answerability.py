@@ -16,7 +16,8 @@ its words:
   Not better on the held-out questions: docs/benchmarks.md);
 - `names`: share of the question's names (capitalised words past the first) the key facts state;
 - `exists`: share of the asked-about words the documents hold at all: in the retrieved evidence, or in any
-  passage of the project by the chunk keyword index (the engine asks it, `engine._holding`). The evidence alone
+  passage of the project by the chunk keyword index (the engine asks it, `engine._holding`); a word that is a
+  typing slip of one the evidence holds ("whiich", "reserach": `slips`) counts as held. The evidence alone
   was a poor stand-in: an answerable question's word that the ten passages lack is usually elsewhere in the
   documents (on the demo dev split 10 of 36 answerable questions had a word missing from their evidence, none a
   word missing from the documents), while "Bitcoin", "AlphaFold" or "Netflix" are in no passage at all;
@@ -74,6 +75,7 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.embed import Embedder, make_embedder
+from retrieval.judge.slips import slip_of
 from retrieval.models import Answer, Confidence, ConfidencePart, Hit
 from retrieval.search import answer_type
 from retrieval.search.evidence import asked_terms, shown_quote
@@ -124,6 +126,9 @@ SEARCHED = (
 )
 #: The signals the logistic model weighs (`benchmarks/fit_confidence.py` fits them; `model` is added apart).
 FITTED = ("support", *SEARCHED)
+#: How `exists`'s detail names the typing slips it read as held words; `benchmarks/fit_confidence.py` reads an answer
+#: saved without it (before slips were read) as having counted them missing.
+SLIPPED = "typing slips read as held:"
 #: Shortest word matched by its stem; shorter asked-about words ("win", "say") count only when they are names.
 MIN_STEM = 4
 #: Cosine of two words' vectors (the local MiniLM's, `Meanings`) from which a key fact's word states a question's
@@ -248,8 +253,29 @@ def signals(
 
 
 def unheld(answer: Answer, held: Mapping[str, bool] | None) -> list[str]:
-    """The asked-about words neither the evidence, the key facts nor (by `held`) any passage holds."""
-    words = set(_WORD.findall(f"{' '.join(h.text for h in answer.evidence)} {_stated(answer)}".lower()))
+    """The asked-about words neither the evidence, the key facts nor (by `held`) any passage holds, typing slips of
+    a word they hold (`slips`) aside."""
+    slipped = slips(answer, held)
+    return [t for t in _missing(answer, held, _held_words(answer)) if t not in slipped]
+
+
+def slips(answer: Answer, held: Mapping[str, bool] | None = None) -> dict[str, str]:
+    """The asked-about words no passage holds that are typing slips (`judge.slips`) of a word the evidence or the
+    key facts hold, each with that word: {"whiich": "which"}. Not the question's names: a name the documents lack
+    is what says a question is not about them ("Pablo" is not "Palo")."""
+    words = _held_words(answer)
+    names = set(question_names(answer.question))
+    found = {t: slip_of(t, words) for t in _missing(answer, held, words) if t not in names}
+    return {t: word for t, word in found.items() if word is not None}
+
+
+def _held_words(answer: Answer) -> set[str]:
+    """The words of the evidence and of what the key facts stand on."""
+    return set(_WORD.findall(f"{' '.join(h.text for h in answer.evidence)} {_stated(answer)}".lower()))
+
+
+def _missing(answer: Answer, held: Mapping[str, bool] | None, words: set[str]) -> list[str]:
+    """The asked-about words `words` do not state and (by `held`) no passage holds."""
     return [t for t in asked_about(answer.question) if not states(t, words) and not (held or {}).get(t, False)]
 
 
@@ -289,7 +315,7 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
             label=LABELS[name],
             value=round(values[name], 3),
             weight=round(float(model["coefficients"].get(name, MODEL_WEIGHT)), 3),
-            detail=_detail(name, answer),
+            detail=_detail(name, answer) + (_slipped(answer, held) if name == "exists" else ""),
         )
         for name in values
     ]
@@ -307,7 +333,7 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
 def _say_not_in_documents(answer: Answer, nowhere: Sequence[str]) -> None:
     """Say why: nothing close, words no passage of the documents holds (`nowhere`), or words the facts lack."""
     stated = set(_WORD.findall(_stated(answer).lower()))
-    missing = [t for t in asked_terms(answer.question) if not states(t, stated)]
+    missing = [t for t in asked_terms(answer.question) if not states(t, stated) and slip_of(t, stated) is None]
     if answer.no_data_found:
         reason = "nothing in the graph is close to the question"
     elif nowhere:
@@ -448,6 +474,13 @@ def _focus(answer: Answer) -> float:
     """Share of the key facts citing the document most of them cite (0 without cited facts)."""
     cited = [f.citations[0].document_name or f.citations[0].chunk_id for f in answer.key_facts if f.citations]
     return max(Counter(cited).values()) / len(cited) if cited else 0.0
+
+
+def _slipped(answer: Answer, held: Mapping[str, bool] | None) -> str:
+    """What `exists` read as typing slips, for its detail ("; typing slips read as held: “whiich” as “which”"),
+    or "" for none."""
+    found = slips(answer, held)
+    return f"; {SLIPPED} " + ", ".join(f"“{t}” as “{word}”" for t, word in found.items()) if found else ""
 
 
 def _model_report(answer: Answer) -> float | None:
