@@ -51,14 +51,9 @@ def counted_noun(word: str, text: str) -> bool:
 
 
 def thing_named(surface: str, kind: str) -> str:
-    """CONCEPT for a several-word PERSON whose last word, or last before "of", is a kind of work or firm ("Harry
-    Connick Show", "James E. Rogers College of Law"); the type otherwise."""
-    names = _head(surface.split())
+    """CONCEPT for a several-word PERSON whose last word is a kind of work or firm ("Harry Connick Show"); the
+    type otherwise."""
+    names = surface.split()
     if kind == "PERSON" and len(names) > 1 and names[-1].lower() in THING_ENDINGS:
         return CONCEPT
     return kind
-
-
-def _head(names: list[str]) -> list[str]:
-    """A name's words up to its first "of": the head noun of "X College of Law" is "College"."""
-    return names[: names.index("of")] if "of" in names[1:] else names

@@ -22,7 +22,6 @@ from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias
 from retrieval.indexing.entity_kinds import thing_named
 from retrieval.indexing.entity_names import author_named, place_named
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
-from retrieval.indexing.name_spans import piece, title_held, whole_name
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
 
@@ -132,18 +131,13 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
                 surfaces[key][name] += 1
                 person[key] += 1
-        for ent in (name for span in doc.ents for name in _names(whole_name(span, words), words)):
+        for ent in (name for span in doc.ents for name in _names(span, words)):
             surface = _clean(ent.text)
             key = slug(surface)
             if "\n" in ent.text.strip() or _inside(ent.start_char, markup):
                 continue  # a label (counted above as the speaker), a slug line, or two lines' names run together
             kind = named_type(surface, ent.label_, words)
-            if (
-                ent.label_ in ENTITY_TYPES
-                and _usable(key)
-                and not junk(surface, kind, words)
-                and not title_held(surface, kind, words)  # "Duke of Głogów", "as First Consul"
-            ):
+            if ent.label_ in ENTITY_TYPES and _usable(key) and not junk(surface, kind, words):
                 found.append((key, surface, kind, _sentence(ent, cut)))
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
@@ -167,7 +161,6 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 and (np_span.start, np_span.end) not in named_spans
                 and not _inside(np_span.start_char, markup)
                 and not junk(surface, CONCEPT, words)
-                and not piece(surface, words)  # "Survival" of "Survival of the Fittest"
             ):
                 found.append((key, surface, CONCEPT, _sentence(np_span, cut)))
                 kinds[key][CONCEPT] += 1
