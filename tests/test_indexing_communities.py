@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.indexing import communities, entities, relations
+from retrieval.indexing import communities, community_hubs, entities, relations
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.indexing.model import entity_id
@@ -145,3 +145,50 @@ def test_damping_leaves_things_and_a_collection_of_under_three_documents_alone()
     assert communities.damped(edges, one_document, {"host"}) == edges
     two_documents = [row for row in mentions if row["chunk"].startswith(("doc0:", "doc1:"))]
     assert communities.damped(edges, two_documents, {"host"}) == edges
+
+
+def _hub_of_passages(documents: int) -> tuple[list[str], list[tuple[str, str, float]], list[dict[str, str]]]:
+    """Passages of an encyclopaedia, one document each, with two or three related names of their own and one name
+    they all mention ("Canada"), related to every name of every passage and to nothing else they share."""
+    edges: list[tuple[str, str, float]] = []
+    mentions: list[dict[str, str]] = []
+    for d in range(documents):
+        names = [f"p{d}n{i}" for i in range(2 + d % 2)]
+        mentions += [{"chunk": f"page{d}:0", "entity": e} for e in [*names, "canada"]]
+        edges += [("canada", a, 1.0) for a in names]
+        edges += [(a, b, 1.0) for i, a in enumerate(names) for b in names[i + 1 :]]
+    return sorted({e for a, b, _w in edges for e in (a, b)}), edges, mentions
+
+
+def _mixed_level0(tree: list[communities.Community]) -> list[set[str]]:
+    """The level-0 communities holding names of more than one passage."""
+    found = [{m.split("n")[0] for m in c.members if m != "canada"} for c in tree if c.level == 0]
+    return [passages for passages in found if len(passages) > 1]
+
+
+def test_a_hub_of_unrelated_passages_is_split_into_the_passages_own_communities() -> None:
+    """Leiden puts "Canada" with the names of several passages that share nothing else (a community with no topic a
+    title could name); the hub's part is split into its passages' groups, the hub kept beside one of them."""
+    ids, edges, mentions = _hub_of_passages(8)
+    plain = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3)
+    assert _mixed_level0(plain)  # what the partition does without the hubs
+    hubs = community_hubs.find(mentions)
+    assert hubs.counts == {"canada": 8}
+    tree = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3, hubs=hubs)
+    assert not _mixed_level0(tree)
+    level0 = [c for c in tree if c.level == 0]
+    assert sorted(e for c in level0 for e in c.members) == sorted(ids)  # every name, the hub too, has a community
+    assert sum("canada" in c.members for c in level0) == 1
+
+
+def test_a_name_whose_documents_share_other_names_is_no_hub() -> None:
+    """A host in every episode, whose episodes also share a co-host, or a name of a few documents (under
+    HUB_DOCUMENTS) is what those documents have in common, not a hub; the split leaves their parts alone."""
+    _ids, _edges, mentions = _host_and_conversations(3.0)
+    assert community_hubs.find(mentions).counts == {"host": 6}  # six conversations that share only the host
+    with_cohost = [*mentions, *({"chunk": f"doc{d}:0", "entity": "cohost"} for d in range(6))]
+    assert community_hubs.find(with_cohost).counts == {}
+    ids, edges, few = _hub_of_passages(community_hubs.HUB_DOCUMENTS - 1)
+    assert community_hubs.find(few).counts == {}
+    plain = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3)
+    assert communities.hierarchy("p", ids, edges, max_size=40, max_levels=3, hubs=community_hubs.find(few)) == plain

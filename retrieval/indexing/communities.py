@@ -9,6 +9,8 @@ its own cap, `max_size * LEVEL_GROWTH**level` entities, enforced the same way: w
 the primer and global search then see one topic instead of the corpus's real ones. The cap bounds the hub; what
 Leiden sees also weighs a host's relationships less (`damped`: a person in most documents, like a word in
 every document to IDF), so conversations and topics, not the host, decide which communities form.
+A hub of unrelated passages (an encyclopaedia's "Canada") splits the level-0 part it holds together into its
+passages' own groups, and weighs less in the levels above (community_hubs.py).
 A community's id hashes its member entities, so an unchanged community keeps its id (and its
 summary) across runs, and a changed one gets a new id and a new summary. A re-run after an edit
 keeps every level-0 community none of whose entities gained, lost or changed a relationship, and
@@ -27,6 +29,9 @@ from typing import Any
 
 import igraph as ig
 import leidenalg
+
+from retrieval.indexing import community_hubs
+from retrieval.indexing.community_hubs import Hubs
 
 SEED = 42
 #: How much larger a community may be at each level up: 40, 80, 160 entities with the default cap of 40.
@@ -159,11 +164,18 @@ def _kept(connected: Sequence[str], previous: Previous) -> list[list[int]]:
     ]
 
 
-def _partition(graph: ig.Graph, nodes: list[int], max_size: int, min_size: int) -> list[list[int]]:
-    """Level-0 parts of the subgraph on `nodes`: Leiden, split under the cap, stranded nodes absorbed."""
+def _partition(
+    graph: ig.Graph, nodes: list[int], max_size: int, min_size: int, *, entity_of: Sequence[str], hubs: Hubs
+) -> list[list[int]]:
+    """Level-0 parts of the subgraph on `nodes`: Leiden, split under the cap, stranded nodes absorbed, a part a hub
+    holds together split into its passages' groups (`entity_of`: a node's entity)."""
     sub = graph if len(nodes) == graph.vcount() else graph.subgraph(nodes)
     parts = _absorb_small(sub, [p for top in _leiden(sub) for p in _capped(sub, top, max_size)], max_size, min_size)
-    return [[nodes[i] for i in part] for part in parts]
+    return [
+        group
+        for part in parts
+        for group in community_hubs.split(graph, [nodes[i] for i in part], entity_of.__getitem__, hubs, min_size)
+    ]
 
 
 def damped(
@@ -209,12 +221,16 @@ def hierarchy(
     max_levels: int,
     min_size: int = 2,
     previous: Previous | None = None,
+    hubs: Hubs | None = None,
 ) -> list[Community]:
     """Communities of every level, finest first; entities with no relationship belong to none.
 
     With `previous`, unchanged level-0 communities are kept as they are and the levels above start from the
-    parents the graph already has."""
+    parents the graph already has; with `hubs` (community_hubs.find), a hub's level-0 part is split into its
+    passages' groups and the levels above weigh its edges less."""
     previous = previous or Previous()
+    hubs = hubs or Hubs()
+    upper = community_hubs.upper_edges(edges, hubs)
     connected = sorted({e for a, b, _w in edges for e in (a, b)} & set(entity_ids))
     if not connected:
         return []
@@ -224,7 +240,7 @@ def hierarchy(
     kept = _kept(connected, previous)
     placed = {node for part in kept for node in part}
     rest = [node for node in range(len(connected)) if node not in placed]
-    parts = kept + (_partition(graph, rest, max_size, min_size) if rest else [])
+    parts = kept + (_partition(graph, rest, max_size, min_size, entity_of=connected, hubs=hubs) if rest else [])
     groups = sorted((tuple(connected[i] for i in part) for part in parts if len(part) >= min_size), key=lambda g: g[0])
     level0 = [Community(_community_id(project, 0, g), 0, g, ()) for g in groups]
     levels = [level0]
@@ -232,7 +248,7 @@ def hierarchy(
         below = levels[-1]
         where = {entity: i for i, c in enumerate(below) for entity in c.members}
         weights: dict[tuple[int, int], float] = {}
-        for a, b, w in edges:
+        for a, b, w in upper:
             if a in where and b in where and where[a] != where[b]:
                 key = (min(where[a], where[b]), max(where[a], where[b]))
                 weights[key] = weights.get(key, 0.0) + w

@@ -13,6 +13,7 @@ import numpy as np
 
 from retrieval.indexing import (
     communities,
+    community_hubs,
     entities,
     references,
     relations,
@@ -163,6 +164,7 @@ class DerivedStages(RunState):
                 max_size=s.max_community_size,
                 max_levels=s.community_levels,
                 previous=None if changed is None else previous,
+                hubs=community_hubs.find(mentions),
             )
             # A community written by a run killed before its vector was stored is written again.
             done = existing & g.vectors.ids(s.community_label, self.report.project)

@@ -1,0 +1,120 @@
+"""Hubs of unrelated passages: an entity many documents mention that share nothing else, and what Leiden makes of it.
+
+Why: in an encyclopaedia every passage is its own document, and "Canada", "Earth" or "United States" is mentioned
+in dozens of them that have nothing else in common (a museum, a footballer, a TV series). Leiden puts such an
+entity in one level-0 community with the passages' groups it touches, and every level above joins more of them
+through it: the community's passages then share one name and no topic a title could name ("Canada, South Slave
+Divisional Education Council & Pan American Games"). A hub is told from a topic by its documents: those of a
+topic ("Summer Olympics" of athletes' passages) or of a conversation's recurring name (the demo's hosts, "AI",
+"Microsoft" across episodes) also share other entities; a hub's mostly do not (fewer than LINKED of their pairs).
+What is done with a hub: a level-0 part it holds together is split into its passages' own groups (`split`),
+and the levels above see its edges weigh less (`upper_edges`), as IDF weighs a word in many documents.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import igraph as ig
+
+#: An entity in fewer documents than this is no hub (a name met in a few passages is what they share).
+HUB_DOCUMENTS = 4
+#: A hub's documents are otherwise unconnected: under this share of their pairs share another entity.
+LINKED = 0.5
+
+
+@dataclass(frozen=True)
+class Hubs:
+    """Each entity's documents, and the hubs among the entities with their document counts."""
+
+    documents: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+
+def find(mentions: Iterable[Mapping[str, Any]]) -> Hubs:
+    """The hubs of a graph from its chunk -> entity rows (`chunk`, `entity`; a chunk id is its document's id, a
+    colon and its number)."""
+    documents: dict[str, set[str]] = defaultdict(set)
+    for row in mentions:
+        documents[str(row["entity"])].add(str(row["chunk"]).rsplit(":", 1)[0])
+    entities_in: dict[str, set[str]] = defaultdict(set)
+    for entity, found in documents.items():
+        for document in found:
+            entities_in[document].add(entity)
+    counts = {
+        entity: len(found)
+        for entity, found in documents.items()
+        if len(found) >= HUB_DOCUMENTS and _linked(entity, found, entities_in) < LINKED
+    }
+    return Hubs({entity: frozenset(found) for entity, found in documents.items()}, counts)
+
+
+def _linked(entity: str, documents: set[str], entities_in: Mapping[str, set[str]]) -> float:
+    """The share of pairs of `documents` that share an entity other than `entity`."""
+    together: dict[str, list[str]] = defaultdict(list)
+    for document in sorted(documents):
+        for other in entities_in[document]:
+            if other != entity:
+                together[other].append(document)
+    pairs = {pair for found in together.values() if len(found) > 1 for pair in combinations(found, 2)}
+    return len(pairs) / (len(documents) * (len(documents) - 1) / 2)
+
+
+def split(
+    graph: ig.Graph, part: list[int], entity_of: Callable[[int], str], hubs: Hubs, min_size: int
+) -> list[list[int]]:
+    """`part` (nodes of `graph`, a level-0 community) split into its passages' own groups when its member of most
+    documents is a hub and, without it, its other members fall into groups that share no document (what joins
+    them is the hub alone). A group too small to be a community stays with the hub; a hub left alone joins the
+    group it weighs most with. Otherwise `part` as it is."""
+    if len(part) <= 2:
+        return [part]
+    entities = [entity_of(node) for node in part]
+    hub = max(range(len(part)), key=lambda i: (len(hubs.documents.get(entities[i], ())), -i))
+    if entities[hub] not in hubs.counts:
+        return [part]
+    rest = [i for i in range(len(part)) if i != hub]
+    groups = [[part[rest[i]] for i in found] for found in graph.subgraph(part).subgraph(rest).connected_components()]
+    if len(groups) < 2 or _share_a_document(groups, entity_of, hubs):
+        return [part]
+    kept = [sorted(group) for group in groups if len(group) >= min_size]
+    stranded = [node for group in groups if len(group) < min_size for node in group]
+    if not kept:
+        return [part]
+    if len(stranded) + 1 >= min_size:
+        return [*kept, sorted([part[hub], *stranded])]
+    weights = [_weight(graph, part[hub], group) for group in kept]
+    home = max(range(len(kept)), key=lambda i: (weights[i], -i))
+    kept[home] = sorted([*kept[home], part[hub]])
+    return kept
+
+
+def _share_a_document(groups: Sequence[list[int]], entity_of: Callable[[int], str], hubs: Hubs) -> bool:
+    """Whether two groups have a document in common: then they are one conversation's parts, not a hub's passages."""
+    seen: dict[str, int] = {}
+    for i, group in enumerate(groups):
+        for node in group:
+            for document in hubs.documents.get(entity_of(node), ()):
+                if seen.setdefault(document, i) != i:
+                    return True
+    return False
+
+
+def _weight(graph: ig.Graph, node: int, group: list[int]) -> float:
+    inside = set(group)
+    return sum(
+        float(edge["weight"])
+        for edge in graph.es[graph.incident(node)]
+        if (edge.target if edge.source == node else edge.source) in inside
+    )
+
+
+def upper_edges(edges: Sequence[tuple[str, str, float]], hubs: Hubs) -> list[tuple[str, str, float]]:
+    """`edges` as the levels above 0 see them: each end that is a hub weighs 2 / its documents (as if it were in
+    two), so that the groups split off a hub are joined by what they share, not through it."""
+    factor = {entity: 2.0 / n for entity, n in hubs.counts.items()}
+    return [(a, b, w * factor.get(a, 1.0) * factor.get(b, 1.0)) for a, b, w in edges]
