@@ -192,3 +192,18 @@ def test_a_name_whose_documents_share_other_names_is_no_hub() -> None:
     assert community_hubs.find(few).counts == {}
     plain = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3)
     assert communities.hierarchy("p", ids, edges, max_size=40, max_levels=3, hubs=community_hubs.find(few)) == plain
+
+
+@pytest.mark.parametrize(("linked_documents", "hub"), [(110, True), (160, False)])
+def test_a_name_in_many_documents_is_judged_on_drawn_pairs_of_them(linked_documents: int, hub: bool) -> None:
+    """Past PAIRS pairs of documents the share that share another name is read from drawn pairs (a podcast's host
+    has over a million): 110 of 200 documents sharing a name are 30% of the pairs (a hub), 160 are 64% (none);
+    the draw is seeded by the name, so a graph's hubs are the same every run."""
+    documents = 200
+    assert documents * (documents - 1) // 2 > community_hubs.PAIRS
+    mentions = [{"chunk": f"doc{d}:0", "entity": "x"} for d in range(documents)]
+    mentions += [{"chunk": f"doc{d}:0", "entity": "shared"} for d in range(linked_documents)]
+    mentions += [{"chunk": f"doc{d}:0", "entity": f"own{d}"} for d in range(documents)]
+    found = community_hubs.find(mentions)
+    assert ("x" in found.counts) is hub
+    assert community_hubs.find(mentions).counts == found.counts

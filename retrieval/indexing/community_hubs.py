@@ -13,6 +13,7 @@ and the levels above see its edges weigh less (`upper_edges`), as IDF weighs a w
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ import igraph as ig
 HUB_DOCUMENTS = 4
 #: A hub's documents are otherwise unconnected: under this share of their pairs share another entity.
 LINKED = 0.5
+#: Pairs of a candidate's documents checked at most (drawn beyond): a share drawn from 500 pairs is within ~0.02
+#: (one standard error), and on MuSiQue the 223 hubs are the same with 400 pairs or all of them.
+PAIRS = 500
 
 
 @dataclass(frozen=True)
@@ -54,14 +58,22 @@ def find(mentions: Iterable[Mapping[str, Any]]) -> Hubs:
 
 
 def _linked(entity: str, documents: set[str], entities_in: Mapping[str, set[str]]) -> float:
-    """The share of pairs of `documents` that share an entity other than `entity`."""
-    together: dict[str, list[str]] = defaultdict(list)
-    for document in sorted(documents):
-        for other in entities_in[document]:
-            if other != entity:
-                together[other].append(document)
-    pairs = {pair for found in together.values() if len(found) > 1 for pair in combinations(found, 2)}
-    return len(pairs) / (len(documents) * (len(documents) - 1) / 2)
+    """The share of pairs of `documents` that share an entity other than `entity`: every pair up to PAIRS of them,
+    else PAIRS pairs drawn with the entity's name as the seed (the same hubs every run). Why drawn: a name in
+    every part of a podcast (1,600 parts, 1.3 million pairs) or a synthetic hub in 58k chunks made the exact count
+    the slowest step of indexing (19 s for one synthetic podcast-sized corpus), and a share is what is asked."""
+    ordered = sorted(documents)
+    n = len(ordered)
+    if n * (n - 1) // 2 <= PAIRS:
+        pairs: Iterable[tuple[str, str]] = combinations(ordered, 2)
+    else:
+        draw = random.Random(entity)
+        pairs = [(ordered[i], ordered[j]) for i, j in (draw.sample(range(n), 2) for _ in range(PAIRS))]
+    checked = shared = 0
+    for a, b in pairs:
+        checked += 1
+        shared += len(entities_in[a] & entities_in[b]) > 1  # both hold `entity`: another makes two
+    return shared / checked
 
 
 def split(
