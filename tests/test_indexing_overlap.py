@@ -107,3 +107,64 @@ def test_the_relationships_read_before_the_entity_writes_are_those_left_after_th
     run_index(settings, store, embedder, [corpus], project="p")
     assert any(seen["deleted"] & set(pair) for pair in seen["stored"])  # the deleted entities had edges
     assert seen["used"] == seen["left"] != seen["stored"]
+
+
+def test_the_community_vectors_start_after_the_entity_vectors_and_embed_beside_describe_and_relate(
+    graph, corpus, embedder
+) -> None:
+    """The community embedding worker starts only once the entity vectors are done (run beside them, the two
+    workers shared the cores and ended together, and the writes that need the entity vectors then ran with a core
+    idle), and its vectors are waited for only after describe and relate: its first call is held until relate has
+    ended, which would time out if the run waited for the community vectors first. A cold run and one that removes
+    a document, each compared with the same run whose embedder is not held. Fails on a tree that starts the
+    community worker before the entity vectors are done (its start comes before their end)."""
+    settings, store = graph
+    order: list[tuple[str, bool]] = []
+    ended = {"entity embeddings": threading.Event(), "relate": threading.Event()}
+    released: list[bool] = []
+
+    class Held(HeldEmbedder):
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            # a worker's call once the entity vectors are done: the community worker's (the title step's
+            # passages are embedded on the run's own thread)
+            worker = threading.current_thread() is not threading.main_thread()
+            if worker and ended["entity embeddings"].is_set() and not released:
+                released.append(ended["relate"].wait(WAIT_SECONDS))
+            return self.inner.embed(texts)
+
+    def heard(event: StageProgress) -> None:
+        if event.stage in ("entity embeddings", "community embeddings", "describe", "relate"):
+            order.append((event.stage, event.done >= event.total))
+        if event.stage in ended and event.done >= event.total:
+            ended[event.stage].set()
+
+    held = Held(embedder)
+    graphs = []
+    for step in ("cold", "removed"):
+        if step == "removed":
+            (corpus / "su.txt").unlink()
+        order.clear()
+        released.clear()
+        for event in ended.values():
+            event.clear()
+        report = run_index(settings, store, held, [corpus], project="p", on_progress=heard)
+        assert released == ([True] if report.written["communities"] else [])
+        assert step == "removed" or report.written["communities"]
+        start: dict[str, int] = {}  # each stage's first event, and its first end
+        end: dict[str, int] = {}
+        for i, (stage, done) in enumerate(order):
+            start.setdefault(stage, i)
+            if done:
+                end.setdefault(stage, i)
+        assert end["entity embeddings"] < start["community embeddings"] < start["describe"]
+        if report.written["communities"]:  # with no texts, the stage ends as it starts
+            assert end["relate"] < end["community embeddings"]
+        graphs.append(dump(store))
+
+    store.clear()
+    (corpus / "su.txt").write_text(DOCS["su.txt"], encoding="utf-8")
+    run_index(settings, store, embedder, [corpus], project="p")
+    assert_same_graph(graphs[0], dump(store))
+    (corpus / "su.txt").unlink()
+    run_index(settings, store, embedder, [corpus], project="p")
+    assert_same_graph(graphs[1], dump(store))
