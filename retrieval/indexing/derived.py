@@ -49,12 +49,7 @@ class DerivedStages(RunState):
         and RELATED are written (`embedding`). What they are computed from is read before the writes, and is
         what it would be after them: the writes before the communities' touch no chunk, community or link of a
         wanted entity, and the one read they change, RELATED, loses exactly the edges of the entities deleted
-        (DETACH DELETE), which are left out of it here.
-
-        The community vectors start only once the entity vectors are done: run beside them, the two workers
-        shared the cores until both ended near the same time, and the entity and RELATED writes (the graph
-        server's work, which needs the entity vectors) then ran after all embedding, with a core idle; one after
-        the other, the entity vectors come first and those writes run beside the community vectors."""
+        (DETACH DELETE), which are left out of it here."""
         g = self.graph
         with self.stage("references"):
             written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
@@ -87,20 +82,19 @@ class DerivedStages(RunState):
         changed = None if resumed else frozenset(e for pair in touched for e in pair)
         with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
             plan = self.communities(wanted, edges, mentions, changed)
-            entity_rows = entity_vectors()
-        texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
-        with self.embedding(texts, "community embeddings") as community_vectors:
-            self.describe(todo, entity_rows, derived, moved, stale)
-            with self.stage("relate"):
-                g.write_related(write)
-                g.delete_related(drop)
-                degrees = g.sync_degrees()
-                dated = g.sync_timestamps()
-            self.count("relationships", len(write))
-            self.count("relationships_deleted", len(drop))
-            self.count("degrees", degrees)
-            self.count("timestamps", dated)
-            self.write_communities(plan, mentions, community_vectors())
+            texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
+            with self.embedding(texts, "community embeddings") as community_vectors:
+                self.describe(todo, entity_vectors(), derived, moved, stale)
+                with self.stage("relate"):
+                    g.write_related(write)
+                    g.delete_related(drop)
+                    degrees = g.sync_degrees()
+                    dated = g.sync_timestamps()
+                self.count("relationships", len(write))
+                self.count("relationships_deleted", len(drop))
+                self.count("degrees", degrees)
+                self.count("timestamps", dated)
+                self.write_communities(plan, mentions, community_vectors())
 
     def describe(
         self,
