@@ -11,24 +11,19 @@ import numpy as np
 
 from retrieval.embed import Embedder
 from retrieval.indexing.run_state import EMBED_STEP, STAGE_EMBED_STEP, RunState
-from tests.test_indexing import embedder, graph  # noqa: F401 (fixtures)
+from tests.test_indexing import RecordingEmbedder, embedder, graph  # noqa: F401 (fixtures)
 
 
-class CallSizes(Embedder):
+class CallSizes(RecordingEmbedder):
     """The real embedder, recording how many texts each call carries."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.sizes: list[int] = []
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         self.sizes.append(len(texts))
-        return self.inner.embed(texts)
+        return super().embed(texts)
 
 
 def test_a_stage_embeds_in_calls_of_its_own_step_and_each_text_gets_its_own_vector(graph, embedder) -> None:

@@ -29,7 +29,8 @@ EMBED_STEP = 64
 #: Texts per embedder call in the stages `embedding` runs (entities, communities). Why more: a call runs its
 #: batches on the embedder's threads and waits for the last, so at each call's end a thread idles; over 2,048 of
 #: MuSiQue's entity texts, 256-text calls took 0.86x the wall and 0.94x the CPU of 64-text ones, the same vectors
-#: (docs/benchmarks.md, "Many small documents", branch wt131). A tick per 256 texts is still a few a second or more.
+#: (docs/benchmarks.md, "Many small documents", branch wt131). A call (a tick, a chance to stop) takes ~2 s of
+#: entity texts, ~10 s of community texts on two cores.
 STAGE_EMBED_STEP = 256
 
 
