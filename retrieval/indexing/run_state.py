@@ -26,6 +26,12 @@ from retrieval.store.base import GraphStore
 
 #: Texts per embedder call: a progress tick each, small enough for steady feedback.
 EMBED_STEP = 64
+#: Texts per embedder call in the stages `embedding` runs (entities, communities). Why more: a call runs its
+#: batches on the embedder's threads and waits for the last, so at each call's end a thread idles; over 2,048 of
+#: MuSiQue's entity texts, 256-text calls took 0.86x the wall and 0.94x the CPU of 64-text ones, the same vectors
+#: (docs/benchmarks.md, "Many small documents", branch wt131). A call (a tick, a chance to stop) takes ~2 s of
+#: entity texts, ~10 s of community texts on two cores.
+STAGE_EMBED_STEP = 256
 
 
 class RunState:
@@ -116,11 +122,11 @@ class RunState:
         run beside the embedding. Each distinct text is embedded once, shortest first: a community that splits
         no further is its own parent, members, title and summary alike, at the next level (604 of 1,545
         community texts over MuSiQue's 1,890 passages repeat), and the embedder pads each batch to its longest
-        text but sorts only the EMBED_STEP texts of a call, so texts sorted across the whole stage are padded
+        text but sorts only the STAGE_EMBED_STEP texts of a call, so texts sorted across the whole stage are padded
         less. The vectors are the same in any order and on any thread: a text's does not depend on what it is
         batched with."""
         distinct = sorted(dict.fromkeys(texts), key=len)
-        worker = EmbedWorker(self.embedder, distinct, EMBED_STEP)
+        worker = EmbedWorker(self.embedder, distinct, STAGE_EMBED_STEP)
         self.tick(stage, 0, len(distinct))
 
         @functools.cache  # the stage's seconds are counted once, however often its vectors are asked for
