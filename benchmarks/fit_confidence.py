@@ -135,12 +135,12 @@ def stacked(examples: Sequence[Example]) -> tuple[np.ndarray, np.ndarray, list[b
 
 
 def _respelt(answer: Answer) -> dict[str, float]:
-    """`exists` and `complete` of an answer saved before typing slips counted as held words (`answerability.slips`):
+    """`exists` and `complete` of an answer saved before typing slips counted as held words (`answerability.unheld`):
     its `exists` part does not name them (`answerability.SLIPPED`), and its recorded share counted each slip as a
     word no passage holds (a slip is one because the evidence lacks it; that the documents hold the mistyped word
     itself is taken as never). {} for an answer with no slip or saved with the rule."""
     parts = {p.name: p for p in answer.confidence.parts} if answer.confidence else {}
-    exists, slipped = parts.get("exists"), answerability.slips(answer)
+    exists, slipped = parts.get("exists"), answerability.unheld(answer, None).slips
     if exists is None or not slipped or answerability.SLIPPED in exists.detail:
         return {}
     asked = len(answerability.asked_about(answer.question))

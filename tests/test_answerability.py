@@ -129,7 +129,7 @@ def test_exists_reads_the_documents_counts_and_together_one_passage() -> None:
     assert alone["exists"] == 0.5 and alone["complete"] == 0.0
     counted = answerability.signals(answer, {"radium": 1, "bitcoin": 0})
     assert counted["exists"] == 0.75 and counted["complete"] == 0.0  # radium is held by a passage not retrieved
-    assert answerability.unheld(answer, {"radium": 1, "bitcoin": 0}) == ["bitcoin"]
+    assert answerability.unheld(answer, {"radium": 1, "bitcoin": 0}).nowhere == ["bitcoin"]
     assert counted["together"] == 0.5  # the one passage holds marie and curie
     assert answerability.signals(answer, {"radium": 1, "bitcoin": 2})["complete"] == 1.0
 
@@ -160,8 +160,8 @@ def test_a_name_or_a_word_one_letter_off_is_no_slip() -> None:
     hit = Hit(id="c", text="Marie Curie liked one spot in the park, which was where she would play.", score=1.0)
     answer = Answer(question="Whiich sport did Marrie Curie play?", mode="local", answered_by="extractive")
     answer.evidence = [hit]
-    assert answerability.slips(answer) == {"whiich": "which"}
-    assert answerability.unheld(answer, None) == ["sport", "marrie"]
+    assert answerability.unheld(answer, None).slips == {"whiich": "which"}
+    assert answerability.unheld(answer, None).nowhere == ["sport", "marrie"]
     values = answerability.signals(answer)
     assert values["exists"] == pytest.approx(3 / 5) and values["complete"] == 0.0
 

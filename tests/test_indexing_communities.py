@@ -129,7 +129,7 @@ def test_a_host_in_every_document_does_not_join_conversations_at_level_0(host_we
 
     ids, edges, mentions = _host_and_conversations(host_weight)
     assert mixed(edges)  # what the partition does without the damping
-    damped = communities.damped(edges, mentions, {"host"})
+    damped = communities.damped(edges, community_hubs.documents_of(mentions), {"host"})
     assert not mixed(damped)
     assert sorted((a, b) for a, b, _w in damped) == sorted((a, b) for a, b, _w in edges)  # no edge dropped
     assert {w for a, b, w in damped if "host" not in (a, b)} == {1.0}
@@ -140,11 +140,11 @@ def test_damping_leaves_things_and_a_collection_of_under_three_documents_alone()
     novel (one document) every character is everywhere and none is a host: nothing changes; nor in two documents
     (MIN_DOCUMENTS)."""
     _ids, edges, mentions = _host_and_conversations(3.0)
-    assert communities.damped(edges, mentions, set()) == edges
+    assert communities.damped(edges, community_hubs.documents_of(mentions), set()) == edges
     one_document = [{**row, "chunk": "novel:" + row["chunk"].split(":")[1]} for row in mentions]
-    assert communities.damped(edges, one_document, {"host"}) == edges
+    assert communities.damped(edges, community_hubs.documents_of(one_document), {"host"}) == edges
     two_documents = [row for row in mentions if row["chunk"].startswith(("doc0:", "doc1:"))]
-    assert communities.damped(edges, two_documents, {"host"}) == edges
+    assert communities.damped(edges, community_hubs.documents_of(two_documents), {"host"}) == edges
 
 
 def _hub_of_passages(documents: int) -> tuple[list[str], list[tuple[str, str, float]], list[dict[str, str]]]:

@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import igraph as ig
 import leidenalg
@@ -179,11 +178,11 @@ def _partition(
 
 
 def damped(
-    edges: Sequence[tuple[str, str, float]], mentions: Iterable[Mapping[str, Any]], people: Collection[str]
+    edges: Sequence[tuple[str, str, float]], documents_of: Mapping[str, Collection[str]], people: Collection[str]
 ) -> list[tuple[str, str, float]]:
     """`edges` with each end that is a person everywhere (EVERYWHERE: a host, a narrator) weighing its share of the
-    documents less, as IDF does for a word in every document; `mentions` are the chunk -> entity rows (`chunk`,
-    `entity`; a chunk id is its document's id, a colon and its number), `people` the entities typed PERSON.
+    documents less, as IDF does for a word in every document; `documents_of` holds each entity's documents
+    (`community_hubs.documents_of`), `people` the entities typed PERSON.
 
     Why: the host of a podcast is related to every guest's topics, and Leiden then builds the host's community
     out of one guest's conversation and joins several conversations above it through the host ("Sam Altman,
@@ -193,9 +192,6 @@ def damped(
     People only: a term every conversation uses ("AI", "Microsoft") damped too leaves its neighbours stranded in
     grab bags of places ("Jen-Hsun Huang Foundation, computer science & Stanford": tried on the demo graph, more
     level-0 titles named no topic). A collection of under MIN_DOCUMENTS has no such person, and nothing changes."""
-    documents_of: dict[str, set[str]] = defaultdict(set)
-    for row in mentions:
-        documents_of[str(row["entity"])].add(str(row["chunk"]).rsplit(":", 1)[0])
     total = len({d for documents in documents_of.values() for d in documents})
     if total < MIN_DOCUMENTS:
         return list(edges)

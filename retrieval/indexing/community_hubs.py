@@ -39,12 +39,18 @@ class Hubs:
     counts: Mapping[str, int] = field(default_factory=dict)
 
 
-def find(mentions: Iterable[Mapping[str, Any]]) -> Hubs:
-    """The hubs of a graph from its chunk -> entity rows (`chunk`, `entity`; a chunk id is its document's id, a
-    colon and its number)."""
+def documents_of(mentions: Iterable[Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+    """Each entity's documents from a graph's chunk -> entity rows (`chunk`, `entity`; a chunk id is its document's
+    id, a colon and its number): what tells a hub here and a host to `communities.damped`."""
     documents: dict[str, set[str]] = defaultdict(set)
     for row in mentions:
         documents[str(row["entity"])].add(str(row["chunk"]).rsplit(":", 1)[0])
+    return {entity: frozenset(found) for entity, found in documents.items()}
+
+
+def find(mentions: Iterable[Mapping[str, Any]]) -> Hubs:
+    """The hubs of a graph from its chunk -> entity rows (`documents_of`)."""
+    documents = documents_of(mentions)
     entities_in: dict[str, set[str]] = defaultdict(set)
     for entity, found in documents.items():
         for document in found:
@@ -54,10 +60,10 @@ def find(mentions: Iterable[Mapping[str, Any]]) -> Hubs:
         for entity, found in documents.items()
         if len(found) >= HUB_DOCUMENTS and _linked(entity, found, entities_in) < LINKED
     }
-    return Hubs({entity: frozenset(found) for entity, found in documents.items()}, counts)
+    return Hubs(documents, counts)
 
 
-def _linked(entity: str, documents: set[str], entities_in: Mapping[str, set[str]]) -> float:
+def _linked(entity: str, documents: frozenset[str], entities_in: Mapping[str, set[str]]) -> float:
     """The share of pairs of `documents` that share an entity other than `entity`: every pair up to PAIRS of them,
     else PAIRS pairs drawn with the entity's name as the seed (the same hubs every run). Why drawn: a name in
     every part of a podcast (1,600 parts, 1.3 million pairs) or a synthetic hub in 58k chunks made the exact count
@@ -83,7 +89,7 @@ def split(
     documents is a hub and, without it, its other members fall into groups that share no document (what joins
     them is the hub alone). A group too small to be a community stays with the hub; a hub left alone joins the
     group it weighs most with. Otherwise `part` as it is."""
-    if len(part) <= 2:
+    if len(part) <= 2 or not hubs.counts:
         return [part]
     entities = [entity_of(node) for node in part]
     hub = max(range(len(part)), key=lambda i: (len(hubs.documents.get(entities[i], ())), -i))

@@ -153,18 +153,19 @@ class DerivedStages(RunState):
                 parent_of={m: k for m, k in links if m in existing},
                 changed=changed or frozenset(),
             )
+            hubs = community_hubs.find(mentions)
             tree = communities.hierarchy(
                 self.report.project,
                 sorted(wanted),
                 communities.damped(
                     [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
-                    mentions,
+                    hubs.documents,
                     {key for key, entity in wanted.items() if entity.type == "PERSON"},
                 ),
                 max_size=s.max_community_size,
                 max_levels=s.community_levels,
                 previous=None if changed is None else previous,
-                hubs=community_hubs.find(mentions),
+                hubs=hubs,
             )
             # A community written by a run killed before its vector was stored is written again.
             done = existing & g.vectors.ids(s.community_label, self.report.project)

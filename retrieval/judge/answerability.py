@@ -69,7 +69,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -221,13 +221,17 @@ def signals(
     `held`: whether a passage of the project holds each asked-about word (`engine._holding`), None when
     the store has no keyword index to count with (the evidence then stands in for the documents). `meanings`:
     `answers` also counts a topic word a fact states by meaning (without it, by spelling only)."""
+    return _signals(answer, unheld(answer, held), meanings)
+
+
+def _signals(answer: Answer, missing: Unheld, meanings: Meanings | None) -> dict[str, float]:
+    """`signals`, with the asked-about words the documents lack already read (`decide` shows them too)."""
     fact_texts = _fact_texts(answer)
     facts = _words(" ".join(fact_texts))
     asked = asked_about(answer.question)
     names = question_names(answer.question)
     topic = [t for t in asked if t not in names] or asked
-    nowhere = unheld(answer, held)
-    found = [t for t in asked if t not in nowhere]
+    found = [t for t in asked if t not in missing.nowhere]
     searched = searched_for_question(answer)
     passages = [_words(f"{h.text} {h.document_name or ''}") for h in searched]
     out = {
@@ -252,31 +256,24 @@ def signals(
     return out
 
 
-def unheld(answer: Answer, held: Mapping[str, bool] | None) -> list[str]:
-    """The asked-about words neither the evidence, the key facts nor (by `held`) any passage holds, typing slips of
-    a word they hold (`slips`) aside."""
-    slipped = slips(answer, held)
-    return [t for t in _missing(answer, held, _held_words(answer)) if t not in slipped]
+class Unheld(NamedTuple):
+    """The asked-about words neither the evidence, the key facts nor (by `held`) any passage holds: those that are
+    typing slips (`judge.slips`) of a word the evidence or the key facts hold, each with that word ({"whiich":
+    "which"}), and the rest (`nowhere`). Never a question's name as a slip: a name the documents lack is what says
+    a question is not about them ("Pablo" is not "Palo")."""
+
+    nowhere: list[str]
+    slips: dict[str, str]
 
 
-def slips(answer: Answer, held: Mapping[str, bool] | None = None) -> dict[str, str]:
-    """The asked-about words no passage holds that are typing slips (`judge.slips`) of a word the evidence or the
-    key facts hold, each with that word: {"whiich": "which"}. Not the question's names: a name the documents lack
-    is what says a question is not about them ("Pablo" is not "Palo")."""
-    words = _held_words(answer)
+def unheld(answer: Answer, held: Mapping[str, bool] | None) -> Unheld:
+    """What the documents lack of the question's asked-about words (`Unheld`), the evidence read once."""
+    words = set(_WORD.findall(f"{' '.join(h.text for h in answer.evidence)} {_stated(answer)}".lower()))
     names = set(question_names(answer.question))
-    found = {t: slip_of(t, words) for t in _missing(answer, held, words) if t not in names}
-    return {t: word for t, word in found.items() if word is not None}
-
-
-def _held_words(answer: Answer) -> set[str]:
-    """The words of the evidence and of what the key facts stand on."""
-    return set(_WORD.findall(f"{' '.join(h.text for h in answer.evidence)} {_stated(answer)}".lower()))
-
-
-def _missing(answer: Answer, held: Mapping[str, bool] | None, words: set[str]) -> list[str]:
-    """The asked-about words `words` do not state and (by `held`) no passage holds."""
-    return [t for t in asked_about(answer.question) if not states(t, words) and not (held or {}).get(t, False)]
+    missing = [t for t in asked_about(answer.question) if not states(t, words) and not (held or {}).get(t, False)]
+    found = {t: slip_of(t, words) for t in missing if t not in names}
+    slipped = {t: word for t, word in found.items() if word is not None}
+    return Unheld([t for t in missing if t not in slipped], slipped)
 
 
 def _lists_themes(answer: Answer) -> bool:
@@ -306,7 +303,8 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
     An answer with no data found, no key facts, or a probability below the threshold is "not in these
     documents": its facts stay, shown as the nearest material, and its text says so.
     """
-    values = signals(answer, held, meanings)
+    missing = unheld(answer, held)
+    values = _signals(answer, missing, meanings)
     score = 0.0 if answer.no_data_found or not answer.key_facts else probability(values)
     model = fitted()
     parts = [
@@ -315,14 +313,14 @@ def decide(answer: Answer, held: Mapping[str, bool] | None = None, meanings: Mea
             label=LABELS[name],
             value=round(values[name], 3),
             weight=round(float(model["coefficients"].get(name, MODEL_WEIGHT)), 3),
-            detail=_detail(name, answer) + (_slipped(answer, held) if name == "exists" else ""),
+            detail=_detail(name, answer) + (_slipped(missing.slips) if name == "exists" else ""),
         )
         for name in values
     ]
     answer.confidence = Confidence(score=round(score, 3), parts=parts)
     if answer.no_data_found or score < float(model["threshold"]):
         answer.outcome = "not_in_documents"
-        _say_not_in_documents(answer, unheld(answer, held) if held is not None else [])
+        _say_not_in_documents(answer, missing.nowhere if held is not None else [])
     elif score < 0.7:
         weakest = min(parts, key=lambda p: p.value if p.value is not None else 1.0)
         answer.confidence.limitation = (
@@ -476,10 +474,9 @@ def _focus(answer: Answer) -> float:
     return max(Counter(cited).values()) / len(cited) if cited else 0.0
 
 
-def _slipped(answer: Answer, held: Mapping[str, bool] | None) -> str:
+def _slipped(found: Mapping[str, str]) -> str:
     """What `exists` read as typing slips, for its detail ("; typing slips read as held: “whiich” as “which”"),
     or "" for none."""
-    found = slips(answer, held)
     return f"; {SLIPPED} " + ", ".join(f"“{t}” as “{word}”" for t, word in found.items()) if found else ""
 
 
