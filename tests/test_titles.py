@@ -651,3 +651,93 @@ def test_a_titled_passage_is_led_by_its_title_without_the_topics_that_repeat_it_
     chunks = {"cup:0": ["cup", "notes", "wp"], "cup:1": ["cup", "notes", "wp"], "a:1": ["amd", "sa"], "b:1": ["sa"]}
     tree = [Community("cup", 0, ("cup", "notes", "wp"), ()), Community("chips", 0, ("amd", "sa"), ())]
     assert community_titles(tree, entities, _mentions(chunks), texts)["cup"] == "1999 Currie Cup: Western Province"
+
+
+STATION_TEXTS = {
+    "wsme:0": "WSME\n\nWSME (1120 AM) is an Eastern North Carolina radio station broadcasting an oldies format.",
+    "wero:0": "WERO\n\nWERO (93.3 FM) is a contemporary hit radio station licensed to Wilmington.",
+    "wilm:0": "WILM (AM)\n\nWILM is a sports radio station licensed to Wilmington, North Carolina.",
+    "ilm:0": "Wilmington International Airport\n\nWilmington International Airport is a public airport.",
+    "film:0": FILM_TEXTS["film:0"],
+    "mae:0": FILM_TEXTS["mae:0"],
+}
+STATIONS = {
+    **ENTITIES,
+    "wil": _entity("wil", "Wilmington", "GPE", 4),
+    "fcc": _entity("fcc", "Federal Communications Commission", "ORG", 3),
+    "oldies": _entity("oldies", "oldies format"),
+}
+
+
+def test_several_passages_whose_subjects_are_mostly_one_kind_are_led_by_that_kind() -> None:
+    """Encyclopaedia passages say what their subject is in their first sentence ("WSME ... is an Eastern North
+    Carolina radio station"): three radio stations and an airport that share "Wilmington" are "Radio stations:
+    Wilmington, ...", not a place alone. Subjects of as many kinds as there are of them (a film, a person, an
+    airport) are led by no kind, nor is one subject (its title leads it)."""
+    chunks = {
+        "wsme:0": ["wil", "fcc", "oldies"],
+        "wero:0": ["wil", "fcc"],
+        "wilm:0": ["wil", "fcc"],
+        "ilm:0": ["wil"],
+        "film:0": ["joe", "ann"],
+        "mae:0": ["mae", "nasa"],
+    }
+    tree = [Community("wil", 0, ("wil", "fcc", "oldies"), ()), Community("mix", 0, ("joe", "ann", "mae", "nasa"), ())]
+    titles = community_titles(tree, STATIONS, _mentions(chunks), STATION_TEXTS)
+    assert titles["wil"].startswith("Radio stations: ") and "Wilmington" in titles["wil"], titles
+    assert ":" not in titles["mix"], titles
+    mixed = {**chunks, "wero:0": ["joe"], "wilm:0": ["mae"], "film:0": ["wil", "ann"], "mae:0": ["wil", "nasa"]}
+    assert not community_titles(tree, STATIONS, _mentions(mixed), STATION_TEXTS)["wil"].startswith("Radio")
+
+
+def test_a_community_led_by_a_title_is_titled_by_that_titles_passages_not_a_stray_one() -> None:
+    """Leiden joins a stray passage to a titled article's names (Saint Barthélemy's climate to the Euro's
+    passages): the article leads ("Euro: ..."), and what the stray says ("rainy season") is not what the community
+    is about, so it does not title it."""
+    texts = {
+        "euro:0": "Euro\n\nThe euro is the sole currency of Monaco and Andorra.",
+        "euro:1": "Monaco and Andorra use the euro as their sole currency.",
+        "euro:2": "Kosovo uses the euro as its sole currency too.",
+        "climate:0": "Climate of Saint Barthélemy\n\nThe rainy season of Saint Barthélemy runs to November.",
+        "climate:1": "Its rainy season brings storms.",
+        "film:0": FILM_TEXTS["film:0"],
+    }
+    entities = {
+        **ENTITIES,
+        "monaco": _entity("monaco", "Monaco", "GPE"),
+        "andorra": _entity("andorra", "Andorra", "GPE"),
+        "kosovo": _entity("kosovo", "Kosovo", "GPE"),
+        "barth": _entity("barth", "Saint Barthélemy", "GPE"),
+        "currency": _entity("currency", "sole currency"),
+        "rain": _entity("rain", "rainy season"),
+    }
+    chunks = {
+        "euro:0": ["monaco", "andorra", "currency"],
+        "euro:1": ["monaco", "andorra", "currency"],
+        "euro:2": ["kosovo", "currency"],
+        "climate:0": ["barth", "rain"],
+        "climate:1": ["barth", "rain"],
+        "film:0": ["joe", "ann"],
+    }
+    tree = [Community("euro", 0, ("monaco", "andorra", "kosovo", "barth"), ()), Community("f", 0, ("joe", "ann"), ())]
+    title = community_titles(tree, entities, _mentions(chunks), texts)["euro"]
+    assert title.startswith("Euro: sole currency") and "rainy season" not in title, title
+
+
+def test_passages_of_several_documents_of_one_title_are_one_subject_and_it_leads() -> None:
+    """An encyclopaedia's article may come as several documents of one title ("Crowne Plaza" three times): none
+    holds DOCUMENT_SHARE of the passages alone, but together they are all of them, and their title leads."""
+    texts = {
+        f"crowne{i}:0": f"Crowne Plaza\n\nCrowne Plaza is a hotel chain of InterContinental Hotels. Part {i}."
+        for i in range(3)
+    }
+    texts["film:0"] = FILM_TEXTS["film:0"]
+    entities = {
+        **ENTITIES,
+        "ihg": _entity("ihg", "InterContinental Hotels", "ORG", 3),
+        "inn": _entity("inn", "Hotel Indigo", "ORG"),
+    }
+    chunks = {"crowne0:0": ["ihg", "inn"], "crowne1:0": ["ihg"], "crowne2:0": ["ihg", "inn"], "film:0": ["joe", "ann"]}
+    tree = [Community("ihg", 0, ("ihg", "inn"), ()), Community("f", 0, ("joe", "ann"), ())]
+    title = community_titles(tree, entities, _mentions(chunks), texts)["ihg"]
+    assert title.startswith("Crowne Plaza: InterContinental Hotels"), title

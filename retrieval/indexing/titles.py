@@ -56,7 +56,13 @@ met in one passage ("James Belushi, Tupac Shakur, Dennis Quaid") are that passag
 ("corrupt cops & crime thriller film") say what it is without naming it ("Gang Related: corrupt cops & crime
 thriller film"). A document's title is its first line when a blank line follows it and it is short and no
 sentence (TITLE_WORDS, no closing full stop); a transcript's first line is a speaker's turn or a stage direction
-("[MUSIC]") and is no title, so conversations keep their guests.
+("[MUSIC]") and is no title, so conversations keep their guests. Documents of one title are one subject (an
+article cut into several: "Crowne Plaza" three times), and a community led by a title is about that title's
+passages: a stray passage Leiden joined to its names (Saint Barthélemy's climate beside the Euro's passages) does
+not title it ("Euro: sole currency", not "... & rainy season"). A community no one leads whose passages are of
+several subjects, most of them one kind of thing as their first sentences say ("WSME (1120 AM) is an Eastern North
+Carolina radio station"), is led by that kind: "Radio stations: Wilmington, North Carolina & United States",
+"Journals: Springer Science+Business Media" (title_kinds.py): what they share says where, the kind what they are.
 A hub of many documents (no document holds PART_SHARE of its passages: an encyclopaedia's "British" community of
 75 passages on airlines, colonies and royal houses) is about what most of its passages mention: a topic that
 COMMON_SHARE of them mention comes first, place or not ("British, Jersey Airlines & Saxe - Coburg", "South Africa,
@@ -79,6 +85,7 @@ import numpy as np
 
 from retrieval.indexing.communities import Community
 from retrieval.indexing.entities import Entity
+from retrieval.indexing.title_kinds import document_kinds, shared_kind
 from retrieval.indexing.title_phrases import (
     BIGRAM_BOOST,
     PASSAGE_PHRASES,
@@ -189,11 +196,13 @@ def community_titles(
         if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
     main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
-    named_documents = _document_titles(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
+    titled = _titled_documents(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
+    named_documents = {document: title for document, (title, _rest) in titled.items()}
+    kinds = document_kinds(titled)
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
-    passages = {c.id: _passages(c.members, chunks_of, everywhere) for c in tree}
+    passages = {c.id: _own(_passages(c.members, chunks_of, everywhere), named_documents) for c in tree}
     counts = {c.id: _counts(passages[c.id], topics_in) for c in tree}
     parts = {c.id: _parts(passages[c.id]) if len(documents) >= MIN_DOCUMENTS else [] for c in tree}
     few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
@@ -239,7 +248,9 @@ def community_titles(
                 leads = [_teller(community, passages[community.id], main_person, chunks_of)]
             lead = _format([entities[k].title for k in leads if k])
             if not lead and not parts[community.id]:
-                lead = _subject(passages[community.id], named_documents)
+                lead = _subject(passages[community.id], named_documents) or _kind_of(
+                    passages[community.id], named_documents, kinds
+                )
             titles[community.id] = _unique(ranked, _main_members(community, entities), taken, lead)
     return titles
 
@@ -261,6 +272,14 @@ def _passages(members: Iterable[str], chunks_of: Mapping[str, set[str]], everywh
     for member in members:
         (hosts if member in everywhere else chunks).update(chunks_of.get(member, ()))
     return chunks or hosts
+
+
+def _own(chunks: set[str], named_documents: Mapping[str, str]) -> set[str]:
+    """The passages of the title DOCUMENT_SHARE of `chunks` come from (`_subject`), else `chunks`: a stray passage
+    Leiden joins to a titled passage's names ("Saint Barthélemy"'s climate beside the Euro's) is not what the
+    community is about, and its topics would title it ("Euro: sole currency & rainy season")."""
+    title = _subject(chunks, named_documents)
+    return {c for c in chunks if named_documents.get(_document(c)) == title} if title else chunks
 
 
 def _counts(chunks: Iterable[str], topics_in: Mapping[str, set[str]]) -> Counter[str]:
@@ -368,30 +387,39 @@ def _main_people(local: set[str], chunks_of: Mapping[str, set[str]]) -> dict[str
     return main
 
 
-def _document_titles(texts: Mapping[str, str]) -> dict[str, str]:
-    """Document -> its title: the first line of its first chunk, when that line is one (see TITLE_WORDS)."""
+def _titled_documents(texts: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """Document -> its title, the first line of its first chunk when that line is one (see TITLE_WORDS), and the
+    text after that line (where an encyclopaedia says what its subject is: title_kinds.py)."""
     first: dict[str, tuple[int, str]] = {}
     for chunk, text in texts.items():
         document, _sep, index = chunk.rpartition(":")
         n = int(index) if index.isdigit() else 0
         if document not in first or n < first[document][0]:
             first[document] = (n, text)
-    titles: dict[str, str] = {}
+    titles: dict[str, tuple[str, str]] = {}
     for document, (_n, text) in first.items():
         found = _TITLE_LINE.match(text)
         line = html.unescape(found.group(1)).strip() if found else ""  # "Music &amp; Arts Festival"
-        if line and len(line.split()) <= TITLE_WORDS and not line.endswith((".", "!", "?", ":", ";", ",")):
-            titles[document] = line
+        if found and line and len(line.split()) <= TITLE_WORDS and not line.endswith((".", "!", "?", ":", ";", ",")):
+            titles[document] = (line, text[found.end() :])
     return titles
 
 
+def _kind_of(chunks: set[str], named_documents: Mapping[str, str], kinds: Mapping[str, str]) -> str:
+    """The kind of thing most of the subjects of a community's passages are (their documents' titles, `kinds` by
+    title: title_kinds.shared_kind), as a lead ("Radio stations"); "" when there is none."""
+    kind = shared_kind({named_documents.get(_document(c), _document(c)) for c in chunks}, kinds)
+    return kind[:1].upper() + kind[1:]
+
+
 def _subject(chunks: set[str], named_documents: Mapping[str, str]) -> str:
-    """The title of the document DOCUMENT_SHARE of a community's passages come from; "" when there is none."""
+    """The title DOCUMENT_SHARE of a community's passages come from, passages of documents of one title counted
+    together (an encyclopaedia's article may be several documents, "Crowne Plaza" three); "" when there is none."""
     if not chunks or not named_documents:
         return ""
-    count = Counter(_document(c) for c in chunks)
-    document = min(count, key=lambda d: (-count[d], d))
-    return named_documents.get(document, "") if count[document] >= DOCUMENT_SHARE * len(chunks) else ""
+    count = Counter(named_documents.get(_document(c), "") for c in chunks)
+    title = min(count, key=lambda t: (-count[t], t))
+    return title if count[title] >= DOCUMENT_SHARE * len(chunks) else ""
 
 
 def _main_members(community: Community, entities: Mapping[str, Entity]) -> list[str]:
@@ -407,6 +435,7 @@ def _unique(ranked: list[str], members: list[str], taken: set[str], lead: str = 
     ranked = [t for t in ranked if t != lead]
     if lead and ranked:
         said = set(WORD.findall(lead.lower()))
+        said |= {word.removesuffix("s") for word in said}  # a kind leads in the plural: "Drama films", "drama film"
         more = range(max(1, len(ranked) - LED_PHRASES + 1))
         new = [t for t in ranked if not set(WORD.findall(t.lower())) <= said]
         shown = ([t for t in ranked[: LED_PHRASES + extra] if t in new] for extra in more)
