@@ -101,19 +101,12 @@ def test_a_person_written_before_a_kind_noun_is_the_place_and_one_only_inside_a_
     assert extracted(fells).get("Carrock Fell") != "PERSON"
 
 
-def test_a_list_after_a_kind_noun_a_place_beside_a_compass_point_and_an_owned_event_are_no_people() -> None:
-    """ "rock bands Aquarium, Kino, Alisa and Strannye Igry" lists bands, not people (the model typed three of them
-    PERSON, which made each a list of people); "Mar Vista on the southeast" is where a place lies; "the Queen's
-    Diamond Jubilee" is owned, an event. (A list of people still names people: test_entity_rules.py.)"""
+def test_a_list_right_after_the_noun_of_a_kind_of_thing_names_no_people() -> None:
+    """ "rock bands Aquarium, Kino, Alisa and Strannye Igry" lists bands, not people: the model typed three of them
+    PERSON, which made each one a member of a list of people (a list of people still names people:
+    test_entity_rules.py)."""
     bands = (
         "Red Wave is a double album released in 1986 and featuring Russian rock bands Aquarium, Kino, Alisa, and "
         "Strannye Igry (Strange Games), all from Leningrad."
     )
     assert "PERSON" not in {extracted(bands).get(name) for name in ("Kino", "Aquarium")}
-    places = (
-        "Santa Monica is bordered by Pacific Palisades to the north, Brentwood on the northeast, Sawtelle on the east, "
-        "Mar Vista on the southeast, and Venice on the south."
-    )
-    assert extracted(places).get("Mar Vista") != "PERSON"
-    jubilee = "The medal was awarded beginning in 2012, starting with 293 BEMs awarded for the Queen's Diamond Jubilee."
-    assert extracted(jubilee).get("Diamond Jubilee") != "PERSON"

@@ -96,6 +96,7 @@ _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
 #: A capitalised word just before or just after a name: the name may be part of a longer one.
 _CAPITAL_BEFORE = re.compile(r"([A-Z][\w'’\-]*) $")
 _CAPITAL_AFTER = re.compile(r"^ ([A-Z][\w'’\-]*)")
+_CAPITALS_AFTER = re.compile(r"^(?: [A-Z][\w'’\-]*){1,3}")
 #: A capitalised word, then the small words of a title, just before a name: "Behind the" of "Behind the Tech",
 #: "Scientists in the" of "Scientists in the Crib".
 _TITLE_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for|with|behind|and)?(?: ?(?:the|a|an))? $")
@@ -182,11 +183,12 @@ class DocumentWords:
         joined = sum(1 for start, end in spans if self._joined(start, end) or self._titled(start))
         return bool(spans) and 2 * joined >= len(spans)
 
-    def words_after(self, name: str) -> list[str]:
-        """The capitalised word right after each occurrence of a name (as written), in lower case, and "" after one
-        with none: what "Au Gres" is the first part of in "Au Gres Township"."""
-        found = (_CAPITAL_AFTER.search(self.text[end : end + 30]) for _start, end in self._occurrences(name))
-        return [m.group(1).lower() if m is not None else "" for m in found]
+    def words_after(self, name: str) -> list[list[str]]:
+        """The capitalised words (up to three) right after each occurrence of a name (as written), in lower case,
+        none after an occurrence with none: what "Warren Easton" is the first part of in "Warren Easton High
+        School"."""
+        found = (_CAPITALS_AFTER.match(self.text[end : end + 60]) for _start, end in self._occurrences(name))
+        return [m.group(0).lower().split() if m is not None else [] for m in found]
 
     def only_sentence_initial(self, word: str) -> bool:
         """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",

@@ -11,7 +11,7 @@ wt144, from musique_entity_labels_132.csv: "Au Gres", "Carrock Fell", "Hotel Sid
   "Bay", "Street", "Church", "Strait", "Lake" last: "Ricki Lake") are left out, and any person evidence (a role,
   "he", "said") keeps the person;
 - a PERSON with no person evidence that the document writes just before the capitalised noun of a kind of place,
-  firm or work in half its occurrences or more ("Au Gres Township ... the city of Au Gres") is that place or thing
+  firm or work in more than half its occurrences ("Au Gres Township ... the city of Au Gres") is that place or thing
   (`kind_after`; one only ever written inside a longer name, "Warren Easton High School", is a piece: the
   extractor drops it);
 - a several-word name the document writes owning an author's work ("Dušan Kovačević's play", "X's novel") is the
@@ -53,18 +53,35 @@ def place_named(surface: str, kind: str, person_evidence: int) -> str:
 
 
 def kind_after(surface: str, kind: str, words: DocumentWords, person_evidence: int) -> str:
-    """LOC (or ORG) for a PERSON that no mention shows acting as a person and that the document writes, in half its
-    occurrences or more, just before the capitalised noun of a kind of place (or of a firm, a work, an
-    institution): "Au Gres Township ... the city of Au Gres" names a township and a city, "Hill Hotel" a hotel. The
-    model cut the name before its kind noun; a person's name is not the first words of a township's."""
+    """LOC (or ORG) for a PERSON that no mention shows acting as a person and that the document writes, in more than
+    half its occurrences, just before capitalised words holding the noun of a kind of place (or of a firm, a work,
+    an institution): "Au Gres Township ... the city of Au Gres" names a township and a city. The model cut the name
+    before its kind noun; a person's name is not the first words of a township's."""
     if kind != "PERSON" or person_evidence:
         return kind
-    after = words.words_after(surface)
-    places = sum(1 for word in after if word in PLACE_LAST)
-    things = sum(1 for word in after if word in THING_ENDINGS)
-    if not after or 2 * (places + things) < len(after):
+    kinds = [_kind_of(run) for run in words.words_after(surface)]
+    named = [found for found in kinds if found]
+    if 2 * len(named) <= len(kinds):
         return kind
-    return "LOC" if places >= things else "ORG"
+    return "LOC" if 2 * named.count("LOC") >= len(named) else "ORG"
+
+
+def piece_of_a_name(surface: str, words: DocumentWords) -> bool:
+    """Whether every occurrence of a name is followed by capitalised words holding the noun of a kind of place or
+    thing: "Warren Easton" only ever in "Warren Easton High School" is no name of its own in that document."""
+    runs = words.words_after(surface)
+    return bool(runs) and all(_kind_of(run) for run in runs)
+
+
+def _kind_of(run: list[str]) -> str:
+    """LOC when the words hold a place's noun ("township"), ORG when a firm's, a work's or an institution's
+    ("high school"), else ""."""
+    for word in run:
+        if word in PLACE_LAST:
+            return "LOC"
+        if word in THING_ENDINGS:
+            return "ORG"
+    return ""
 
 
 def author_named(surface: str, kind: str, words: DocumentWords) -> str:

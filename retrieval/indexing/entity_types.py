@@ -14,9 +14,7 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   ("Tyson" -> "Neil deGrasse Tyson") in resolution; unless it is a common given name never written after "the"
   or a quote ("Jessica, too, were close" is a person, the film "Laura" is not: given_names.py);
 - a name with a possessive inside ("Moore's Law", "Wallace's Infinite") is not a person, nor a name of several
-  words written in quotes, after "the" or a possessive ("the Queen's Diamond Jubilee": one owns events and works,
-  seldom a person by name), right before "on/to the" and a point of the compass ("Mar Vista on the southeast":
-  where a place lies) or right after a preposition of place ("walk into Best Buy") in at least
+  words written in quotes, after "the" or right after a preposition of place ("walk into Best Buy") in at least
   half its mentions, with no strong person evidence ("Kung Fu Panda", "the Kung Fu Panda": a film, a game, a
   ship; "the Jeff Dean example" once is still a person, and so is "at John Smith's");
 - a verb before a name is evidence only when it is a speech verb that stands before its speaker ("said X");
@@ -75,11 +73,6 @@ _MOTION = frozenset(
      "traveled", "relocated", "returned", "emigrated", "immigrated", "headed"}
 )  # fmt: skip
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
-#: Points of the compass: "Mar Vista on the southeast", "X to the north" say where a place lies.
-_COMPASS = frozenset(
-    {"north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest", "north-east", "north-west",
-     "south-east", "south-west"}
-)  # fmt: skip
 _ADDRESS = frozenset({"thank", "thanks", "hi", "hey", "hello", "welcome", "dear", "congratulations"})
 #: Role nouns just before a name ("my colleague Christina", "professor Ng") or after its comma.
 ROLES = frozenset(
@@ -153,13 +146,10 @@ def evidence(ent: Any) -> Evidence:
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
-    # a possessive owns a thing, an event or a work ("the Queen's Diamond Jubilee"), seldom a person by name
-    the = bool(before and (before[-1] in ("the", "'s", "’s") or before[-1] in _QUOTES))
+    the = bool(before and (before[-1] == "the" or before[-1] in _QUOTES))
     possessive = ent.text.endswith(("'s", "’s")) or bool(after and after[0] in _POSSESSIVE)
     destination = len(before) > 1 and before[-1] == "to" and before[-2] in _MOTION
-    # "Mar Vista on the southeast", "X to the north": where a place lies beside another, not what a person does
-    lies = after[:1] in (["on"], ["to"]) and after[1:2] == ["the"] and len(after) > 2 and after[2] in _COMPASS
-    where = bool(((before and (before[-1] in _WHERE or destination)) or lies) and not possessive)
+    where = bool(before and (before[-1] in _WHERE or destination) and not possessive)
     person = strong or spoken or apposed
     thing = _speaks_of_a_thing(ent, after, authored=before[-1:] == ["by"]) or _called(before)
     return Evidence(person, strong, the, where, not person and thing, introduced)

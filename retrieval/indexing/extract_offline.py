@@ -20,7 +20,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
-from retrieval.indexing.entity_names import author_named, kind_after, place_named
+from retrieval.indexing.entity_names import author_named, kind_after, piece_of_a_name, place_named
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -185,10 +185,10 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
         if (topic := entity_types.worded(surface, thing_named(surface, kind), words, person[key])) != kind:
             kind = topic
             named_topics.add(key)
-        if kind == "PERSON" and not person[key] and words.inside_longer_names(surface, owner=False):
+        kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
+        if kind == "PERSON" and not person[key] and piece_of_a_name(surface, words):
             pieces.add(key)  # "Warren Easton" only ever in "Warren Easton High School": a piece, not a person
-        kind = place_named(surface, kind_after(surface, kind, words, person[key]), person[key])  # "Au Gres Township"
-        kind = author_named(surface, kind, words)  # "Chelsea Creek", "X's play"
+        kind = kind_after(surface, kind, words, person[key])  # "Au Gres Township ... the city of Au Gres"
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
