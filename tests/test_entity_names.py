@@ -81,12 +81,13 @@ def test_a_cast_names_a_person_whose_surname_ends_in_s_and_a_list_of_falls_names
 
 
 def test_a_person_written_before_a_kind_noun_is_the_place_and_one_only_inside_a_longer_name_is_a_piece() -> None:
-    """ "Au Gres Township ... the city of Au Gres": a name the document writes before a place's noun in half its
-    occurrences or more, with no person evidence, names the place (the model typed PERSON); "Warren Easton" only
+    """ "Au Gres Township ... the city of Au Gres": a name the document writes before a place's noun in more than half
+    its occurrences, with no person evidence, names the place (the model typed PERSON); "Warren Easton" only
     ever in "Warren Easton High School" is a piece of the school's name, and any person evidence keeps the
     person. A fell, a state forest and a hotel ("Carrock Fell", "Hotel Sidhartha Regency") are places too."""
     township = (
-        "Au Gres Township is a civil township of Arenac County in the U.S. state of Michigan. As of the 2010 census, "
+        "Au Gres Township, Michigan\n\nAu Gres Township is a civil township of Arenac County in the U.S. state of "
+        "Michigan. As of the 2010 census, "
         "the township population was 953. The city of Au Gres borders the township to the east."
     )
     assert extracted(township).get("Au Gres") == "LOC"
