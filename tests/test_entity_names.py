@@ -78,3 +78,36 @@ def test_a_cast_names_a_person_whose_surname_ends_in_s_and_a_list_of_falls_names
         "Liberté (1848), Place de la République (1848-49) and Place Napoléon (1849-71)."
     )
     assert extracted(squares).get("Place de la République") != "PERSON"  # a particle after a noun: no full name
+
+
+def test_a_person_written_before_a_kind_noun_is_the_place_and_one_only_inside_a_longer_name_is_a_piece() -> None:
+    """ "Au Gres Township ... the city of Au Gres": a name the document writes before a place's noun in more than half
+    its occurrences, with no person evidence, names the place (the model typed PERSON); "Warren Easton" only
+    ever in "Warren Easton High School" is a piece of the school's name, and any person evidence keeps the
+    person. A fell, a state forest and a hotel ("Carrock Fell", "Hotel Sidhartha Regency") are places too."""
+    township = (
+        "Au Gres Township, Michigan\n\nAu Gres Township is a civil township of Arenac County in the U.S. state of "
+        "Michigan. As of the 2010 census, "
+        "the township population was 953. The city of Au Gres borders the township to the east."
+    )
+    assert extracted(township).get("Au Gres") == "LOC"
+    school = "He attended Booker T. Washington High School & Warren Easton High School in New Orleans."
+    assert "Warren Easton" not in extracted(school)
+    born = "Warren Easton (born 1850) was an educator. Warren Easton High School is named after him."
+    assert extracted(born).get("Warren Easton") == "PERSON"
+    assert place_named("Carrock Fell", "PERSON", 0) == "LOC"
+    assert place_named("William Thomas State Forest", "PERSON", 0) == "LOC"
+    assert place_named("Hotel Sidhartha Regency", "PERSON", 0) == "LOC"
+    fells = "Other tops in this region include High Pike, Carrock Fell and Great Calva. The fell's slopes are smooth."
+    assert extracted(fells).get("Carrock Fell") != "PERSON"
+
+
+def test_a_list_right_after_the_noun_of_a_kind_of_thing_names_no_people() -> None:
+    """ "rock bands Aquarium, Kino, Alisa and Strannye Igry" lists bands, not people: the model typed three of them
+    PERSON, which made each one a member of a list of people (a list of people still names people:
+    test_entity_rules.py)."""
+    bands = (
+        "Red Wave is a double album released in 1986 and featuring Russian rock bands Aquarium, Kino, Alisa, and "
+        "Strannye Igry (Strange Games), all from Leningrad."
+    )
+    assert "PERSON" not in {extracted(bands).get(name) for name in ("Kino", "Aquarium")}

@@ -407,3 +407,17 @@ def test_a_works_author_keeps_her_type_and_an_unclosed_quote_is_no_part_of_a_nam
     assert "Big Bang of evolution" in surfaces, surfaces
     assert _clean('the "Modern Drummer" Hall of Fame') == '"Modern Drummer" Hall of Fame'
     assert _clean("the “People of Philadelphia") == "People of Philadelphia"
+
+
+def test_a_numbered_road_cut_from_its_number_is_not_an_entity() -> None:
+    """ "Pennsylvania Route" only ever before "662" and "170", "Wisconsin Highway" before "54": the model cut the
+    number from the road's name, and what is left names no road. A name the document writes without a number
+    too, or whose last word is no numbered thing's noun ("Mexico City 2"), stays."""
+    roads = DocumentWords.of("It is reached by Pennsylvania Route 662 and Pennsylvania Route 170 near the lake.", 1)
+    assert junk("Pennsylvania Route", "ORG", roads)
+    assert junk("Wisconsin Highway", "FAC", DocumentWords.of("Wisconsin Highway 54 runs east.", 1))
+    named = DocumentWords.of("U.S. Route 66 crosses it. U.S. Route was built in 1926.", 1)
+    assert not junk("U.S. Route", "ORG", named)
+    assert not junk("Mexico City", "GPE", DocumentWords.of("He won in Mexico City 2 times.", 1))
+    text = "Meehan is a town. Wisconsin Highway 54 and Wisconsin Highway 73 run through the town."
+    assert "wisconsin-highway" not in extracted(text)

@@ -81,6 +81,12 @@ COMMON_WORD_ZIPF = 4.5
 _NUMBERED = re.compile(r"^(?:episode|ep|part|chapter|season|page|number|no|vol|volume|section|track)-\d+$")
 #: Suffixes that make a longer organisation name the same organisation as its first words ("Apple Inc").
 _ORG_SUFFIXES = frozenset({"inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "group", "labs"})
+#: Nouns of things named by a number ("Pennsylvania Route 662", "Wisconsin Highway 54", "Heathrow Terminal 3"): a
+#: name ending in one that the document only ever writes before a number is cut from the numbered name.
+_NUMBERED_KINDS = frozenset(
+    {"route", "highway", "road", "interstate", "freeway", "motorway", "expressway", "terminal", "flight"}
+)  # fmt: skip
+_NUMBER_AFTER = re.compile(r"\s\d")
 #: A contraction at a name's end ("thatI'd", "Kevin'll"): words a transcript ran together, not a name.
 _CONTRACTION = re.compile(r"\w['’](?:d|ll|m|re|ve)$")
 _CAMEL_CASE = re.compile(r"(?<!^Mc)(?<!^Mac)[a-z][A-Z]")
@@ -90,6 +96,7 @@ _LOWER_WORD = re.compile(r"\b[a-z][\w'’\-]*")
 #: A capitalised word just before or just after a name: the name may be part of a longer one.
 _CAPITAL_BEFORE = re.compile(r"([A-Z][\w'’\-]*) $")
 _CAPITAL_AFTER = re.compile(r"^ ([A-Z][\w'’\-]*)")
+_CAPITALS_AFTER = re.compile(r"^(?: [A-Z][\w'’\-]*){1,3}")
 #: A capitalised word, then the small words of a title, just before a name: "Behind the" of "Behind the Tech",
 #: "Scientists in the" of "Scientists in the Crib".
 _TITLE_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for|with|behind|and)?(?: ?(?:the|a|an))? $")
@@ -175,6 +182,13 @@ class DocumentWords:
         spans = self._occurrences(word)
         joined = sum(1 for start, end in spans if self._joined(start, end) or self._titled(start))
         return bool(spans) and 2 * joined >= len(spans)
+
+    def words_after(self, name: str) -> list[list[str]]:
+        """The capitalised words (up to three) right after each occurrence of a name (as written), in lower case,
+        none after an occurrence with none: what "Warren Easton" is the first part of in "Warren Easton High
+        School"."""
+        found = (_CAPITALS_AFTER.match(self.text[end : end + 60]) for _start, end in self._occurrences(name))
+        return [m.group(0).lower().split() if m is not None else [] for m in found]
 
     def only_sentence_initial(self, word: str) -> bool:
         """Whether every occurrence of `word` (as written) opens a sentence or a reply ("KEVIN SCOTT: Nice.",
@@ -271,6 +285,11 @@ class DocumentWords:
         owner inside a longer name (a place named after a person or a saint), not a name of its own."""
         return self._always_followed(name, _OWNS_A_NAME)
 
+    def only_numbered(self, name: str) -> bool:
+        """Whether every occurrence of a name is followed by a number: "Pennsylvania Route" only ever in
+        "Pennsylvania Route 662" and "... 170"."""
+        return self._always_followed(name, _NUMBER_AFTER)
+
     def only_possessive(self, word: str) -> bool:
         """Whether every occurrence of a one-word name (as written) owns a noun: "Maslow's hierarchy", "Kennedy's
         famous comment". Not when a function word follows: "Nvidia's the leader" and "Google's been" are "is" and
@@ -314,6 +333,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True
     if len(tokens) > 1 and tokens[-1] in _SHOW_WORDS:
         return True  # "Kevin Scott Podcast": the end of a show's heading line, not a thing the show discusses
+    if len(tokens) > 1 and tokens[-1] in _NUMBERED_KINDS and words.only_numbered(surface):
+        return True  # "Wisconsin Highway" of "Wisconsin Highway 54": a numbered road's name without its number
     if _role(tokens) or _ROLE_ABBREVIATION.match(surface):
         return True  # "Chief Executive Office", "Board of Directors", "CTO", "BS": a role or degree, whoever holds it
     if surface.isupper() and " " not in surface and words.counted(surface):

@@ -3,12 +3,17 @@
 Why: on encyclopaedia passages (MuSiQue, issue #25: benchmarks/data/musique_entity_labels.csv, the tuning sample)
 the small model types a place of two capitalised words as a first name and a surname ("Chelsea Creek",
 "Filchner-Ronne Ice Shelf", "Sienna Plantation") and the author of a play as a firm ("Dušan Kovačević's play").
-Both rules read only the name and the document's words, so they hold on any corpus; no list of names:
+The rules read only the name and the document's words, so they hold on any corpus; no list of names (issue #25, branch
+wt144, from musique_entity_labels_132.csv: "Au Gres", "Carrock Fell", "Hotel Sidhartha Regency" typed PERSON):
 - a several-word PERSON with no person evidence in the document whose last word is the common noun of a kind of
   place ("... Creek", "... Glacier", "... County"), or whose first word is one ("Mount ...", "Lake ..."), is a
   place: a person's name does not end with "Creek". Nouns that are also common surnames ("Hill", "Lane", "Park",
   "Bay", "Street", "Church", "Strait", "Lake" last: "Ricki Lake") are left out, and any person evidence (a role,
   "he", "said") keeps the person;
+- a PERSON with no person evidence that the document writes just before the capitalised noun of a kind of place,
+  firm or work in more than half its occurrences ("Au Gres Township ... the city of Au Gres") is that place or thing
+  (`kind_after`; one only ever written inside a longer name, "Warren Easton High School", is a piece: the
+  extractor drops it);
 - a several-word name the document writes owning an author's work ("Dušan Kovačević's play", "X's novel") is the
   author, a person: firms release films and records, but plays, novels and poems have writers.
 """
@@ -19,16 +24,18 @@ import functools
 import re
 
 from retrieval.indexing.entity_filter import DocumentWords
+from retrieval.indexing.entity_kinds import THING_ENDINGS
 
 #: Last words that say a name is a place: features of the land and water, divisions, built places.
 PLACE_LAST = frozenset(
     {"creek", "river", "glacier", "shelf", "plantation", "mountain", "mountains", "range", "peninsula", "gulf",
      "island", "islands", "falls", "reservoir", "canal", "valley", "county", "district", "province", "township",
      "harbor", "harbour", "avenue", "boulevard", "plaza", "square", "airport", "stadium", "cathedral", "desert",
-     "canyon", "plateau", "lagoon", "estuary", "ridge", "peak", "volcano", "glaciers", "pond", "fjord"}
+     "canyon", "plateau", "lagoon", "estuary", "ridge", "peak", "volcano", "glaciers", "pond", "fjord", "fell",
+     "fells", "forest", "neighbourhood", "neighborhood"}
 )  # fmt: skip
 #: First words that say a name is a place ("Mount Bates", "Lake Ladoga", "Cape Dart", "Fort Worth").
-PLACE_FIRST = frozenset({"mount", "lake", "cape", "fort", "port"})
+PLACE_FIRST = frozenset({"mount", "lake", "cape", "fort", "port", "hotel"})
 #: Works that have an author, not a publisher or a studio: whoever owns one in a sentence wrote it.
 AUTHORED_WORKS = frozenset({"play", "plays", "novel", "novels", "poem", "poems", "opera", "operas", "memoir", "essay"})
 #: A character that continues a name: a name owning a work starts after none of these.
@@ -43,6 +50,38 @@ def place_named(surface: str, kind: str, person_evidence: int) -> str:
     if kind != "PERSON" or person_evidence or len(names) < 2:
         return kind
     return "LOC" if names[-1] in PLACE_LAST or names[0] in PLACE_FIRST else kind
+
+
+def kind_after(surface: str, kind: str, words: DocumentWords, person_evidence: int) -> str:
+    """LOC (or ORG) for a PERSON that no mention shows acting as a person and that the document writes, in more than
+    half its occurrences, just before capitalised words holding the noun of a kind of place (or of a firm, a work,
+    an institution): "Au Gres Township ... the city of Au Gres" names a township and a city. The model cut the name
+    before its kind noun; a person's name is not the first words of a township's."""
+    if kind != "PERSON" or person_evidence:
+        return kind
+    kinds = [_kind_of(run) for run in words.words_after(surface)]
+    named = [found for found in kinds if found]
+    if 2 * len(named) <= len(kinds):
+        return kind
+    return "LOC" if 2 * named.count("LOC") >= len(named) else "ORG"
+
+
+def piece_of_a_name(surface: str, words: DocumentWords) -> bool:
+    """Whether every occurrence of a name is followed by capitalised words holding the noun of a kind of place or
+    thing: "Warren Easton" only ever in "Warren Easton High School" is no name of its own in that document."""
+    runs = words.words_after(surface)
+    return bool(runs) and all(_kind_of(run) for run in runs)
+
+
+def _kind_of(run: list[str]) -> str:
+    """LOC when the words hold a place's noun ("township"), ORG when a firm's, a work's or an institution's
+    ("high school"), else ""."""
+    for word in run:
+        if word in PLACE_LAST:
+            return "LOC"
+        if word in THING_ENDINGS:
+            return "ORG"
+    return ""
 
 
 def author_named(surface: str, kind: str, words: DocumentWords) -> str:

@@ -22,7 +22,8 @@ set is small and holds on any English text (transcripts, encyclopaedia passages,
   who ...") refers to the people there, and after "the" to a character or a thing, not to a person's name;
 - a one-word upper-case place ("AI" as GPE) needs "the" before it somewhere ("the US", "the UK");
 - a name in a list of people ("Teller and Dirac and Fermi", two other members or more typed PERSON, more
-  persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb;
+  persons than not) is strong person evidence: surnames of scientists or composers met once, with no verb; not a
+  list right after the noun of a kind of thing ("rock bands Aquarium, Kino, Alisa and Strannye Igry");
 - a mention that speaks of a thing ("Loopt made its exit", "X, which ...", "X was an interesting company", "a
   product called X") is *thing evidence*: a PERSON whose mentions have
   more of it than of person evidence is not a person; after "by" the name is an author and "which" refers to the
@@ -198,13 +199,16 @@ def _listed_with_people(ent: Any) -> bool:
     """Whether the name is one of a list ("Teller and Dirac and Fermi") whose other members are mostly names the
     model typed PERSON, at least `LIST_PEOPLE` of them: a list of names is a list of one kind. A name ending in
     the noun of a kind of place is not ("Hooker Falls, Triple Falls, ... and High Falls", each typed PERSON by the
-    model): that list is one of places."""
+    model): that list is one of places; nor one after the noun of a kind of thing ("rock bands Aquarium, Kino,
+    Alisa and Strannye Igry")."""
     root = ent.root
     if root.lower_ in PLACE_LAST:
         return False
     head = root
     while head.dep_ == "conj" and head.head is not head:
         head = head.head
+    if head.i > 0 and _thing_noun(head.doc[head.i - 1].lower_):
+        return False  # "rock bands Aquarium, Kino, Alisa and Strannye Igry": the noun before says what they are
     members = [head, *(t for t in head.subtree if t.dep_ == "conj" and t.i != head.i)]
     if root not in members or len(members) <= LIST_PEOPLE:
         return False

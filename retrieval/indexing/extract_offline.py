@@ -20,7 +20,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
-from retrieval.indexing.entity_names import author_named, place_named
+from retrieval.indexing.entity_names import author_named, kind_after, piece_of_a_name, place_named
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -168,6 +168,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
         raw.append(found)
     types: dict[str, str] = {}
     named_topics: set[str] = set()  # names `worded` made topics: names, not keyphrases, so kept when said once
+    pieces: set[str] = set()  # people with no person evidence only ever written inside a longer name
     for key, counter in kinds.items():
         surface = surfaces[key].most_common(1)[0][0]
         kind = entity_types.checked(
@@ -185,12 +186,17 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = topic
             named_topics.add(key)
         kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
+        if kind == "PERSON" and not person[key] and piece_of_a_name(surface, words):
+            pieces.add(key)  # "Warren Easton" only ever in "Warren Easton High School": a piece, not a person
+        kind = kind_after(surface, kind, words, person[key])  # "Au Gres Township ... the city of Au Gres"
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
         key
         for key, kind in types.items()
-        if (kind == CONCEPT and mentions[key] < 2 and key not in named_topics) or too_rare(kind, mentions[key], words)
+        if (kind == CONCEPT and mentions[key] < 2 and key not in named_topics)
+        or too_rare(kind, mentions[key], words)
+        or key in pieces
     }  # a keyphrase seen once in the whole document is noise, not a topic
     named = {key: (surfaces[key].most_common(1)[0][0] if surfaces[key] else key) for key in types if key not in dropped}
     aliases = alias_map(named, types)
