@@ -13,7 +13,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from neo4j.exceptions import SessionExpired
 
 from retrieval.config import Settings
 from retrieval.context import Context
@@ -158,32 +157,6 @@ def test_server_down_mid_session_then_health_recovers_on_the_same_port(
         with forwarding(port, target):
             health = engine.health()  # the same engine and store, no restart of the app
             assert health.ok and health.backend == "neo4j"
-
-
-def test_a_read_is_sent_once_auto_committed_and_again_through_the_retried_path_after_a_lost_connection(
-    store: GraphStore, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A read has nothing to commit, so it goes as one auto-commit statement (no COMMIT round trip), never through
-    `execute_query`; when that statement meets an error a retry may cure, the read goes through `execute_query`
-    (which retries) and still answers."""
-    driver = store._driver  # type: ignore[attr-defined]
-    managed: list[str] = []
-    execute, session = driver.execute_query, driver.session
-    monkeypatch.setattr(driver, "execute_query", lambda q, *a, **k: managed.append(str(q)) or execute(q, *a, **k))
-    assert store.read("RETURN $x AS ok", {"x": 1}) == [{"ok": 1}]  # its EXPLAIN, then the read
-    assert managed == []
-
-    def cut(*args: object, **kwargs: object) -> None:
-        raise SessionExpired("connection lost")
-
-    def lost(*args: object, **kwargs: object) -> object:
-        opened = session(*args, **kwargs)
-        opened.run = cut
-        return opened
-
-    monkeypatch.setattr(driver, "session", lost)
-    assert store.read("RETURN $x AS ok", {"x": 2}) == [{"ok": 2}]
-    assert len(managed) == 1
 
 
 def test_the_session_server_leaves_no_file_in_the_system_temporary_folder(store: GraphStore) -> None:

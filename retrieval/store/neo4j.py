@@ -1,12 +1,11 @@
 """Neo4j 5 adapter through the official driver: where most users keep their graphs.
 
-Why `execute_query`: it manages sessions and retries transient errors. A read is first sent once as an
-auto-commit statement (`_read_once`: no COMMIT round trip), and through `execute_query` only when that met an error
-a retry may cure. Every read runs in a READ transaction with a server-side timeout, after EXPLAIN's plan was
-admitted by `read_admission` (only reads of this database: no administration command, LOAD CSV, write, unlisted
-procedure or plugin function), so a refused statement never runs, and a write is refused again by the server's read
-access mode. Statements from people and models (the explorer, the agent, MCP) also get a deadline DriftLens enforces
-(`deadline`): past it, their transaction is terminated and the caller set free.
+Why `execute_query`: it manages sessions and retries transient errors. Every read runs in a READ transaction
+with a server-side timeout, after EXPLAIN's plan was admitted by `read_admission` (only reads of this database:
+no administration command, LOAD CSV, write, unlisted procedure or plugin function), so a refused statement never
+runs, and a write is refused again by the server's read access mode. Statements from people and models (the
+explorer, the agent, MCP) also get a deadline DriftLens enforces (`deadline`): past it, their transaction is
+terminated and the caller set free.
 Vector indexes are created without quantisation (scores then match exact cosine) and queried for at least
 `neo4j_vector_min_k` candidates (60): Lucene's HNSW search explores as many candidates as it is asked for, and
 costs in proportion; 60 keeps every R@k of both dev sets and recall@10 0.993 at 100k in an index of one segment
@@ -221,8 +220,6 @@ class Neo4jStore(GraphStore):
     ) -> neo4j.EagerResult:
         text = neo4j.Query(cypher, timeout=timeout_ms / 1000) if timeout_ms else neo4j.Query(cypher)  # type: ignore[arg-type]
         try:
-            if routing == RoutingControl.READ and (found := self._read_once(text, params)) is not None:
-                return found
             return self._driver.execute_query(text, quiet(params), routing_=routing, database_=self._database)
         except (AuthError, *_UNREACHABLE) as exc:
             raise connection_error(self.uri, self.settings, exc) from exc
@@ -237,29 +234,6 @@ class Neo4jStore(GraphStore):
             raise query_error(exc, self.settings, timeout_ms) from exc
         except Neo4jError as exc:
             raise query_error(exc, self.settings, timeout_ms) from exc
-
-    def _read_once(self, text: neo4j.Query, params: Mapping[str, Any] | None) -> neo4j.EagerResult | None:
-        """A read as one auto-commit statement; None when it met an error a retry may cure (the caller then sends it
-        through `execute_query`, which retries for RETRY_S).
-
-        Why: `execute_query` runs a managed transaction, whose COMMIT is a second round trip after the reply, and a
-        read has nothing to commit. Each round trip waits for both processes to be scheduled: `RETURN 1` took 6.0 ms
-        that way against 3.4 ms auto-committed at load 21 (docs/benchmarks.md, issue #26). The session is in READ
-        mode (the server still refuses a write) and shares the driver's bookmarks with `execute_query`, so a read
-        still follows this process's writes on a cluster."""
-        try:
-            with self._driver.session(
-                database=self._database,
-                default_access_mode=neo4j.READ_ACCESS,
-                bookmark_manager=self._driver.execute_query_bookmark_manager,
-            ) as session:
-                result = session.run(text, quiet(params))
-                records = list(result)
-                return neo4j.EagerResult(records, result.consume(), result.keys())
-        except (Neo4jError, DriverError) as exc:
-            if exc.is_retryable():
-                return None
-            raise
 
     def _show(self, cypher: str) -> list[Row]:
         """SHOW commands cannot be EXPLAINed (they never write); a READ transaction with the read timeout."""
