@@ -1,6 +1,6 @@
 """The entity vectors are embedded on a worker while the run computes the communities, their titles and summaries
-(and the community vectors while it writes the entities and RELATED): the graph it writes is the one the stages
-one after the other wrote. Both graph backends, the real ONNX embedder."""
+(and both kinds of vectors while it writes the entities, RELATED and the communities, the vectors after them): the
+graph it writes is the one the stages one after the other wrote. Both graph backends, the real ONNX embedder."""
 
 # ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 
 from retrieval.embed import Embedder
 from retrieval.indexing import StageProgress, derived, run_index
@@ -22,14 +23,15 @@ WAIT_SECONDS = 30.0
 
 class HeldEmbedder(Embedder):
     """The real embedder, except that a worker's call after the entities are resolved waits until the run's own
-    thread has computed the community summaries: it records whether that came (the stages overlapped) or the
-    wait timed out (the run waited for the vectors first)."""
+    thread has ended stage `until` (the community summaries unless told): it records whether that came (the
+    stages overlapped) or the wait timed out (the run waited for the vectors first)."""
 
-    def __init__(self, inner: Embedder) -> None:
+    def __init__(self, inner: Embedder, until: str = "summaries") -> None:
         self.inner = inner
         self.name = inner.name
+        self.until = until
         self.reconciling = threading.Event()
-        self.summarised = threading.Event()
+        self.released = threading.Event()
         self.overlapped: list[bool] = []
 
     @property
@@ -38,28 +40,35 @@ class HeldEmbedder(Embedder):
 
     def heard(self, event: StageProgress) -> None:
         if event.done >= event.total:
-            {"resolve": self.reconciling, "summaries": self.summarised}.get(event.stage, threading.Event()).set()
+            {"resolve": self.reconciling, self.until: self.released}.get(event.stage, threading.Event()).set()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self.reconciling.is_set() and threading.current_thread() is not threading.main_thread():
-            self.overlapped.append(self.summarised.wait(WAIT_SECONDS))
+            self.overlapped.append(self.released.wait(WAIT_SECONDS))
         return self.inner.embed(texts)
 
+    def again(self) -> None:
+        """Hold the next run's workers as well."""
+        self.reconciling.clear()
+        self.released.clear()
 
-def test_the_entity_vectors_are_embedded_while_the_communities_are_summarised_and_the_graph_is_the_same(
-    graph, corpus, embedder
+
+@pytest.mark.parametrize("until", ["summaries", "community links"])
+def test_the_vectors_are_embedded_while_the_communities_are_summarised_and_written_and_the_graph_is_the_same(
+    graph, corpus, embedder, until
 ) -> None:
     """A cold run and one that removes a document (stale entities, dropped edges, communities rewritten), each
-    once with the worker held back until the summaries are done, and once as it comes: the same graph, every
-    vector included. Fails when the run waits for the entity vectors before it summarises (the wait times out)."""
+    once with the workers held back until the summaries are done (or the entities, RELATED and communities are
+    written: their vectors come after), and once as they come: the same graph, every vector included. Fails when
+    the run waits for the entity vectors before it summarises, or before it writes the entities (the wait times
+    out)."""
     settings, store = graph
-    held = HeldEmbedder(embedder)
+    held = HeldEmbedder(embedder, until)
     run_index(settings, store, held, [corpus], project="p", on_progress=held.heard)
     cold = dump(store)
     assert held.overlapped and all(held.overlapped)
     (corpus / "su.txt").unlink()
-    held.reconciling.clear()
-    held.summarised.clear()
+    held.again()
     report = run_index(settings, store, held, [corpus], project="p", on_progress=held.heard)
     after_removal = dump(store)
     assert all(held.overlapped) and report.written["entities_deleted"] > 0

@@ -44,13 +44,15 @@ class DerivedStages(RunState):
         `resumed`: the last run stopped before its communities were done, so the stored communities may not
         be those of the stored RELATED edges, and are recomputed from scratch instead of kept where unchanged.
 
-        Order: the graph is written as ever (entities, then RELATED, then communities), but the communities are
-        computed before the first of those writes, so that the entity vectors are embedded on a worker while
-        the communities, their titles and summaries are computed, and the community vectors while the entities
-        and RELATED are written (`embedding`). What they are computed from is read before the writes, and is
-        what it would be after them: the writes before the communities' touch no chunk, community or link of a
-        wanted entity, and the one read they change, RELATED, loses exactly the edges of the entities deleted
-        (DETACH DELETE), which are left out of it here."""
+        Order: the graph is written as ever (entities, then RELATED, then communities, then the entities' and
+        communities' vectors), but the communities are computed before the first of those writes, so that the
+        entity vectors are embedded on a worker while the communities, their titles and summaries are computed,
+        and both kinds of vectors while the entities, RELATED and the communities are written (`embedding`):
+        those writes are the graph server's, which after the vectors ran with a core idle (docs/benchmarks.md, "Many
+        small documents"). What the communities are computed from is read before the writes, and is what it
+        would be after them: the writes before the communities' touch no chunk, community or link of a wanted
+        entity, and the one read they change, RELATED, loses exactly the edges of the entities deleted (DETACH
+        DELETE), which are left out of it here."""
         g = self.graph
         with self.stage("references"):
             written, dropped = g.sync_refers(references.resolve(g.referrers(), g.definitions()))
@@ -85,7 +87,7 @@ class DerivedStages(RunState):
             plan = self.communities(wanted, edges, mentions, changed)
             texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
             with self.embedding(texts, "community embeddings") as community_vectors:
-                self.describe(todo, entity_vectors(), derived, moved, stale)
+                self.describe(todo, derived, moved, stale)
                 with self.stage("relate"):
                     g.write_related(write)
                     g.delete_related(drop)
@@ -95,34 +97,50 @@ class DerivedStages(RunState):
                 self.count("relationships_deleted", len(drop))
                 self.count("degrees", degrees)
                 self.count("timestamps", dated)
-                self.write_communities(plan, mentions, community_vectors())
+                self.write_communities(plan, mentions)
+                self.write_vectors(todo, entity_vectors(), plan, community_vectors())
 
     def describe(
         self,
         todo: list[entities.Entity],
-        vectors: np.ndarray,
         derived: dict[str, dict[str, Any]],
         moved: list[dict[str, Any]],
         stale: list[str],
     ) -> None:
-        """Write the changed entities with their vectors, move merged keys' mentions (`moved`: {chunk, key, old,
+        """Write the changed entities without their vectors (`write_vectors` adds them; a rewritten entity's old
+        one is dropped, so a killed run re-embeds it), move merged keys' mentions (`moved`: {chunk, key, old,
         new}), delete the stale entities."""
         g = self.graph
         with self.stage("describe", len(todo)):
             unrelated = {"degree": 0, "updated_at": None, "ingested_at": None}
-            g.write_entities(
-                [
-                    {**e.row(), **derived.get(e.id, unrelated), "embedding": v.tolist()}
-                    for e, v in zip(todo, vectors, strict=True)
-                ],
-                derived=True,
-            )
+            g.write_entities([{**e.row(), **derived.get(e.id, unrelated)} for e in todo], derived=True, vectors=False)
             # Merged keys' mentions move to their entity before the entities nobody resolves to are deleted.
             g.repoint_mentions(moved)
             g.delete_nodes(g.settings.entity_label, stale)
         self.count("mentions_moved", len(moved))
         self.count("entities", len(todo))
         self.count("entities_deleted", len(stale))
+
+    def write_vectors(
+        self, todo: list[entities.Entity], entity_vectors: np.ndarray, plan: _Communities, community_vectors: np.ndarray
+    ) -> None:
+        """The vectors of the entities `describe` wrote and of the communities `write_communities` wrote."""
+        g = self.graph
+        with self.stage("vectors", len(todo) + len(plan.made)):
+            g.write_vectors(
+                g.settings.entity_label,
+                [
+                    {"id": e.id, "type": e.type, "embedding": v.tolist()}
+                    for e, v in zip(todo, entity_vectors, strict=True)
+                ],
+            )
+            g.write_vectors(
+                g.settings.community_label,
+                [
+                    {"id": c.id, "level": c.level, "embedding": v.tolist()}
+                    for (c, _r), v in zip(plan.made, community_vectors, strict=True)
+                ],
+            )
 
     def rebuild_vector_indexes(self) -> None:
         """After a bulk write, the vector indexes it filled are rebuilt in one pass (`GraphStore.
@@ -189,8 +207,9 @@ class DerivedStages(RunState):
                 self.tick("summaries", i + 1, len(new))
         return _Communities(tree, existing, links, made)
 
-    def write_communities(self, plan: _Communities, mentions: list[dict[str, Any]], vectors: np.ndarray) -> None:
-        """Delete the stored communities the plan does not keep, write its new ones with their vectors, link."""
+    def write_communities(self, plan: _Communities, mentions: list[dict[str, Any]]) -> None:
+        """Delete the stored communities the plan does not keep, write its new ones without their vectors (a
+        community without one is written again by the next run: `communities`), link."""
         g = self.graph
         stale = sorted(plan.existing - {c.id for c in plan.tree})
         with self.stage("community links"):
@@ -206,10 +225,10 @@ class DerivedStages(RunState):
                         "rank": r.rank,
                         "size": len(c.members),
                         "source_chunks": list(r.source_chunks),
-                        "embedding": v.tolist(),
                     }
-                    for (c, r), v in zip(plan.made, vectors, strict=True)
-                ]
+                    for c, r in plan.made
+                ],
+                vectors=False,
             )
             self._link(plan.tree, mentions, plan.links)
         self.count("communities", len(plan.made))

@@ -32,6 +32,10 @@ class IndexGraph:
         """`, var.embedding = <row.embedding>` when vectors live on the nodes; nothing when another store holds them."""
         return f", {var}.{self.lab.embedding} = {self.store.vec('row.embedding')} " if self.vectors.in_graph else " "
 
+    def _drop_vector(self, var: str) -> str:
+        """`, var.embedding = null` when vectors live on the nodes; nothing when another store holds them."""
+        return f", {var}.{self.lab.embedding} = null " if self.vectors.in_graph else " "
+
     def _upsert_vectors(self, label: str, rows: Sequence[Row]) -> None:
         """After the node write: a run killed in between leaves the node without a vector, which it redoes."""
         if rows and not self.vectors.in_graph:
@@ -231,22 +235,44 @@ class IndexGraph:
         embedded = self.vectors.ids(self.settings.entity_label, self.project)
         return {row["id"]: {**row, "embedded": row["id"] in embedded} for row in rows}
 
-    def write_entities(self, rows: Sequence[Row], *, derived: bool = False) -> None:
+    def write_entities(self, rows: Sequence[Row], *, derived: bool = False, vectors: bool = True) -> None:
         """`derived`: rows also carry `degree`, `updated_at` and `ingested_at` (relations.entity_fields), so
-        `sync_degrees` and `sync_timestamps` find them current and write the entity no second time."""
+        `sync_degrees` and `sync_timestamps` find them current and write the entity no second time.
+
+        `vectors=False`: rows carry no `embedding`, and each entity's stored vector is dropped with the write
+        (`write_vectors` stores the new ones later). Why dropped: an entity without a vector is one that
+        `entities.changed` embeds again, so a run killed in between leaves no rewritten entity with its old vector."""
         lab = self.lab
         more = ", e.degree = row.degree, e.updated_at = row.updated_at, e.ingested_at = row.ingested_at"
         more = more if derived else ""
+        if not vectors:
+            self.vectors.delete(self.settings.entity_label, [row["id"] for row in rows])  # before: see above
+        vector = self._set_vector("e") if vectors else self._drop_vector("e")
         self._batch(
             f"UNWIND $rows AS row MERGE (e:{lab.entity} {{id: row.id}}) "
             "SET e.projectId = row.project, e.title = row.title, e.type = row.type, e.description = row.description, "
             "e.source_chunks = row.source_chunks, e.mentions = row.mentions, e.aliases = row.aliases, "
-            f"e.merge_reasons = row.merge_reasons{more}{self._set_vector('e')}"
+            f"e.merge_reasons = row.merge_reasons{more}{vector}"
             f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
             rows,
             batch_size=200,
         )
-        self._upsert_vectors(self.settings.entity_label, rows)
+        if vectors:
+            self._upsert_vectors(self.settings.entity_label, rows)
+
+    def write_vectors(self, label: str, rows: Sequence[Row]) -> None:
+        """The vectors of nodes of `label` (as named in Settings) already written: rows {id, embedding, and the
+        vector store's filter fields: `type`, `level`}. Why apart from the node write: the graph server's writes of
+        the entities, RELATED and communities then run while their vectors are still being embedded."""
+        if not self.vectors.in_graph:
+            self._upsert_vectors(label, rows)
+            return
+        self._batch(
+            f"UNWIND $rows AS row MATCH (n:{ident(label)} {{id: row.id}}) "
+            f"SET n.{self.lab.embedding} = {self.store.vec('row.embedding')}",
+            [{"id": row["id"], "embedding": row["embedding"]} for row in rows],
+            batch_size=200,
+        )
 
     def delete_nodes(self, label: str, ids: Iterable[str]) -> None:
         """Delete nodes of `label` (as named in Settings) by id, with their vectors."""
@@ -331,18 +357,21 @@ class IndexGraph:
         rows = self._q(f"MATCH (k:{self.lab.community} {{projectId: $project}}) RETURN k.id AS id")
         return {row["id"] for row in rows}
 
-    def write_communities(self, rows: Sequence[Row]) -> None:
+    def write_communities(self, rows: Sequence[Row], *, vectors: bool = True) -> None:
+        """`vectors=False`: rows carry no `embedding` (`write_vectors` stores them later); only communities
+        without a stored vector are written (`DerivedStages.communities`), so there is no old one to drop."""
         lab = self.lab
         self._batch(
             f"UNWIND $rows AS row MERGE (k:{lab.community} {{id: row.id}}) "
             "SET k.level = row.level, k.title = row.title, k.summary = row.summary, "
             "k.full_content = row.full_content, k.rank = row.rank, k.size = row.size, k.projectId = row.project, "
-            f"k.source_chunks = row.source_chunks{self._set_vector('k')}"
+            f"k.source_chunks = row.source_chunks{self._set_vector('k') if vectors else ' '}"
             f"WITH k, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (k)-[:IN_PROJECT]->(p)",
             rows,
             batch_size=100,
         )
-        self._upsert_vectors(self.settings.community_label, rows)
+        if vectors:
+            self._upsert_vectors(self.settings.community_label, rows)
 
     def link_communities(self, member_label: str, rows: Sequence[Row]) -> None:
         """(member)-[:IN_COMMUNITY]->(community) for rows {member, community}; idempotent."""

@@ -76,7 +76,8 @@ class VectorStore(ABC):
 
 
 class GraphVectors(VectorStore):
-    """Vectors on the graph nodes: written in the same statement as the node and deleted with it."""
+    """Vectors on the graph nodes, deleted with them: a chunk's written in the same statement as the node, an
+    entity's or community's in one just after (`IndexGraph.write_vectors`)."""
 
     name = "graph"
     in_graph = True
