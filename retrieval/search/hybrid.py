@@ -19,8 +19,7 @@ from retrieval.search.keywords import content_terms, keyword_query
 from retrieval.store.records import StoreHit
 
 Kind = Literal["chunk", "entity"]
-#: Each arm fetches this many times top_k (at least MIN_CANDIDATES) for fusion to choose from.
-CANDIDATE_FACTOR = 3
+#: Each arm fetches top_k candidates, but at least this many, for fusion to choose from (as the peers' arms do).
 MIN_CANDIDATES = 20
 #: Up to this many restricted ids are scored exactly in Python; beyond, a filtered index search is cheaper.
 EXACT_RESTRICT_LIMIT = 5000
@@ -77,7 +76,7 @@ def _search(
         if not restrict_ids:
             return []
         where["id"] = list(dict.fromkeys(restrict_ids))
-    fetch = max(k * CANDIDATE_FACTOR, MIN_CANDIDATES)
+    fetch = max(k, MIN_CANDIDATES)
     use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
     use_keyword = params.search_type != "vector" and fulltext_index is not None
     use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)

@@ -43,12 +43,12 @@ RETRY_S = 3.0
 CONNECT_TIMEOUT_S = 5.0
 #: Fulltext candidates Lucene ranks before BM25 re-scores them (at least 4 k) in `fulltext_search`.
 BM25_POOL = 200
-#: The hybrid statement's Lucene pool, as a share of the candidates each arm keeps (`fetch`, 3 x top-k): 30 for
-#: a top 20. Why: each pool candidate the vector arm lacks costs the server its exact cosine (its vector read) and
-#: the reply its text, the largest part of the statement past the peers' own; BM25 still scores every vector
-#: candidate, so a pool cut only drops keyword-only candidates Lucene ranks low. Pools of 240, 60, 40, 30, 20 and
-#: 15 gave the same R@2/5/10 and all-gold@10 on MuSiQue (tuning), and 60, 30 and 20 on HotpotQA (held out): see
-#: docs/benchmarks.md, "The hybrid search's own time".
+#: The hybrid statement's Lucene pool, as a share of the candidates each arm keeps (`fetch`: top-k, at least 20):
+#: 10 for a top 20 (30 while each arm kept 3 x top-k). Why: each pool candidate the vector arm lacks costs the
+#: server its exact cosine (its vector read) and the reply its text, the largest part of the statement past the
+#: peers' own; BM25 still scores every vector candidate, so a pool cut only drops keyword-only candidates Lucene
+#: ranks low. Pools of 240, 60, 40, 30, 20 and 15 gave the same R@2/5/10 and all-gold@10 on MuSiQue (tuning),
+#: and 60, 30 and 20 on HotpotQA (held out): see docs/benchmarks.md, "The hybrid search's own time".
 HYBRID_POOL = 0.5
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
 READ_ONLY_CACHE = 1024
