@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
@@ -52,25 +53,28 @@ def place_named(surface: str, kind: str, person_evidence: int) -> str:
     return "LOC" if names[-1] in PLACE_LAST or names[0] in PLACE_FIRST else kind
 
 
-def kind_after(surface: str, kind: str, words: DocumentWords, person_evidence: int) -> str:
+def kinds_after(surface: str, words: DocumentWords) -> list[str]:
+    """For each occurrence of a name, the kind of thing the capitalised words right after it name: LOC for a place's
+    noun ("Au Gres Township"), ORG for a firm's, a work's or an institution's ("Warren Easton High School"), else
+    "". Read once per name: `kind_after` and `piece_of_a_name` both decide from it."""
+    return [_kind_of(run) for run in words.words_after(surface)]
+
+
+def kind_after(after: Sequence[str]) -> str:
     """LOC (or ORG) for a PERSON that no mention shows acting as a person and that the document writes, in more than
-    half its occurrences, just before capitalised words holding the noun of a kind of place (or of a firm, a work,
-    an institution): "Au Gres Township ... the city of Au Gres" names a township and a city. The model cut the name
-    before its kind noun; a person's name is not the first words of a township's."""
-    if kind != "PERSON" or person_evidence:
-        return kind
-    kinds = [_kind_of(run) for run in words.words_after(surface)]
-    named = [found for found in kinds if found]
-    if 2 * len(named) <= len(kinds):
-        return kind
+    half its occurrences (`after`: `kinds_after`), just before the noun of a kind of place (or of a firm, a work, an
+    institution): "Au Gres Township ... the city of Au Gres" names a township and a city. The model cut the name
+    before its kind noun; a person's name is not the first words of a township's. "PERSON" otherwise."""
+    named = [found for found in after if found]
+    if 2 * len(named) <= len(after):
+        return "PERSON"
     return "LOC" if 2 * named.count("LOC") >= len(named) else "ORG"
 
 
-def piece_of_a_name(surface: str, words: DocumentWords) -> bool:
-    """Whether every occurrence of a name is followed by capitalised words holding the noun of a kind of place or
+def piece_of_a_name(after: Sequence[str]) -> bool:
+    """Whether every occurrence of a name (`after`: `kinds_after`) is followed by the noun of a kind of place or
     thing: "Warren Easton" only ever in "Warren Easton High School" is no name of its own in that document."""
-    runs = words.words_after(surface)
-    return bool(runs) and all(_kind_of(run) for run in runs)
+    return bool(after) and all(after)
 
 
 def _kind_of(run: list[str]) -> str:

@@ -20,7 +20,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
-from retrieval.indexing.entity_names import author_named, kind_after, piece_of_a_name, place_named
+from retrieval.indexing.entity_names import author_named, kind_after, kinds_after, piece_of_a_name, place_named
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -186,9 +186,11 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = topic
             named_topics.add(key)
         kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
-        if kind == "PERSON" and not person[key] and piece_of_a_name(surface, words):
-            pieces.add(key)  # "Warren Easton" only ever in "Warren Easton High School": a piece, not a person
-        kind = kind_after(surface, kind, words, person[key])  # "Au Gres Township ... the city of Au Gres"
+        if kind == "PERSON" and not person[key]:
+            after = kinds_after(surface, words)
+            if piece_of_a_name(after):
+                pieces.add(key)  # "Warren Easton" only ever in "Warren Easton High School": a piece, not a person
+            kind = kind_after(after)  # "Au Gres Township ... the city of Au Gres"
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
