@@ -213,7 +213,7 @@ def _hub_with_strays() -> tuple[list[str], list[tuple[str, str, float]], list[di
     """`_hub_of_passages(8)`, and four passages more of one name beside the hub each ("Saxe-Coburg" of a passage on
     a bank), whose other names Leiden puts elsewhere: a tight group of a topic ("t0"-"t3") each stray is related to
     once."""
-    ids, edges, mentions = _hub_of_passages(8)
+    _ids, edges, mentions = _hub_of_passages(8)
     topic = [f"t{i}" for i in range(4)]
     edges += [(a, b, 3.0) for i, a in enumerate(topic) for b in topic[i + 1 :]]
     for s in range(4):
@@ -245,7 +245,7 @@ def test_the_levels_above_do_not_join_a_hub_s_passages_through_it() -> None:
 
 
 def test_a_name_whose_documents_share_only_another_hub_is_a_hub() -> None:
-    """"Washington"'s passages (a coffee firm, a band, a park) share nothing but it and "United States", itself a
+    """Washington's passages (a coffee firm, a band, a park) share nothing but it and "United States", itself a
     hub of many more passages: that they share a hub does not make them related."""
     mentions = [{"chunk": f"doc{d}:0", "entity": e} for d in range(40) for e in ("us", f"own{d}")]
     mentions += [{"chunk": f"doc{d}:0", "entity": "washington"} for d in range(6)]

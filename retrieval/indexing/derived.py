@@ -191,7 +191,9 @@ class DerivedStages(RunState):
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             named = (
-                titles.community_titles(tree, wanted, mentions, g.chunk_texts(), self.embed_passages, set(hubs.counts))
+                titles.community_titles(
+                    tree, wanted, mentions, g.chunk_texts(), self.embed_passages, hubs=set(hubs.counts)
+                )
                 if new and self.chat is None
                 else {}
             )

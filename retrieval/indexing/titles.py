@@ -172,6 +172,7 @@ def community_titles(
     mentions: Iterable[Mapping[str, Any]],
     texts: Mapping[str, str] | None = None,
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    *,
     hubs: Collection[str] = (),
 ) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
