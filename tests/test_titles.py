@@ -741,25 +741,3 @@ def test_passages_of_several_documents_of_one_title_are_one_subject_and_it_leads
     tree = [Community("ihg", 0, ("ihg", "inn"), ()), Community("f", 0, ("joe", "ann"), ())]
     title = community_titles(tree, entities, _mentions(chunks), texts)["ihg"]
     assert title.startswith("Crowne Plaza: InterContinental Hotels"), title
-
-
-def test_a_hubs_passages_do_not_title_a_community_that_has_its_own() -> None:
-    """A hub ("Canada", met in many unrelated passages) kept beside the names of one passage is not what their
-    community is about: its other passages (hockey clubs, maple syrup) would title it, as a host's would."""
-    entities = {
-        **ENTITIES,
-        "canada": _entity("canada", "Canada", "GPE"),
-        "hockey": _entity("hockey", "ice hockey"),
-        "maple": _entity("maple", "maple syrup"),
-    }
-    chunks = {
-        "a:1": ["chips", "dc", "canada"],
-        "a:2": ["chips", "dc"],
-        **{f"h{d}:0": ["canada", "hockey"] for d in range(5)},
-        **{f"m{d}:0": ["canada", "maple"] for d in range(3)},
-    }
-    tree = [Community("k", 0, ("canada", "chips", "dc"), ()), Community("o", 0, ("hockey", "maple"), ())]
-    plain = community_titles(tree, entities, _mentions(chunks))["k"]
-    assert "ice hockey" in plain or "Canada" in plain, plain  # the hub's passages outnumber the community's own
-    title = community_titles(tree, entities, _mentions(chunks), hubs={"canada"})["k"]
-    assert title.replace(" &", ",").startswith(("graphics chips, data center", "data center, graphics chips")), title

@@ -191,9 +191,7 @@ class DerivedStages(RunState):
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             named = (
-                titles.community_titles(
-                    tree, wanted, mentions, g.chunk_texts(), self.embed_passages, hubs=set(hubs.counts)
-                )
+                titles.community_titles(tree, wanted, mentions, g.chunk_texts(), self.embed_passages)
                 if new and self.chat is None
                 else {}
             )

@@ -78,7 +78,7 @@ import html
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -172,15 +172,11 @@ def community_titles(
     mentions: Iterable[Mapping[str, Any]],
     texts: Mapping[str, str] | None = None,
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
-    *,
-    hubs: Collection[str] = (),
 ) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
     (`chunk`, `entity`) the entities were resolved from, `texts` every chunk's text by id (without them a
     community met in one passage is titled by its topic mentioned once, or by its members), `embed` the graph's
-    embedder (unit rows; without it a community whose topics are each named in passing keeps them), `hubs` the
-    names of many unrelated passages (community_hubs.find): as a host's, their passages are not what their
-    community is about ("British" beside the names of one passage on a bank: its other 74 passages)."""
+    embedder (unit rows; without it a community whose topics are each named in passing keeps them)."""
     chunks_of: dict[str, set[str]] = defaultdict(set)
     for row in mentions:
         chunks_of[str(row["entity"])].add(str(row["chunk"]))
@@ -206,7 +202,7 @@ def community_titles(
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
-    passages = {c.id: _own(_passages(c.members, chunks_of, everywhere | set(hubs)), named_documents) for c in tree}
+    passages = {c.id: _own(_passages(c.members, chunks_of, everywhere), named_documents) for c in tree}
     counts = {c.id: _counts(passages[c.id], topics_in) for c in tree}
     parts = {c.id: _parts(passages[c.id]) if len(documents) >= MIN_DOCUMENTS else [] for c in tree}
     few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
@@ -270,8 +266,7 @@ def _common(chunks: set[str], count: Counter[str], topics: Mapping[str, Topic]) 
 
 
 def _passages(members: Iterable[str], chunks_of: Mapping[str, set[str]], everywhere: set[str]) -> set[str]:
-    """The chunks a community is about: those mentioning a member, a host's or a hub's only when there is nothing
-    else."""
+    """The chunks a community is about: those mentioning a member, a host's only when there is nothing else."""
     chunks: set[str] = set()
     hosts: set[str] = set()
     for member in members:
