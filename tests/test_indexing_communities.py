@@ -207,3 +207,48 @@ def test_a_name_in_many_documents_is_judged_on_drawn_pairs_of_them(linked_docume
     found = community_hubs.find(mentions)
     assert ("x" in found.counts) is hub
     assert community_hubs.find(mentions).counts == found.counts
+
+
+def _hub_with_strays() -> tuple[list[str], list[tuple[str, str, float]], list[dict[str, str]]]:
+    """`_hub_of_passages(8)`, and four passages more of one name beside the hub each ("Saxe-Coburg" of a passage on
+    a bank), whose other names Leiden puts elsewhere: a tight group of a topic ("t0"-"t3") each stray is related to
+    once."""
+    _ids, edges, mentions = _hub_of_passages(8)
+    topic = [f"t{i}" for i in range(4)]
+    edges += [(a, b, 3.0) for i, a in enumerate(topic) for b in topic[i + 1 :]]
+    for s in range(4):
+        mentions += [{"chunk": f"stray{s}:0", "entity": e} for e in (f"s{s}", "canada", topic[s])]
+        edges += [("canada", f"s{s}", 2.0), (f"s{s}", topic[s], 1.0)]
+    mentions += [{"chunk": f"topic{i}:0", "entity": e} for i in range(2) for e in topic]
+    return sorted({e for a, b, _w in edges for e in (a, b)}), edges, mentions
+
+
+def test_a_name_only_the_hub_holds_in_its_community_goes_where_its_passage_s_other_names_are() -> None:
+    """A stray related to the hub more than to anything else is left beside the hub by the split (its community is
+    then the passages of every stray); it goes to the community of its passage's other names."""
+    ids, edges, mentions = _hub_with_strays()
+    hubs = community_hubs.find(mentions)
+    assert "canada" in hubs.counts
+    tree = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3, hubs=hubs)
+    home = {m: c.members for c in tree if c.level == 0 for m in c.members}
+    for s in range(4):
+        assert f"t{s}" in home[f"s{s}"], home[f"s{s}"]
+    assert sorted(home) == sorted(ids)  # every name, the hub too, still has a community
+
+
+def test_the_levels_above_do_not_join_a_hub_s_passages_through_it() -> None:
+    """The groups split off a hub share nothing but the hub: no community above level 0 joins two of them."""
+    ids, edges, mentions = _hub_of_passages(8)
+    tree = communities.hierarchy("p", ids, edges, max_size=40, max_levels=3, hubs=community_hubs.find(mentions))
+    above = [{m.split("n")[0] for m in c.members if m != "canada"} for c in tree if c.level > 0]
+    assert not [passages for passages in above if len(passages) > 1]
+
+
+def test_a_name_whose_documents_share_only_another_hub_is_a_hub() -> None:
+    """Washington's passages (a coffee firm, a band, a park) share nothing but it and "United States", itself a
+    hub of many more passages: that they share a hub does not make them related."""
+    mentions = [{"chunk": f"doc{d}:0", "entity": e} for d in range(40) for e in ("us", f"own{d}")]
+    mentions += [{"chunk": f"doc{d}:0", "entity": "washington"} for d in range(6)]
+    assert set(community_hubs.find(mentions).counts) == {"us", "washington"}
+    mentions += [{"chunk": f"doc{d}:0", "entity": "seattle"} for d in range(6)]
+    assert set(community_hubs.find(mentions).counts) == {"us"}  # a name they share besides

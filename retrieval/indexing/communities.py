@@ -10,7 +10,7 @@ the primer and global search then see one topic instead of the corpus's real one
 Leiden sees also weighs a host's relationships less (`damped`: a person in most documents, like a word in
 every document to IDF), so conversations and topics, not the host, decide which communities form.
 A hub of unrelated passages (an encyclopaedia's "Canada") splits the level-0 part it holds together into its
-passages' own groups, and weighs less in the levels above (community_hubs.py).
+passages' own groups, and is not seen by the levels above (community_hubs.py).
 A community's id hashes its member entities, so an unchanged community keeps its id (and its
 summary) across runs, and a changed one gets a new id and a new summary. A re-run after an edit
 keeps every level-0 community none of whose entities gained, lost or changed a relationship, and
@@ -167,14 +167,16 @@ def _partition(
     graph: ig.Graph, nodes: list[int], max_size: int, min_size: int, *, entity_of: Sequence[str], hubs: Hubs
 ) -> list[list[int]]:
     """Level-0 parts of the subgraph on `nodes`: Leiden, split under the cap, stranded nodes absorbed, a part a hub
-    holds together split into its passages' groups (`entity_of`: a node's entity)."""
+    holds together split into its passages' groups, a name only a hub holds there moved to its other names
+    (`entity_of`: a node's entity)."""
     sub = graph if len(nodes) == graph.vcount() else graph.subgraph(nodes)
     parts = _absorb_small(sub, [p for top in _leiden(sub) for p in _capped(sub, top, max_size)], max_size, min_size)
-    return [
+    split = [
         group
         for part in parts
         for group in community_hubs.split(graph, [nodes[i] for i in part], entity_of.__getitem__, hubs, min_size)
     ]
+    return community_hubs.rehome(graph, split, entity_of.__getitem__, hubs, max_size)
 
 
 def damped(
@@ -223,7 +225,7 @@ def hierarchy(
 
     With `previous`, unchanged level-0 communities are kept as they are and the levels above start from the
     parents the graph already has; with `hubs` (community_hubs.find), a hub's level-0 part is split into its
-    passages' groups and the levels above weigh its edges less."""
+    passages' groups and the levels above leave its edges out."""
     previous = previous or Previous()
     hubs = hubs or Hubs()
     upper = community_hubs.upper_edges(edges, hubs)

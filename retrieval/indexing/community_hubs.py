@@ -7,8 +7,9 @@ through it: the community's passages then share one name and no topic a title co
 Divisional Education Council & Pan American Games"). A hub is told from a topic by its documents: those of a
 topic ("Summer Olympics" of athletes' passages) or of a conversation's recurring name (the demo's hosts, "AI",
 "Microsoft" across episodes) also share other entities; a hub's mostly do not (fewer than LINKED of their pairs).
-What is done with a hub: a level-0 part it holds together is split into its passages' own groups (`split`),
-and the levels above see its edges weigh less (`upper_edges`), as IDF weighs a word in many documents.
+What is done with a hub: a level-0 part it holds together is split into its passages' own groups (`split`), a
+name it alone holds there goes where its passage's other names are (`rehome`), and the levels above do not see its
+edges (`upper_edges`).
 """
 
 from __future__ import annotations
@@ -55,10 +56,15 @@ def find(mentions: Iterable[Mapping[str, Any]]) -> Hubs:
     for entity, found in documents.items():
         for document in found:
             entities_in[document].add(entity)
+    many = {entity: found for entity, found in documents.items() if len(found) >= HUB_DOCUMENTS}
+    first = {entity for entity, found in many.items() if _linked(entity, found, entities_in) < LINKED}
+    # Documents linked only by another hub are not linked: "Washington"'s passages (a coffee firm, a band, a park)
+    # mostly also say "United States", and that made it no hub.
+    beside = {document: entities - first for document, entities in entities_in.items()}
     counts = {
         entity: len(found)
-        for entity, found in documents.items()
-        if len(found) >= HUB_DOCUMENTS and _linked(entity, found, entities_in) < LINKED
+        for entity, found in many.items()
+        if entity in first or _linked(entity, found, beside) < LINKED
     }
     return Hubs(documents, counts)
 
@@ -78,7 +84,7 @@ def _linked(entity: str, documents: frozenset[str], entities_in: Mapping[str, se
     checked = shared = 0
     for a, b in pairs:
         checked += 1
-        shared += len(entities_in[a] & entities_in[b]) > 1  # both hold `entity`: another makes two
+        shared += bool((entities_in[a] & entities_in[b]) - {entity})
     return shared / checked
 
 
@@ -105,8 +111,8 @@ def split(
         return [part]
     if len(stranded) + 1 >= min_size:
         return [*kept, sorted([part[hub], *stranded])]
-    weights = [_weight(graph, part[hub], group) for group in kept]
-    home = max(range(len(kept)), key=lambda i: (weights[i], -i))
+    weights = _weights(graph, part[hub], {node: i for i, group in enumerate(kept) for node in group})
+    home = max(range(len(kept)), key=lambda i: (weights.get(i, 0.0), -i))
     kept[home] = sorted([*kept[home], part[hub]])
     return kept
 
@@ -122,17 +128,53 @@ def _share_a_document(groups: Sequence[list[int]], entity_of: Callable[[int], st
     return False
 
 
-def _weight(graph: ig.Graph, node: int, group: list[int]) -> float:
-    inside = set(group)
-    return sum(
-        float(edge["weight"])
-        for edge in graph.es[graph.incident(node)]
-        if (edge.target if edge.source == node else edge.source) in inside
-    )
+def rehome(
+    graph: ig.Graph, parts: list[list[int]], entity_of: Callable[[int], str], hubs: Hubs, max_size: int
+) -> list[list[int]]:
+    """`parts` (level 0) with each name a hub alone holds in its part (related to no other name of it but hubs)
+    moved to the part its other relationships weigh most with, a part with room. Why: `split` leaves such a name
+    beside the hub ("British" with "Saxe-Coburg" of one passage, "Whatever Happened" of another), and the hub's
+    community is then dozens of unrelated passages; the name's own passage's other names are elsewhere, and that
+    is where it belongs. A name related to nothing but the hub stays with it."""
+    if not hubs.counts:
+        return parts
+    hub = [entity_of(node) in hubs.counts for node in range(graph.vcount())]
+    owner = {node: i for i, part in enumerate(parts) for node in part}
+    moves: dict[int, int] = {}
+    for i, part in enumerate(parts):
+        if not any(hub[node] for node in part):
+            continue
+        for node in part:
+            weights = {} if hub[node] else _weights(graph, node, owner, hub)
+            if weights and i not in weights:
+                moves[node] = max(sorted(weights), key=lambda k: weights[k])
+    out = [[node for node in part if node not in moves] for part in parts]
+    for node, home in sorted(moves.items()):
+        (out[home] if len(out[home]) < max_size else out[owner[node]]).append(node)
+    owner = {node: i for i, part in enumerate(out) for node in part}
+    for i, part in enumerate(out):  # a hub left alone joins the part it weighs most with, as in `split`
+        if len(part) == 1 and len(parts[i]) > 1:
+            weights = _weights(graph, part[0], owner)
+            weights.pop(i, None)
+            if weights:
+                out[max(sorted(weights), key=lambda j: weights[j])].append(part.pop())
+    return [sorted(part) for part in out if part]
+
+
+def _weights(graph: ig.Graph, node: int, owner: Mapping[int, int], skip: Sequence[bool] = ()) -> dict[int, float]:
+    """The summed weight of `node`'s edges into each part (`owner`: a node's part), leaving out neighbours `skip`
+    marks."""
+    weights: dict[int, float] = defaultdict(float)
+    for edge in graph.es[graph.incident(node)]:
+        other = edge.target if edge.source == node else edge.source
+        if other in owner and not (skip and skip[other]):
+            weights[owner[other]] += float(edge["weight"])
+    return weights
 
 
 def upper_edges(edges: Sequence[tuple[str, str, float]], hubs: Hubs) -> list[tuple[str, str, float]]:
-    """`edges` as the levels above 0 see them: each end that is a hub weighs 2 / its documents (as if it were in
-    two), so that the groups split off a hub are joined by what they share, not through it."""
-    factor = {entity: 2.0 / n for entity, n in hubs.counts.items()}
-    return [(a, b, w * factor.get(a, 1.0) * factor.get(b, 1.0)) for a, b, w in edges]
+    """`edges` as the levels above 0 see them: without a hub's, so that the groups split off a hub are joined by
+    what they share, not through it. Weighing them 2 / the hub's documents (as IDF would) still joined the groups
+    that share nothing else, at level 1 ("Washington, Klondike Gold Rush National Historical Park & Loghouse
+    Museum": 28 passages of 24 documents), since any weight is more than none."""
+    return [(a, b, w) for a, b, w in edges if a not in hubs.counts and b not in hubs.counts]
