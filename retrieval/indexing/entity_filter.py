@@ -131,6 +131,10 @@ _OWNS_A_NAME = re.compile(rf"['’]s (?!(?i:{'|'.join(sorted(STOP_WORDS))})\b)[A
 _NEGATED = re.compile(r"^(?:non|anti|pro)-")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
+#: Words between double quotes on one line, with no sentence mark inside: a title if `_title_cased`.
+_QUOTED = re.compile(r"[\"“]([^\"“”\n.!?]{3,80})[\"”]")
+#: Words a quoted title has at most.
+QUOTED_TITLE_WORDS = 8
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
 _SLUG_LINE = re.compile(r"(?im)^[^\n]*(?:\w_\w|\.(?:txt|md|pdf|docx?)\b|\bep-\d)[^\n]*$")
 
@@ -147,6 +151,8 @@ class DocumentWords:
     outside_asides: str = ""
     #: (start, end) of the lines that are file names or slugs.
     slugs: tuple[tuple[int, int], ...] = ()
+    #: The titles the document writes between quotes ('"Hitler Bad, Vandals Good"'): `inside_quoted_title`.
+    quoted_titles: tuple[str, ...] = ()
     #: Memo of each one-word name's occurrences in `text` (junk() is asked once per mention).
     _spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict, compare=False, hash=False)
     #: Memo of `counted_noun` per word: it scans the whole text twice, and junk() is asked once per mention.
@@ -161,6 +167,7 @@ class DocumentWords:
             text,
             _ASIDE.sub(" ", text).lower(),
             tuple((m.start(), m.end()) for m in _SLUG_LINE.finditer(text)),
+            tuple(sorted({m.group(1) for m in _QUOTED.finditer(text) if _title_cased(m.group(1))})),
         )
 
     def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
@@ -243,7 +250,8 @@ class DocumentWords:
 
     def title_fragment(self, name: str, place: bool) -> bool:
         """Whether every occurrence of a several-word name is the end or the start of a longer title: "Sea of Stars"
-        only ever after "To Sleep in a", "Little House" (everyday words) only ever before "on the Prairie". A
+        only ever after "To Sleep in a", "Little House" (everyday words) only ever before "on the Prairie", "Primetime
+        Emmy Award for Outstanding Lead Actor" only ever before "in a Miniseries or Movie" (no place's). A
         place stands before "on the" as a matter of course ("Frankfurt on the Main"), so only the first reading
         holds for one; a name with a rarer word ("Microsoft Research on the ...") is no title's piece."""
         spans = self._occurrences(name)
@@ -251,6 +259,7 @@ class DocumentWords:
         return bool(spans) and all(
             self._titled(start, _TITLE_A_BEFORE)
             or (everyday_words and _TITLE_THE_AFTER.match(self.text[end : end + 30]) is not None)
+            or (not place and _TITLE_WORDS_AFTER.match(self.text[end : end + 30]) is not None)
             for start, end in spans
         )
 
@@ -311,6 +320,18 @@ class DocumentWords:
             for start, end in found
         )
 
+    def inside_quoted_title(self, name: str) -> bool:
+        """Whether every occurrence of a name (as written) is inside a longer title that the document writes between
+        quotes somewhere ('"Hitler Bad, Vandals Good" is ...', '"Curly's Airships" tells ...'): the model cut a work's
+        title into names, and a piece of a title is no name. One also written outside the title ("the band The
+        Vandals") is a name of its own."""
+        titles = [title for title in self.quoted_titles if len(title) > len(name) and name in title]
+        if not titles:
+            return False
+        covers = [span for title in titles for span in whole_words.spans(title, self.text)]
+        found = whole_words.spans(name, self.text)
+        return bool(found) and all(any(a <= start and end <= b for a, b in covers) for start, end in found)
+
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
         lowered = surface.lower()
@@ -327,6 +348,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # an upper-case phrase: a speaker label's words or a shout, not a name
     if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens) or _CONTRACTION.search(surface):
         return True  # "n't", "I.", "A"; "thatI'd": words run together
+    if words.inside_quoted_title(surface):
+        return True  # "Hitler Bad" of '"Hitler Bad, Vandals Good"': a piece of a work's title
     if surface.rstrip(".") in _NAME_ABBREVIATIONS:
         return True  # "St" of "St. Louis": the tagger cut the abbreviation from the name it belongs to
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
@@ -382,6 +405,19 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     return kind != "PERSON" and (
         words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
         or words.inside_longer_names(surface, owner=False)  # "Radio Shack Color" only ever before "Computer 2"
+    )
+
+
+def _title_cased(text: str) -> bool:
+    """Whether quoted words read as a title: two to `QUOTED_TITLE_WORDS` words, the first and the last capitalised,
+    every other one capitalised or a function word ("Never Give Up on You"); quoted speech is not ("Hey Kevin, how
+    are you")."""
+    words = text.split()
+    return (
+        1 < len(words) <= QUOTED_TITLE_WORDS
+        and words[0][:1].isupper()
+        and words[-1][:1].isupper()
+        and all(w[:1].isupper() or w.lower() in STOP_WORDS for w in words)
     )
 
 
@@ -443,12 +479,15 @@ def _name_tokens(surface: str) -> tuple[str, ...]:
     return tuple(t for t in (slug(word) for word in surface.split()) if t)
 
 
-def alias_map(surfaces: dict[str, str], types: dict[str, str]) -> dict[str, str]:
+def alias_map(surfaces: dict[str, str], types: dict[str, str], placed: frozenset[str] = frozenset()) -> dict[str, str]:
     """A one-word name -> the only longer PERSON (or same-company ORG) whose first or last word it is.
 
     'Fei-Fei' and 'Li' -> 'Fei-Fei Li', 'Lisa' -> 'Lisa Su', 'Gates' -> 'Bill Gates' when the document
     has one such person; 'Microsoft' stays apart from 'Microsoft Research' (a part is not the whole),
-    but 'Apple' joins 'Apple Inc'. `surfaces` is each key's surface form, `types` its resolved type.
+    but 'Apple' joins 'Apple Inc'. A one-word PERSON written where one is, not who one is (`placed`: the keys
+    written right after a preposition of place: "at", "into"), that ends no longer person's name, joins the only
+    organisation whose name it ends: "While at Rovers he was the club captain" of "Bristol Rovers" (a club's short
+    name the model took for a surname). `surfaces` is each key's surface form, `types` its resolved type.
     """
     names = {key: _name_tokens(surface) for key, surface in surfaces.items()}
     aliases = {}
@@ -462,9 +501,15 @@ def alias_map(surfaces: dict[str, str], types: dict[str, str]) -> dict[str, str]
             and (long[: len(short)] == short or long[-len(short) :] == short)
             and _can_alias(types.get(key, ""), types.get(other, ""), short, long)
         }
+        if not targets and types.get(key) == "PERSON" and key in placed:
+            targets = {other for other, long in names.items() if types.get(other) == "ORG" and _ends(long, short)}
         if len(targets) == 1:
             aliases[key] = next(iter(targets))
     return aliases
+
+
+def _ends(long: tuple[str, ...], short: tuple[str, ...]) -> bool:
+    return len(long) > len(short) and long[-len(short) :] == short
 
 
 def _can_alias(short_type: str, long_type: str, short: tuple[str, ...], long: tuple[str, ...]) -> bool:
