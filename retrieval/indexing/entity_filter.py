@@ -109,6 +109,9 @@ _TITLE_WORDS_AFTER = re.compile(r"^ (?:of|in|on|at|for) an? [A-Z]")
 #: Prairie" ("of the" is a unit's too: "the Air Force Division of the National Guard Bureau"); a capitalised word,
 #: a preposition and "a" just before one: "Sea of Stars" of "To Sleep in a Sea of Stars" (a place takes no "a").
 _TITLE_THE_AFTER = re.compile(r"^ on the [A-Z]")
+#: "in a" and a capitalised word just after a name: "... Lead Actor" of "... Lead Actor in a Miniseries or Movie" ("on
+#: a" is a sentence's too: "operates as Air Canada Express on a Tier III codeshare").
+_TITLE_IN_A_AFTER = re.compile(r"^ in an? [A-Z]")
 _TITLE_A_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for) an? $")
 #: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
 _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
@@ -133,6 +136,8 @@ _NEGATED = re.compile(r"^(?:non|anti|pro)-")
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 #: Words between double quotes on one line, with no sentence mark inside: a title if `_title_cased`.
 _QUOTED = re.compile(r"[\"“]([^\"“”\n.!?]{3,80})[\"”]")
+#: A leading article, no part of the name a title is cut from: "The Hollywood Reporter" names "Hollywood Reporter".
+_ARTICLE_FIRST = re.compile(r"^(?:The|A|An) ")
 #: Words a quoted title has at most.
 QUOTED_TITLE_WORDS = 8
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -167,7 +172,7 @@ class DocumentWords:
             text,
             _ASIDE.sub(" ", text).lower(),
             tuple((m.start(), m.end()) for m in _SLUG_LINE.finditer(text)),
-            tuple(sorted({m.group(1) for m in _QUOTED.finditer(text) if _title_cased(m.group(1))})),
+            tuple(sorted({title for m in _QUOTED.finditer(text) if _title_cased(title := m.group(1).strip(" ,;:"))})),
         )
 
     def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
@@ -259,7 +264,7 @@ class DocumentWords:
         return bool(spans) and all(
             self._titled(start, _TITLE_A_BEFORE)
             or (everyday_words and _TITLE_THE_AFTER.match(self.text[end : end + 30]) is not None)
-            or (not place and _TITLE_WORDS_AFTER.match(self.text[end : end + 30]) is not None)
+            or (not place and _TITLE_IN_A_AFTER.match(self.text[end : end + 30]) is not None)
             for start, end in spans
         )
 
@@ -325,7 +330,9 @@ class DocumentWords:
         quotes somewhere ('"Hitler Bad, Vandals Good" is ...', '"Curly's Airships" tells ...'): the model cut a work's
         title into names, and a piece of a title is no name. One also written outside the title ("the band The
         Vandals") is a name of its own."""
-        titles = [title for title in self.quoted_titles if len(title) > len(name) and name in title]
+        titles = [
+            title for title in self.quoted_titles if len(_ARTICLE_FIRST.sub("", title)) > len(name) and name in title
+        ]
         if not titles:
             return False
         covers = [span for title in titles for span in whole_words.spans(title, self.text)]
