@@ -138,6 +138,8 @@ _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
 _QUOTED = re.compile(r"[\"“]([^\"“”\n.!?]{3,80})[\"”]")
 #: A leading article, no part of the name a title is cut from: "The Hollywood Reporter" names "Hollywood Reporter".
 _ARTICLE_FIRST = re.compile(r"^(?:The|A|An) ")
+#: Words that give another name just before a quote: "or", "as" ("known as"), "called", "named".
+_ANOTHER_NAME = re.compile(r"\b(?:or|as|called|named)\s*$")
 #: Words a quoted title has at most.
 QUOTED_TITLE_WORDS = 8
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -172,7 +174,7 @@ class DocumentWords:
             text,
             _ASIDE.sub(" ", text).lower(),
             tuple((m.start(), m.end()) for m in _SLUG_LINE.finditer(text)),
-            tuple(sorted({title for m in _QUOTED.finditer(text) if _title_cased(title := m.group(1).strip(" ,;:"))})),
+            _quoted_titles(text),
         )
 
     def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
@@ -413,6 +415,19 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
         or words.inside_longer_names(surface, owner=False)  # "Radio Shack Color" only ever before "Computer 2"
     )
+
+
+def _quoted_titles(text: str) -> tuple[str, ...]:
+    """The titles a text writes between quotes (`_title_cased`), but another name given for a thing ('The Farnese
+    Gardens, or "Gardens of Farnese upon the Palatine"', 'known as "..."'): that is a name, not a work's title,
+    and a name cut from it still names the thing."""
+    found = {
+        title
+        for m in _QUOTED.finditer(text)
+        if _title_cased(title := m.group(1).strip(" ,;:"))
+        and not _ANOTHER_NAME.search(text[max(0, m.start() - 12) : m.start()])
+    }
+    return tuple(sorted(found))
 
 
 def _title_cased(text: str) -> bool:
