@@ -426,7 +426,7 @@ def test_a_numbered_road_cut_from_its_number_is_not_an_entity() -> None:
 def test_a_name_only_ever_inside_a_quoted_title_is_a_piece_of_it() -> None:
     """ "Hitler Bad" and "Vandals Good" only ever inside the album title the passage quotes, "Curly" only ever in
     "Curly's Airships": the model cut a work's title into names. A name also written outside the title ("the band
-    The Vandals") stays, and quoted speech is no title ("Hey Kevin, how are you")."""
+    The Vandals") stays, and quoted speech is no title ("Hey Kevin, how are you", "Joe is in Chicago")."""
     album = (
         "Hitler Bad, Vandals Good is the seventh studio album by the punk rock band The Vandals. "
         'The humor in "Hitler Bad, Vandals Good" is lighthearted.'
@@ -437,6 +437,8 @@ def test_a_name_only_ever_inside_a_quoted_title_is_a_piece_of_it() -> None:
     curly = DocumentWords.of("Curly's Airships is a double CD. \"Curly's Airships\" tells of the R101 airship.", 1)
     assert junk("Curly", "GPE", curly)
     assert not junk("Kevin Scott", "PERSON", DocumentWords.of('She said "Hey Kevin Scott, how are you" and left.', 1))
+    speech = DocumentWords.of("It could say, “Joe is in Chicago,” and then say, “Joe’s in Seattle,” later.", 1)
+    assert not junk("Chicago", "GPE", speech) and not junk("Seattle", "GPE", speech)
     assert "hitler-bad" not in extracted(album) and "vandals" in extracted(album)
 
 

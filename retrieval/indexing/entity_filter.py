@@ -140,6 +140,13 @@ _QUOTED = re.compile(r"[\"“]([^\"“”\n.!?]{3,80})[\"”]")
 _ARTICLE_FIRST = re.compile(r"^(?:The|A|An) ")
 #: Words that give another name just before a quote: "or", "as" ("known as"), "called", "named".
 _ANOTHER_NAME = re.compile(r"\b(?:or|as|called|named)\s*$")
+#: The small words a title writes in lower case: articles, prepositions and conjunctions.
+_TITLE_SMALL_WORDS = frozenset(
+    {"a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "nor", "but", "by", "with", "from", "upon",
+     "as", "into", "over"}
+)  # fmt: skip
+#: "'s" before a lower-case word: "is" contracted ("Joe's in Seattle"), not a possessive ("Curly's Airships").
+_CONTRACTED = re.compile(r"['’]s [a-z]")
 #: Words a quoted title has at most.
 QUOTED_TITLE_WORDS = 8
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
@@ -432,14 +439,16 @@ def _quoted_titles(text: str) -> tuple[str, ...]:
 
 def _title_cased(text: str) -> bool:
     """Whether quoted words read as a title: two to `QUOTED_TITLE_WORDS` words, the first and the last capitalised,
-    every other one capitalised or a function word ("Never Give Up on You"); quoted speech is not ("Hey Kevin, how
-    are you")."""
+    every other one capitalised or a title's small word ("Never Give Up on You", "Gardens of Farnese upon the
+    Palatine"); quoted speech is not ("Hey Kevin, how are you", "Joe is in Chicago": a title capitalises its verbs;
+    "Joe's in Seattle": an "'s" before a small word is "is")."""
     words = text.split()
     return (
         1 < len(words) <= QUOTED_TITLE_WORDS
         and words[0][:1].isupper()
         and words[-1][:1].isupper()
-        and all(w[:1].isupper() or w.lower() in STOP_WORDS for w in words)
+        and all(w[:1].isupper() or w in _TITLE_SMALL_WORDS for w in words)
+        and not _CONTRACTED.search(text)
     )
 
 
