@@ -4,11 +4,13 @@ exactly what a document contributed to a merge."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from retrieval.context import Context
 from retrieval.indexing import remove_document, run_index
 from retrieval.indexing.entities import resolve as resolve_entities
+from retrieval.indexing.model import graph_type
 from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.indexing.resolution_spelling import misspelled_pairs
 from retrieval.search.explore import node_details
@@ -475,3 +477,27 @@ def test_a_formal_name_and_a_plural_name_are_aliases_of_one_node_in_the_graph(
     assert len(kept) == 1, games
     assert {"Summer Olympics", "Summer Olympic Games"} == {kept[0]["title"], *kept[0]["aliases"]}  # type: ignore[misc]
     assert any("in the plural" in r for r in kept[0]["reasons"])  # type: ignore[union-attr]
+
+
+PLACE_AS_PERSON = {
+    "a.txt": "PNG Air is an airline based at Jacksons International Airport, Port Moresby, Papua New Guinea. It flies.",
+    "b.txt": "The Diocese of Kundiawa is a diocese located in the city of Kundiawa in Papua New Guinea.",
+}
+
+
+def test_a_name_typed_a_person_in_as_many_passages_as_a_place_is_the_place(
+    graph,  # noqa: F811
+    embedder,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """On both backends: the model types "Papua New Guinea" a person in a passage that says nothing of it and a
+    country in another; the tie across documents goes to the place (it went to PERSON, whose name sorts last).
+    A tie between a person and a thing that is no place keeps the old order, and a majority decides as ever."""
+    assert graph_type(Counter({"PERSON": 2, "GPE": 2})) == "GPE"
+    assert graph_type(Counter({"PERSON": 2, "ORG": 2})) == "PERSON"
+    assert graph_type(Counter({"PERSON": 3, "LOC": 2})) == "PERSON"
+    settings, store = graph
+    folder = write_corpus(tmp_path / "corpus", PLACE_AS_PERSON)
+    run_index(settings, store, embedder, [folder], project="p")
+    rows = store.query("MATCH (e:__Entity__ {id: 'p:papua-new-guinea'}) RETURN e.type AS type")
+    assert [row["type"] for row in rows] == ["GPE"]

@@ -9,7 +9,7 @@ from collections import Counter
 from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
-from retrieval.indexing.entity_filter import DocumentWords, junk
+from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk
 from retrieval.indexing.extract_offline import _clean, extract_document
 from retrieval.text.nlp import nlp
 
@@ -421,3 +421,50 @@ def test_a_numbered_road_cut_from_its_number_is_not_an_entity() -> None:
     assert not junk("Mexico City", "GPE", DocumentWords.of("He won in Mexico City 2 times.", 1))
     text = "Meehan is a town. Wisconsin Highway 54 and Wisconsin Highway 73 run through the town."
     assert "wisconsin-highway" not in extracted(text)
+
+
+def test_a_name_only_ever_inside_a_quoted_title_is_a_piece_of_it() -> None:
+    """ "Hitler Bad" and "Vandals Good" only ever inside the album title the passage quotes, "Curly" only ever in
+    "Curly's Airships": the model cut a work's title into names. A name also written outside the title ("the band
+    The Vandals") stays, and quoted speech is no title ("Hey Kevin, how are you", "Joe is in Chicago")."""
+    album = (
+        "Hitler Bad, Vandals Good is the seventh studio album by the punk rock band The Vandals. "
+        'The humor in "Hitler Bad, Vandals Good" is lighthearted.'
+    )
+    words = DocumentWords.of(album, 1)
+    assert junk("Hitler Bad", "WORK_OF_ART", words) and junk("Vandals Good", "CONCEPT", words)
+    assert not junk("Vandals", "ORG", words)
+    curly = DocumentWords.of("Curly's Airships is a double CD. \"Curly's Airships\" tells of the R101 airship.", 1)
+    assert junk("Curly", "GPE", curly)
+    assert not junk("Kevin Scott", "PERSON", DocumentWords.of('She said "Hey Kevin Scott, how are you" and left.', 1))
+    speech = DocumentWords.of("It could say, “Joe is in Chicago,” and then say, “Joe’s in Seattle,” later.", 1)
+    assert not junk("Chicago", "GPE", speech) and not junk("Seattle", "GPE", speech)
+    assert "hitler-bad" not in extracted(album) and "vandals" in extracted(album)
+
+
+def test_a_name_only_ever_before_in_a_and_a_capital_is_a_piece_of_a_title() -> None:
+    """ "Primetime Emmy Award for Outstanding Lead Actor" only ever before "in a Miniseries or Movie" is the award's
+    name cut short; a name also written alone stays, and so does a place ("Paris in a Day" is a guide's title, but
+    Paris is the city)."""
+    award = "Barry Pepper won the Primetime Emmy Award for Outstanding Lead Actor in a Miniseries or Movie in 2011."
+    words = DocumentWords.of(award, 1)
+    assert junk("Primetime Emmy Award for Outstanding Lead Actor", "LAW", words)
+    alone = DocumentWords.of(award + " The Primetime Emmy Award for Outstanding Lead Actor went to him.", 1)
+    assert not junk("Primetime Emmy Award for Outstanding Lead Actor", "LAW", alone)
+    assert not junk("New York", "GPE", DocumentWords.of("She wrote New York in a Week for tourists.", 1))
+
+
+def test_a_one_word_person_after_at_is_the_only_club_whose_name_it_ends() -> None:
+    """ "While at Rovers he was the club captain" beside "Bristol Rovers": a club's short name, not a surname; a
+    one-word person never written after a preposition of place ("Gates said" beside the "Gates Foundation") stays."""
+    club = (
+        "Peter Aitken began his career with Bristol Rovers in 1972. He joined Bristol City in 1980. "
+        "While at Rovers he was the club captain."
+    )
+    assert "rovers" not in extracted(club) and extracted(club).get("bristol-rovers") == "ORG"
+    assert (
+        alias_map(
+            {"gates": "Gates", "gates-foundation": "Gates Foundation"}, {"gates": "PERSON", "gates-foundation": "ORG"}
+        )
+        == {}
+    )

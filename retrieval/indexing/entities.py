@@ -11,7 +11,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from retrieval.indexing.model import majority_type
+from retrieval.indexing.model import graph_type
 from retrieval.indexing.resolution import Resolution
 from retrieval.store.records import Row
 from retrieval.text.readable import boilerplate, sentence_key
@@ -152,7 +152,7 @@ def resolve(mentions: list[Row], merged: Resolution | None = None) -> dict[str, 
         entities[entity_id] = Entity(
             id=entity_id,
             title=title,
-            type=merged.types.get(entity_id, majority_type(types)),
+            type=merged.types.get(entity_id, graph_type(types)),
             evidence=tuple(sentences),
             mentions=len({row["chunk"] for row in rows}),
             aliases=_aliases(surfaces, title),

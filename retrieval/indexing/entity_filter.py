@@ -109,6 +109,9 @@ _TITLE_WORDS_AFTER = re.compile(r"^ (?:of|in|on|at|for) an? [A-Z]")
 #: Prairie" ("of the" is a unit's too: "the Air Force Division of the National Guard Bureau"); a capitalised word,
 #: a preposition and "a" just before one: "Sea of Stars" of "To Sleep in a Sea of Stars" (a place takes no "a").
 _TITLE_THE_AFTER = re.compile(r"^ on the [A-Z]")
+#: "in a" and a capitalised word just after a name: "... Lead Actor" of "... Lead Actor in a Miniseries or Movie" ("on
+#: a" is a sentence's too: "operates as Air Canada Express on a Tier III codeshare").
+_TITLE_IN_A_AFTER = re.compile(r"^ in an? [A-Z]")
 _TITLE_A_BEFORE = re.compile(r"([A-Z][\w'’\-]*) (?:of|in|on|at|for) an? $")
 #: Text before a sentence's first word: an end mark, a speaker label's colon or a line break, quotes skipped.
 _SENTENCE_START = re.compile(r"(?:^|[.?!:…\n])[\s\"“‘'(]*$")
@@ -131,6 +134,21 @@ _OWNS_A_NAME = re.compile(rf"['’]s (?!(?i:{'|'.join(sorted(STOP_WORDS))})\b)[A
 _NEGATED = re.compile(r"^(?:non|anti|pro)-")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
+#: Words between double quotes on one line, with no sentence mark inside: a title if `_title_cased`.
+_QUOTED = re.compile(r"[\"“]([^\"“”\n.!?]{3,80})[\"”]")
+#: A leading article, no part of the name a title is cut from: "The Hollywood Reporter" names "Hollywood Reporter".
+_ARTICLE_FIRST = re.compile(r"^(?:The|A|An) ")
+#: Words that give another name just before a quote: "or", "as" ("known as"), "called", "named".
+_ANOTHER_NAME = re.compile(r"\b(?:or|as|called|named)\s*$")
+#: The small words a title writes in lower case: articles, prepositions and conjunctions.
+_TITLE_SMALL_WORDS = frozenset(
+    {"a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "nor", "but", "by", "with", "from", "upon",
+     "as", "into", "over"}
+)  # fmt: skip
+#: "'s" before a lower-case word: "is" contracted ("Joe's in Seattle"), not a possessive ("Curly's Airships").
+_CONTRACTED = re.compile(r"['’]s [a-z]")
+#: Words a quoted title has at most.
+QUOTED_TITLE_WORDS = 8
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
 _SLUG_LINE = re.compile(r"(?im)^[^\n]*(?:\w_\w|\.(?:txt|md|pdf|docx?)\b|\bep-\d)[^\n]*$")
 
@@ -147,6 +165,8 @@ class DocumentWords:
     outside_asides: str = ""
     #: (start, end) of the lines that are file names or slugs.
     slugs: tuple[tuple[int, int], ...] = ()
+    #: The titles the document writes between quotes ('"Hitler Bad, Vandals Good"'): `inside_quoted_title`.
+    quoted_titles: tuple[str, ...] = ()
     #: Memo of each one-word name's occurrences in `text` (junk() is asked once per mention).
     _spans: dict[str, list[tuple[int, int]]] = field(default_factory=dict, compare=False, hash=False)
     #: Memo of `counted_noun` per word: it scans the whole text twice, and junk() is asked once per mention.
@@ -161,6 +181,7 @@ class DocumentWords:
             text,
             _ASIDE.sub(" ", text).lower(),
             tuple((m.start(), m.end()) for m in _SLUG_LINE.finditer(text)),
+            _quoted_titles(text),
         )
 
     def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
@@ -243,7 +264,8 @@ class DocumentWords:
 
     def title_fragment(self, name: str, place: bool) -> bool:
         """Whether every occurrence of a several-word name is the end or the start of a longer title: "Sea of Stars"
-        only ever after "To Sleep in a", "Little House" (everyday words) only ever before "on the Prairie". A
+        only ever after "To Sleep in a", "Little House" (everyday words) only ever before "on the Prairie", "Primetime
+        Emmy Award for Outstanding Lead Actor" only ever before "in a Miniseries or Movie" (no place's). A
         place stands before "on the" as a matter of course ("Frankfurt on the Main"), so only the first reading
         holds for one; a name with a rarer word ("Microsoft Research on the ...") is no title's piece."""
         spans = self._occurrences(name)
@@ -251,6 +273,7 @@ class DocumentWords:
         return bool(spans) and all(
             self._titled(start, _TITLE_A_BEFORE)
             or (everyday_words and _TITLE_THE_AFTER.match(self.text[end : end + 30]) is not None)
+            or (not place and _TITLE_IN_A_AFTER.match(self.text[end : end + 30]) is not None)
             for start, end in spans
         )
 
@@ -311,6 +334,20 @@ class DocumentWords:
             for start, end in found
         )
 
+    def inside_quoted_title(self, name: str) -> bool:
+        """Whether every occurrence of a name (as written) is inside a longer title that the document writes between
+        quotes somewhere ('"Hitler Bad, Vandals Good" is ...', '"Curly's Airships" tells ...'): the model cut a work's
+        title into names, and a piece of a title is no name. One also written outside the title ("the band The
+        Vandals") is a name of its own."""
+        titles = [
+            title for title in self.quoted_titles if len(_ARTICLE_FIRST.sub("", title)) > len(name) and name in title
+        ]
+        if not titles:
+            return False
+        covers = [span for title in titles for span in whole_words.spans(title, self.text)]
+        found = whole_words.spans(name, self.text)
+        return bool(found) and all(any(a <= start and end <= b for a, b in covers) for start, end in found)
+
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
         lowered = surface.lower()
@@ -327,6 +364,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return True  # an upper-case phrase: a speaker label's words or a shout, not a name
     if not any(sum(c.isalpha() for c in t) >= 2 for t in tokens) or _CONTRACTION.search(surface):
         return True  # "n't", "I.", "A"; "thatI'd": words run together
+    if words.inside_quoted_title(surface):
+        return True  # "Hitler Bad" of '"Hitler Bad, Vandals Good"': a piece of a work's title
     if surface.rstrip(".") in _NAME_ABBREVIATIONS:
         return True  # "St" of "St. Louis": the tagger cut the abbreviation from the name it belongs to
     if key in GENERIC_NOUNS or key in DISCOURSE_WORDS:
@@ -382,6 +421,34 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     return kind != "PERSON" and (
         words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
         or words.inside_longer_names(surface, owner=False)  # "Radio Shack Color" only ever before "Computer 2"
+    )
+
+
+def _quoted_titles(text: str) -> tuple[str, ...]:
+    """The titles a text writes between quotes (`_title_cased`), but another name given for a thing ('The Farnese
+    Gardens, or "Gardens of Farnese upon the Palatine"', 'known as "..."'): that is a name, not a work's title,
+    and a name cut from it still names the thing."""
+    found = {
+        title
+        for m in _QUOTED.finditer(text)
+        if _title_cased(title := m.group(1).strip(" ,;:"))
+        and not _ANOTHER_NAME.search(text[max(0, m.start() - 12) : m.start()])
+    }
+    return tuple(sorted(found))
+
+
+def _title_cased(text: str) -> bool:
+    """Whether quoted words read as a title: two to `QUOTED_TITLE_WORDS` words, the first and the last capitalised,
+    every other one capitalised or a title's small word ("Never Give Up on You", "Gardens of Farnese upon the
+    Palatine"); quoted speech is not ("Hey Kevin, how are you", "Joe is in Chicago": a title capitalises its verbs;
+    "Joe's in Seattle": an "'s" before a small word is "is")."""
+    words = text.split()
+    return (
+        1 < len(words) <= QUOTED_TITLE_WORDS
+        and words[0][:1].isupper()
+        and words[-1][:1].isupper()
+        and all(w[:1].isupper() or w in _TITLE_SMALL_WORDS for w in words)
+        and not _CONTRACTED.search(text)
     )
 
 
@@ -443,12 +510,15 @@ def _name_tokens(surface: str) -> tuple[str, ...]:
     return tuple(t for t in (slug(word) for word in surface.split()) if t)
 
 
-def alias_map(surfaces: dict[str, str], types: dict[str, str]) -> dict[str, str]:
+def alias_map(surfaces: dict[str, str], types: dict[str, str], placed: frozenset[str] = frozenset()) -> dict[str, str]:
     """A one-word name -> the only longer PERSON (or same-company ORG) whose first or last word it is.
 
     'Fei-Fei' and 'Li' -> 'Fei-Fei Li', 'Lisa' -> 'Lisa Su', 'Gates' -> 'Bill Gates' when the document
     has one such person; 'Microsoft' stays apart from 'Microsoft Research' (a part is not the whole),
-    but 'Apple' joins 'Apple Inc'. `surfaces` is each key's surface form, `types` its resolved type.
+    but 'Apple' joins 'Apple Inc'. A one-word PERSON written where one is, not who one is (`placed`: the keys
+    written right after a preposition of place: "at", "into"), that ends no longer person's name, joins the only
+    organisation whose name it ends: "While at Rovers he was the club captain" of "Bristol Rovers" (a club's short
+    name the model took for a surname). `surfaces` is each key's surface form, `types` its resolved type.
     """
     names = {key: _name_tokens(surface) for key, surface in surfaces.items()}
     aliases = {}
@@ -462,9 +532,15 @@ def alias_map(surfaces: dict[str, str], types: dict[str, str]) -> dict[str, str]
             and (long[: len(short)] == short or long[-len(short) :] == short)
             and _can_alias(types.get(key, ""), types.get(other, ""), short, long)
         }
+        if not targets and types.get(key) == "PERSON" and key in placed:
+            targets = {other for other, long in names.items() if types.get(other) == "ORG" and _ends(long, short)}
         if len(targets) == 1:
             aliases[key] = next(iter(targets))
     return aliases
+
+
+def _ends(long: tuple[str, ...], short: tuple[str, ...]) -> bool:
+    return len(long) > len(short) and long[-len(short) :] == short
 
 
 def _can_alias(short_type: str, long_type: str, short: tuple[str, ...], long: tuple[str, ...]) -> bool:

@@ -201,7 +201,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
         or key in pieces
     }  # a keyphrase seen once in the whole document is noise, not a topic
     named = {key: (surfaces[key].most_common(1)[0][0] if surfaces[key] else key) for key in types if key not in dropped}
-    aliases = alias_map(named, types)
+    aliases = alias_map(named, types, frozenset(key for key, n in placed.items() if n))
     return [_chunk_result(found, types, aliases, dropped) for found in raw]
 
 

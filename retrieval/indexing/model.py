@@ -73,5 +73,26 @@ def entity_id(project: str, key: str) -> str:
 
 def majority_type(counter: Counter[str]) -> str:
     """Most frequent named type when the name was ever recognised as one, so 'KEVIN SCOTT:' labels stay a PERSON."""
-    named = {kind: n for kind, n in counter.items() if kind != CONCEPT} or dict(counter)
-    return max(named.items(), key=lambda item: (item[1], item[0]))[0]
+    return max(_named(counter).items(), key=lambda item: (item[1], item[0]))[0]
+
+
+def _named(counter: Counter[str]) -> dict[str, int]:
+    return {kind: n for kind, n in counter.items() if kind != CONCEPT} or dict(counter)
+
+
+#: Types of places, which outvote PERSON on a tie across documents (`graph_type`).
+_PLACE_TYPES = frozenset({"GPE", "LOC"})
+
+
+def graph_type(counter: Counter[str]) -> str:
+    """`majority_type` of a name's mentions across documents, a tie between a person and a place going to the place.
+    Why: each document types a name alone, and the small model calls a place a person where its passage says
+    nothing of it ("based in Port Moresby, Papua New Guinea"; issue #25, musique_entity_labels_144.csv: a country
+    and a city typed PERSON in as many passages as a place), while the documents that say more type it a place; the
+    tie had gone to PERSON only because its name sorts last."""
+    named = _named(counter)
+    top = max(named.values())
+    tied = {kind for kind, n in named.items() if n == top}
+    if "PERSON" in tied and tied & _PLACE_TYPES:
+        tied.discard("PERSON")
+    return max(tied)

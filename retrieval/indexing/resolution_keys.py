@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from retrieval.indexing.model import majority_type
+from retrieval.indexing.model import graph_type
 
 #: Types that can never be the same thing as a person.
 PLACES = frozenset({"GPE", "LOC", "FAC"})
@@ -37,7 +37,7 @@ class Key:
 
     @property
     def type(self) -> str:
-        return majority_type(self.types)
+        return graph_type(self.types)
 
     @property
     def weight(self) -> int:
