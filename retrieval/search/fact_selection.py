@@ -33,7 +33,7 @@ COVER_WEIGHT = 0.1
 #: Weight of naming what a chosen sentence introduced (times that sentence's score relative to the best).
 BRIDGE_WEIGHT = 0.1
 #: Weight of coming from a document a chosen sentence names (times that sentence's score relative to the best).
-HOP_WEIGHT = 0.2
+HOP_WEIGHT = 0.4
 #: Two sentences this similar say the same thing; the weaker one is dropped.
 DUPLICATE_SIMILARITY = 0.92
 #: Sentences whose score (with what they add) is below this share of the best one are off-topic filler.
