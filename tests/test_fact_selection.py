@@ -11,7 +11,8 @@ import numpy as np
 from retrieval.models import Hit
 from retrieval.modes.drift_offline import bridge_topics, question_ranked
 from retrieval.search.community_context import EntityRef
-from retrieval.search.fact_selection import choose, names
+from retrieval.search.evidence import shortlist
+from retrieval.search.fact_selection import choose, hop_names, leads_to, name_words, names
 
 BRAND_QUESTION = "What nationality was the author of Brand?"
 BRAND = [
@@ -57,6 +58,71 @@ def test_a_repeat_or_an_off_topic_sentence_is_never_chosen() -> None:
     vectors[1] = vectors[0]  # the same sentence twice (overlapping chunks)
     spans = ["Brand is a verse play written by Henrik Ibsen.", "Brand is a verse play by Henrik Ibsen.", "It rained."]
     assert choose(BRAND_QUESTION, spans, [0.8, 0.79, 0.3], vectors, documents=["a", "b", "c"], limit=3) == [0]
+
+
+NOBEL_QUESTION = (
+    "At what school is the individual who was awarded the 2012 Nobel Prize in Physics, jointly with David J. Wineland?"
+)
+NOBEL = [
+    "He was awarded the 2012 Nobel Prize in Physics, jointly with Serge Haroche, for measuring quantum systems.",
+    "David Jeffrey Wineland is an American physicist at the National Institute of Standards and Technology.",
+    "The Nobel Prize in Physics is awarded each year by the Royal Swedish Academy of Sciences.",
+    "Since 2001, Haroche is a Professor at the Collège de France.",
+]
+NOBEL_DOCUMENTS = ["wineland", "wineland", "nobel", "haroche"]
+#: Document names as the indexer gives a saved passage's file name ("Atlético" loses its accent, a hash follows).
+NOBEL_TITLES = {
+    "wineland": "David J Wineland-8dc3f8",
+    "nobel": "Nobel Prize in Physics-0a1b2c",
+    "haroche": "Serge Haroche-815972",
+}
+
+
+def test_the_page_a_chosen_sentence_names_joins_the_answer() -> None:
+    """HotpotQA's bridge questions: the first fact names Serge Haroche, whose page holds the school but shares no
+    word with the question; five sentences restating Wineland and the prize outscored it (issue #24)."""
+    scores = [0.80, 0.75, 0.70, 0.30]
+    kwargs = {"documents": NOBEL_DOCUMENTS, "limit": 2}
+    assert choose(NOBEL_QUESTION, NOBEL, scores, _apart(4), **kwargs) == [0, 1]  # no names, no hop
+    assert choose(NOBEL_QUESTION, NOBEL, scores, _apart(4), titles=NOBEL_TITLES, **kwargs) == [0, 3]
+
+
+def test_a_hop_leads_to_a_document_the_question_does_not_name() -> None:
+    asked, targets = hop_names(NOBEL_QUESTION, NOBEL_TITLES)
+    assert asked == {"wineland", "nobel"} and set(targets) == {"haroche"}  # the question's own pages: its first hop
+    assert leads_to(NOBEL[0], "wineland", targets) == {"haroche"}
+    assert leads_to(NOBEL[3], "haroche", targets) == set()  # a page does not lead to itself
+    assert leads_to("The club plays in Madrid.", "x", {"m": name_words("Atl tico Madrid-f53424")}) == set()
+    assert leads_to("He signed for Atlético Madrid.", "x", {"m": name_words("Atl tico Madrid-f53424")}) == {"m"}
+    assert name_words("Christopher Walken-0cfcf8") == {"christopher", "walken"}  # a hash is no word of the name
+    assert (
+        leads_to("a 1954 musical adaptation of Peter Pan", "x", {"p": name_words("Peter Pan 1976 musical-dd71c0")})
+        == set()
+    )
+    # a transcript names no episode: every word of "ep-52-...-bill-gates" is never in one sentence
+    episode = name_words("ep-52-behind-the-tech-kevin-scott-podcast-with-bill-gates-qc")
+    assert leads_to("Bill Gates: We started Microsoft in 1975.", "x", {"ep": episode}) == set()
+
+
+def test_the_shortlist_reads_the_page_a_shortlisted_sentence_names() -> None:
+    """The word ranking keeps sentences sharing the question's words; Haroche's page shares none, so it is read
+    besides them (two sentences of it at most) or the choice never sees it."""
+    hits = [
+        Hit(
+            id="w", text=" ".join(NOBEL[:2]), score=1.0, document_id="wineland", document_name=NOBEL_TITLES["wineland"]
+        ),
+        Hit(id="n", text=NOBEL[2], score=0.9, document_id="nobel", document_name=NOBEL_TITLES["nobel"]),
+        Hit(
+            id="h",
+            text="Serge Haroche is a French physicist. " + NOBEL[3] + " He was born in Casablanca in 1944.",
+            score=0.5,
+            document_id="haroche",
+            document_name=NOBEL_TITLES["haroche"],
+        ),
+    ]
+    spans = [c.span for c in shortlist(NOBEL_QUESTION, hits, limit=3)]
+    assert NOBEL[3] in spans and len(spans) == 5
+    assert sum(c.hit.id == "h" for c in shortlist(NOBEL_QUESTION, hits, limit=3)) == 2
 
 
 def test_names_are_capitalised_words_that_are_not_function_words() -> None:

@@ -19,7 +19,7 @@ from retrieval.embed import Embedder
 from retrieval.models import Citation, Hit, KeyFact
 from retrieval.search import answer_type
 from retrieval.search.citations import citation_kind
-from retrieval.search.fact_selection import choose
+from retrieval.search.fact_selection import choose, hop_names, leads_to
 from retrieval.search.filler import content_words, never_a_fact
 from retrieval.search.keywords import STOPWORDS, content_terms
 from retrieval.search.turns import addresses, prompt, speaker_of
@@ -43,6 +43,10 @@ MAX_CANDIDATES = 300
 #: 16th of the shortlist (hit@5 by the evidence step alone: 16 -> 27/36, 20 -> 28, 24 -> 29 with `TYPE_WEIGHT`, 28
 #: and 32 -> 28, 48 -> 27: more sentences embedded lets more near misses outscore the answer).
 MAX_EMBEDDED = 24
+#: Sentences of each document a shortlisted sentence names (the page a first hop leads to) shortlisted besides the
+#: `limit` best by words, and at most this many such sentences in all (each is embedded: the answer's main cost).
+HOP_SENTENCES = 2
+HOP_EXTRA = 6
 #: Share of a sentence's score that comes from its chunk's retrieval score (the rest is its own similarity).
 HIT_WEIGHT = 0.3
 #: A small bonus for sharing the question's words (ties between equally similar sentences).
@@ -256,7 +260,34 @@ def shortlist(
             -((1 - HIT_WEIGHT) * max(candidates[i].lexical, candidates[i].prompt) + HIT_WEIGHT * candidates[i].rank)
         ),
     )
-    return [candidates[i] for i in sorted(order[:limit])]
+    return [candidates[i] for i in sorted([*order[:limit], *_hop_sentences(question, candidates, order, limit)])]
+
+
+def _hop_sentences(question: str, candidates: Sequence[Candidate], order: Sequence[int], limit: int) -> list[int]:
+    """Indices of the HOP_SENTENCES best candidates of each document that a shortlisted sentence of another
+    document, or any sentence of a document the question names, names (`fact_selection.leads_to`), past the first
+    `limit` of `order`, HOP_EXTRA at most.
+
+    Why: the page a multi-hop question's first hop leads to shares few words with the question ("Since 2001,
+    Haroche is a Professor at the Collège de France." for "At what school is the 2012 Nobel laureate jointly with
+    David Wineland?"), so the word ranking leaves it out of the shortlist and `choose` never sees it.
+    """
+    documents, titles = _documents(candidates)
+    asked, targets = hop_names(question, titles)
+    led: list[str] = []
+    for i in [*order[:limit], *(i for i in order[limit:] if documents[i] in asked)]:
+        led += sorted(leads_to(candidates[i].span, documents[i], targets) - set(led))
+    extra: list[int] = []
+    for document in led:
+        extra += [i for i in order[limit:] if documents[i] == document][:HOP_SENTENCES]
+    return extra[:HOP_EXTRA]
+
+
+def _documents(candidates: Sequence[Candidate]) -> tuple[list[str], dict[str, str]]:
+    """Each candidate's document (its id, or the chunk's when it has none) and those documents' names."""
+    documents = [c.hit.document_id or c.hit.id for c in candidates]
+    titles = {d: c.hit.document_name for d, c in zip(documents, candidates, strict=True) if c.hit.document_name}
+    return documents, titles
 
 
 def _shared_across_documents(pool: Sequence[tuple[Hit, str, float]]) -> set[str]:
@@ -386,8 +417,10 @@ def extractive_facts(
         - (QUESTION_PENALTY if _asks(c.span) else 0.0)
         for i, (score, c) in enumerate(zip(base, candidates, strict=True))
     ]
-    documents = [c.hit.document_id or c.hit.id for c in candidates]
-    chosen = choose(question, [c.span for c in candidates], scores, vectors, documents=documents, limit=max_facts)
+    documents, titles = _documents(candidates)
+    chosen = choose(
+        question, [c.span for c in candidates], scores, vectors, documents=documents, limit=max_facts, titles=titles
+    )
     return [_fact(candidates[i], scores[i]) for i in chosen]
 
 
