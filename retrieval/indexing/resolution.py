@@ -24,7 +24,8 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - an organisation named with its parent's name in front ("Xerox PARC" -> "PARC") when the parent is an entity
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
-  mentioning it mention that one person and no other person of that name comes close;
+  mentioning it mention that one person as the only full name with it and no other person of that name comes
+  close ("Miller" beside "Kevin Miller" and "Tim Miller" is evidence for neither);
 - an everyday word that ends one longer name of its type in a shared document as the head the other words
   qualify ("the Valley" of a conversation about "Silicon Valley"; "Research" beside "Microsoft Research" and
   "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened;
