@@ -10,7 +10,7 @@ from pathlib import Path
 from retrieval.context import Context
 from retrieval.indexing import remove_document, run_index
 from retrieval.indexing.entities import resolve as resolve_entities
-from retrieval.indexing.model import graph_type
+from retrieval.indexing.model import graph_type, slug
 from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.indexing.resolution_spelling import misspelled_pairs
 from retrieval.search.explore import node_details
@@ -335,6 +335,33 @@ def test_an_incremental_run_merges_into_the_stored_person_and_remove_undoes_it(
     remove_document(settings, store, embedder, "corpus/a.txt", project="p")
     alone = entity(store, "p:lisa-sus")
     assert alone is not None and alone["title"] == "Lisa Sus", "without document A there is no Lisa Su"
+
+
+MILLERS = {
+    "a.txt": "Kevin Miller played guard for the Tigers. His brother Tim Miller sang in a choir in Ohio. "
+    "The coach said Miller later moved to Houston to study business.",
+    "b.txt": "Kevin Miller coached the Wings in Detroit. Ryan Miller kept goal for the Sabres in Buffalo. "
+    "Fans said Miller played well against Boston.",
+}
+
+
+def test_a_surname_alone_beside_several_full_names_with_it_joins_none_of_them(
+    graph,  # noqa: F811
+    embedder,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """On both backends: "Miller" alone in two documents that each name Kevin Miller and another Miller is no
+    evidence for Kevin (issue #25: MuSiQue's "Miller" of Master P and of Ryan Miller joined Kevin Miller), while a
+    surname beside one full name with it still joins that person."""
+    settings, store = graph
+    folder = write_corpus(tmp_path / "corpus", MILLERS)
+    run_index(settings, store, embedder, [folder], project="p")
+    assert entity(store, "p:miller") is not None, "Miller alone stays its own entity"
+    kevin = entity(store, "p:kevin-miller")
+    assert kevin is not None and "Miller" not in kevin["aliases"]  # type: ignore[operator]
+    names = {"a": ["Kevin Miller", "Miller"], "b": ["Kevin Miller", "Tim Miller", "Miller"]}
+    rows = [_mention(doc, slug(name), name, "PERSON") for doc, written in names.items() for name in written]
+    assert resolve(keys_of(rows)).of("p:miller") == "p:kevin-miller", "Kevin alone with it in a, half its documents"
 
 
 def test_an_everyday_word_that_ends_one_longer_name_is_that_name_shortened() -> None:

@@ -24,7 +24,8 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
 - an organisation named with its parent's name in front ("Xerox PARC" -> "PARC") when the parent is an entity
   and both forms are in one document;
 - a first name or surname alone ("Lisa" -> "Lisa Su", "Fei-Feis" -> "Fei-Fei Li") when most documents
-  mentioning it mention that one person and no other person of that name comes close;
+  mentioning it mention that one person as the only full name with it and no other person of that name comes
+  close ("Miller" beside "Kevin Miller" and "Tim Miller" is evidence for neither);
 - an everyday word that ends one longer name of its type in a shared document as the head the other words
   qualify ("the Valley" of a conversation about "Silicon Valley"; "Research" beside "Microsoft Research" and
   "Google Research" stays apart, so does "London" beside "City of London"): the longer name shortened;
@@ -376,7 +377,8 @@ def _shortened_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
 
 def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str, str, str]]:
     """A lone first name or surname, or its possessive ("Fei-Feis"), -> the full name of the person found in
-    most of its documents (full names that are themselves another name's variant do not compete)."""
+    most of its documents (full names that are themselves another name's variant do not compete), counting only
+    documents where that person is the one full name with the part (`_only_one_with_part`)."""
     people: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
         if key.type == "PERSON" and len(key.tokens) > 1 and key.id not in variants:
@@ -393,13 +395,13 @@ def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str
             continue
         if key.type == CONCEPT and not surface[:1].isupper():
             continue  # a topic word; a capitalised one may be a name with no person evidence of its own
-        ranked = sorted(
-            (p for p in people[part] if p.id != key.id), key=lambda p: (together(key, p), p.weight), reverse=True
-        )
+        rivals = [p for p in people[part] if p.id != key.id]
+        alone = {p.id: _only_one_with_part(key, p, rivals) for p in rivals}
+        ranked = sorted(rivals, key=lambda p: (alone[p.id], p.weight), reverse=True)
         if not ranked:
             continue
-        best = together(key, ranked[0])
-        runner_up = together(key, ranked[1]) if len(ranked) > 1 else 0
+        best = alone[ranked[0].id]
+        runner_up = alone[ranked[1].id] if len(ranked) > 1 else 0
         if best >= NAME_PART_SHARE * len(key.documents) and best >= NAME_PART_MARGIN * runner_up and best:
             person = ranked[0]
             out.append(
@@ -410,3 +412,15 @@ def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str
                 )
             )
     return out
+
+
+def _only_one_with_part(part: Key, person: Key, rivals: list[Key]) -> int:
+    """How many documents of `part` mention `person` and no other full name with the part. Why: in a document
+    naming "Kevin Miller" and "Tim Miller", "Miller" alone may be either, so it is no evidence for Kevin. Such a
+    document still counts in the share's denominator: the merge moves every mention of the key, those of that
+    document too, so a key whose documents are mostly ambiguous stays apart."""
+    shared = part.documents & person.documents
+    for rival in rivals:
+        if rival.id != person.id:
+            shared -= rival.documents
+    return len(shared)
