@@ -54,33 +54,33 @@ def _holding(key: Key, others: list[Key]) -> list[Key]:
     return [o for o in others if len(o.tokens) > n and key.tokens in (o.tokens[-n:], o.tokens[:n])]
 
 
-def labelled_errors(mentions: list[Row], titles: dict[str, str], labels: list[Path]) -> None:
-    """Per labelled-wrong title in the graph: each (key, document) and the longer names that document holds."""
-    keys = resolution.keys_of(mentions)
+def labelled_errors(
+    mentions: list[Row], keys: dict[str, Key], titles: dict[str, str], labels: list[tuple[str, Row]]
+) -> None:
+    """Per labelled-wrong title in the graph (`labels`: each label file's name and row): each (key, document) and
+    the longer names that document holds."""
     by_document = _by_document(keys)
     members: dict[str, set[str]] = defaultdict(set)
     for row in mentions:
         members[str(row["entity"])].add(str(row["key"]))
     by_title = {title: entity for entity, title in titles.items()}
     reached = total = 0
-    for path in labels:
-        for label in csv.DictReader(path.open()):
-            entity = by_title.get(label["title"])
-            if label["real"] != "0" or entity is None:
-                continue
-            total += 1
-            pairs = [(keys[k], d) for k in sorted(members[entity]) for d in sorted(keys[k].documents)]
-            held = [[o.surface for o in _holding(k, by_document[d])] for k, d in pairs]
-            removed = all(len(h) == 1 for h in held)
-            reached += removed
-            print(f"{path.stem} | {label['title']} | {len(pairs)} (key, document) | longer names there: {held}"
-                  f"{' | REMOVED' if removed else ''}")  # fmt: skip
+    for source, label in labels:
+        entity = by_title.get(str(label["title"]))
+        if label["real"] != "0" or entity is None:
+            continue
+        total += 1
+        pairs = [(keys[k], d) for k in sorted(members[entity]) for d in sorted(keys[k].documents)]
+        held = [[o.surface for o in _holding(k, by_document[d])] for k, d in pairs]
+        removed = all(len(h) == 1 for h in held)
+        reached += removed
+        print(f"{source} | {label['title']} | {len(pairs)} (key, document) | longer names there: {held}"
+              f"{' | REMOVED' if removed else ''}")  # fmt: skip
     print(f"labelled-wrong titles in the graph: {total}; every document holding one longer name: {reached}")
 
 
-def reach(mentions: list[Row]) -> None:
+def reach(keys: dict[str, Key]) -> None:
     """The (key, document) pairs per-document resolution would move, and where to."""
-    keys = resolution.keys_of(mentions)
     merged = resolution.resolve(keys)
     by_document = _by_document(keys)
     moved = 0
@@ -109,9 +109,9 @@ def reach(mentions: list[Row]) -> None:
     print(f"(key, document) pairs moved: {moved}")
 
 
-def definite(mentions: list[Row], titles: dict[str, str], labels: list[Path]) -> None:
+def definite(mentions: list[Row], titles: dict[str, str], labels: list[tuple[str, Row]]) -> None:
     """One-document entities of one capitalised everyday word only ever written after "the", and their labels."""
-    real = {label["title"]: label["real"] for path in labels for label in csv.DictReader(path.open())}
+    real = {label["title"]: label["real"] for _source, label in labels}
     rows: dict[str, list[Row]] = defaultdict(list)
     for row in mentions:
         rows[str(row["entity"])].append(row)
@@ -137,9 +137,11 @@ def main() -> None:
         graph = IndexGraph(store, settings, args.project)
         mentions = graph.mentions()
         titles = {str(r["id"]): str(r["title"]) for r in graph.entities().values()}
-    labelled_errors(mentions, titles, args.labels)
-    reach(mentions)
-    definite(mentions, titles, args.labels)
+    keys = resolution.keys_of(mentions)
+    labels = [(path.stem, dict(row)) for path in args.labels for row in csv.DictReader(path.open())]
+    labelled_errors(mentions, keys, titles, labels)
+    reach(keys)
+    definite(mentions, titles, labels)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from wordfreq import zipf_frequency
 
 from retrieval.indexing.entity_kinds import counted_noun
 from retrieval.indexing.model import CONCEPT, slug
+from retrieval.indexing.quoted_titles import inside_a_title, titles_in
 from retrieval.text import whole_words
 
 #: Nouns too general to be a topic, whatever the keyphrase ranker thought.
@@ -134,21 +135,6 @@ _OWNS_A_NAME = re.compile(rf"['’]s (?!(?i:{'|'.join(sorted(STOP_WORDS))})\b)[A
 _NEGATED = re.compile(r"^(?:non|anti|pro)-")
 #: A short aside in brackets: "(Crosstalk.)", "(VOICEOVER)", "[inaudible]", "[MUSIC]": stage directions.
 _ASIDE = re.compile(r"[(\[][^()\[\]\n]{1,40}[)\]]")
-#: Words between double quotes on one line, with no sentence mark inside: a title if `_title_cased`.
-_QUOTED = re.compile(r"[\"“]([^\"“”\n.!?]{3,80})[\"”]")
-#: A leading article, no part of the name a title is cut from: "The Hollywood Reporter" names "Hollywood Reporter".
-_ARTICLE_FIRST = re.compile(r"^(?:The|A|An) ")
-#: Words that give another name just before a quote: "or", "as" ("known as"), "called", "named".
-_ANOTHER_NAME = re.compile(r"\b(?:or|as|called|named)\s*$")
-#: The small words a title writes in lower case: articles, prepositions and conjunctions.
-_TITLE_SMALL_WORDS = frozenset(
-    {"a", "an", "the", "of", "in", "on", "at", "for", "to", "and", "or", "nor", "but", "by", "with", "from", "upon",
-     "as", "into", "over"}
-)  # fmt: skip
-#: "'s" before a lower-case word: "is" contracted ("Joe's in Seattle"), not a possessive ("Curly's Airships").
-_CONTRACTED = re.compile(r"['’]s [a-z]")
-#: Words a quoted title has at most.
-QUOTED_TITLE_WORDS = 8
 #: A line that is a file name or slug ("Ep-44_Behind_the_Tech_Kevin Scott_Podcast_with_...txt").
 _SLUG_LINE = re.compile(r"(?im)^[^\n]*(?:\w_\w|\.(?:txt|md|pdf|docx?)\b|\bep-\d)[^\n]*$")
 
@@ -181,7 +167,7 @@ class DocumentWords:
             text,
             _ASIDE.sub(" ", text).lower(),
             tuple((m.start(), m.end()) for m in _SLUG_LINE.finditer(text)),
-            _quoted_titles(text),
+            titles_in(text),
         )
 
     def slug_lines(self, start: int, end: int) -> list[tuple[int, int]]:
@@ -335,18 +321,9 @@ class DocumentWords:
         )
 
     def inside_quoted_title(self, name: str) -> bool:
-        """Whether every occurrence of a name (as written) is inside a longer title that the document writes between
-        quotes somewhere ('"Hitler Bad, Vandals Good" is ...', '"Curly's Airships" tells ...'): the model cut a work's
-        title into names, and a piece of a title is no name. One also written outside the title ("the band The
-        Vandals") is a name of its own."""
-        titles = [
-            title for title in self.quoted_titles if len(_ARTICLE_FIRST.sub("", title)) > len(name) and name in title
-        ]
-        if not titles:
-            return False
-        covers = [span for title in titles for span in whole_words.spans(title, self.text)]
-        found = whole_words.spans(name, self.text)
-        return bool(found) and all(any(a <= start and end <= b for a, b in covers) for start, end in found)
+        """Whether every occurrence of a name is inside a longer title the document writes between quotes
+        (`quoted_titles.inside_a_title`): a piece of a work's title is no name."""
+        return inside_a_title(name, self.quoted_titles, self.text)
 
     def only_in_asides(self, surface: str) -> bool:
         """Whether every occurrence of `surface` is inside a bracketed aside: "(Crosstalk.)" is markup."""
@@ -421,34 +398,6 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     return kind != "PERSON" and (
         words.title_fragment(surface, kind in _ADJECTIVE_OR_PLACE)  # "Little House"
         or words.inside_longer_names(surface, owner=False)  # "Radio Shack Color" only ever before "Computer 2"
-    )
-
-
-def _quoted_titles(text: str) -> tuple[str, ...]:
-    """The titles a text writes between quotes (`_title_cased`), but another name given for a thing ('The Farnese
-    Gardens, or "Gardens of Farnese upon the Palatine"', 'known as "..."'): that is a name, not a work's title,
-    and a name cut from it still names the thing."""
-    found = {
-        title
-        for m in _QUOTED.finditer(text)
-        if _title_cased(title := m.group(1).strip(" ,;:"))
-        and not _ANOTHER_NAME.search(text[max(0, m.start() - 12) : m.start()])
-    }
-    return tuple(sorted(found))
-
-
-def _title_cased(text: str) -> bool:
-    """Whether quoted words read as a title: two to `QUOTED_TITLE_WORDS` words, the first and the last capitalised,
-    every other one capitalised or a title's small word ("Never Give Up on You", "Gardens of Farnese upon the
-    Palatine"); quoted speech is not ("Hey Kevin, how are you", "Joe is in Chicago": a title capitalises its verbs;
-    "Joe's in Seattle": an "'s" before a small word is "is")."""
-    words = text.split()
-    return (
-        1 < len(words) <= QUOTED_TITLE_WORDS
-        and words[0][:1].isupper()
-        and words[-1][:1].isupper()
-        and all(w[:1].isupper() or w in _TITLE_SMALL_WORDS for w in words)
-        and not _CONTRACTED.search(text)
     )
 
 
@@ -529,7 +478,7 @@ def alias_map(surfaces: dict[str, str], types: dict[str, str], placed: frozenset
             other
             for other, long in names.items()
             if len(long) > len(short)
-            and (long[: len(short)] == short or long[-len(short) :] == short)
+            and (long[: len(short)] == short or _ends(long, short))
             and _can_alias(types.get(key, ""), types.get(other, ""), short, long)
         }
         if not targets and types.get(key) == "PERSON" and key in placed:

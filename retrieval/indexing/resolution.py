@@ -48,7 +48,7 @@ with the rarer surname of a graph person ("Melinda Gates" tagged ORG beside "Bil
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from retrieval.indexing.countries import country_pairs
@@ -378,7 +378,7 @@ def _shortened_pairs(keys: dict[str, Key]) -> list[tuple[str, str, str]]:
 def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str, str, str]]:
     """A lone first name or surname, or its possessive ("Fei-Feis"), -> the full name of the person found in
     most of its documents (full names that are themselves another name's variant do not compete), counting only
-    documents where that person is the one full name with the part (`_only_one_with_part`)."""
+    documents where that person is the one full name with the part (`_crowded`)."""
     people: dict[str, list[Key]] = defaultdict(list)
     for key in keys.values():
         if key.type == "PERSON" and len(key.tokens) > 1 and key.id not in variants:
@@ -396,7 +396,8 @@ def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str
         if key.type == CONCEPT and not surface[:1].isupper():
             continue  # a topic word; a capitalised one may be a name with no person evidence of its own
         rivals = [p for p in people[part] if p.id != key.id]
-        alone = {p.id: _only_one_with_part(key, p, rivals) for p in rivals}
+        crowded = _crowded(key, rivals)
+        alone = {p.id: len(key.documents & p.documents - crowded) for p in rivals}
         ranked = sorted(rivals, key=lambda p: (alone[p.id], p.weight), reverse=True)
         if not ranked:
             continue
@@ -414,13 +415,10 @@ def _name_part_pairs(keys: dict[str, Key], variants: set[str]) -> list[tuple[str
     return out
 
 
-def _only_one_with_part(part: Key, person: Key, rivals: list[Key]) -> int:
-    """How many documents of `part` mention `person` and no other full name with the part. Why: in a document
-    naming "Kevin Miller" and "Tim Miller", "Miller" alone may be either, so it is no evidence for Kevin. Such a
-    document still counts in the share's denominator: the merge moves every mention of the key, those of that
-    document too, so a key whose documents are mostly ambiguous stays apart."""
-    shared = part.documents & person.documents
-    for rival in rivals:
-        if rival.id != person.id:
-            shared -= rival.documents
-    return len(shared)
+def _crowded(part: Key, people: list[Key]) -> set[str]:
+    """The documents of `part` that mention two or more of `people` (the full names with the part). Why: in a
+    document naming "Kevin Miller" and "Tim Miller", "Miller" alone may be either, so it is evidence for neither.
+    Such a document still counts in the share's denominator: the merge moves every mention of the key, those of
+    that document too, so a key whose documents are mostly ambiguous stays apart."""
+    seen = Counter(document for person in people for document in part.documents & person.documents)
+    return {document for document, n in seen.items() if n > 1}
