@@ -269,10 +269,10 @@ def test_the_title_step_reads_the_runs_chunk_vectors_instead_of_embedding_its_pa
     seen: dict[str, np.ndarray] = {}
     community_titles = derived.titles.community_titles
 
-    def titles_embedding_every_chunk(tree, wanted, mentions, texts, embed):  # type: ignore[no-untyped-def]
+    def titles_embedding_every_chunk(tree, wanted, mentions, texts, embed, **rest):  # type: ignore[no-untyped-def]
         asked = [*sorted(set(texts.values())), "a phrase no chunk says"]
         seen.update(zip(asked, embed(asked), strict=True))
-        return community_titles(tree, wanted, mentions, texts, embed)
+        return community_titles(tree, wanted, mentions, texts, embed, **rest)
 
     monkeypatch.setattr(derived.titles, "community_titles", titles_embedding_every_chunk)
     recorder = RecordingEmbedder(embedder)

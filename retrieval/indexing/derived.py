@@ -6,6 +6,7 @@ docstring says why), so a killed run, an edit or a removal converges on the same
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ import numpy as np
 from retrieval.indexing import (
     communities,
     community_hubs,
+    community_passing,
     entities,
     references,
     relations,
@@ -67,7 +69,8 @@ class DerivedStages(RunState):
             stale = sorted(set(stored) - set(wanted))
             todo = entities.changed(wanted, stored)
             mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
-            edges = relations.aggregate(g.chunk_relations(), wanted, merged.canonical)
+            claims = g.chunk_relations()
+            edges = relations.aggregate(claims, wanted, merged.canonical)
             derived = relations.entity_fields(edges, mentions, g.chunk_dates())
             moved = [
                 {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
@@ -84,7 +87,7 @@ class DerivedStages(RunState):
         ] + drop
         changed = None if resumed else frozenset(e for pair in touched for e in pair)
         with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
-            plan = self.communities(wanted, edges, mentions, changed)
+            plan = self.communities(wanted, edges, mentions, changed, seen=(claims, merged.canonical))
             texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
             with self.embedding(texts, "community embeddings") as community_vectors:
                 self.describe(todo, derived, moved, stale)
@@ -159,11 +162,21 @@ class DerivedStages(RunState):
         edges: dict[tuple[str, str], dict[str, Any]],
         mentions: list[dict[str, Any]],
         changed: frozenset[str] | None,
+        seen: tuple[list[dict[str, Any]], Mapping[str, str]],
     ) -> _Communities:
         """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
-        recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing."""
+        recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing.
+
+        `seen`: the chunks' claims and each key's entity, from which the edges Leiden sees are weighed without a
+        document's claims about a name it mentions in passing (community_passing.py). Why `changed` still comes from
+        the stored edges: which documents mention a name in passing changes only when one of them is added,
+        edited or removed, and that changes the name's own relationships too."""
         g, s = self.graph, self.settings
         with self.stage("communities"):
+            texts = g.chunk_texts()
+            asides = community_passing.Passing.of(mentions, texts)
+            claims, canonical = seen
+            weights = community_passing.partition_edges(claims, wanted, canonical, asides)
             existing = g.community_ids()
             links = g.community_links()
             previous = communities.Previous(
@@ -176,7 +189,7 @@ class DerivedStages(RunState):
                 self.report.project,
                 sorted(wanted),
                 communities.damped(
-                    [(a, b, row["weight"]) for (a, b), row in sorted(edges.items())],
+                    [(a, b, w) for (a, b), w in sorted(weights.items())],
                     hubs.documents,
                     {key for key, entity in wanted.items() if entity.type == "PERSON"},
                 ),
@@ -191,7 +204,7 @@ class DerivedStages(RunState):
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             named = (
-                titles.community_titles(tree, wanted, mentions, g.chunk_texts(), self.embed_passages)
+                titles.community_titles(tree, wanted, mentions, texts, self.embed_passages, asides=asides.documents)
                 if new and self.chat is None
                 else {}
             )

@@ -172,14 +172,18 @@ def community_titles(
     mentions: Iterable[Mapping[str, Any]],
     texts: Mapping[str, str] | None = None,
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
+    *,
+    asides: Mapping[str, frozenset[str]] | None = None,
 ) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
     (`chunk`, `entity`) the entities were resolved from, `texts` every chunk's text by id (without them a
     community met in one passage is titled by its topic mentioned once, or by its members), `embed` the graph's
-    embedder (unit rows; without it a community whose topics are each named in passing keeps them)."""
+    embedder (unit rows; without it a community whose topics are each named in passing keeps them), `asides` each
+    entity's documents that mention it in passing (community_passing.py: no passage of theirs is about it)."""
     chunks_of: dict[str, set[str]] = defaultdict(set)
     for row in mentions:
         chunks_of[str(row["entity"])].add(str(row["chunk"]))
+    own = _own_chunks(chunks_of, asides or {})
     topics = _topics(entities)
     named = {k: t.title for k, t in topics.items()}
     for key in cut_names(named, chunks_of, texts or {}) | everyday_words(named, (texts or {}).values()):
@@ -196,13 +200,13 @@ def community_titles(
         if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
     main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
-    titled = _titled_documents(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
+    titled = titled_documents(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
     named_documents = {document: title for document, (title, _rest) in titled.items()}
     kinds = document_kinds(titled)
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)
-    passages = {c.id: _own(_passages(c.members, chunks_of, everywhere), named_documents) for c in tree}
+    passages = {c.id: _own(_passages(c.members, own, chunks_of, everywhere), named_documents) for c in tree}
     counts = {c.id: _counts(passages[c.id], topics_in) for c in tree}
     parts = {c.id: _parts(passages[c.id]) if len(documents) >= MIN_DOCUMENTS else [] for c in tree}
     few = [c for c in tree if len(passages[c.id]) <= FEW_PASSAGES and (people - everywhere).intersection(c.members)]
@@ -265,13 +269,27 @@ def _common(chunks: set[str], count: Counter[str], topics: Mapping[str, Topic]) 
     return [topics[k].title for k in sorted(found, key=lambda k: (-count[k], topics[k].title))]
 
 
-def _passages(members: Iterable[str], chunks_of: Mapping[str, set[str]], everywhere: set[str]) -> set[str]:
-    """The chunks a community is about: those mentioning a member, a host's only when there is nothing else."""
-    chunks: set[str] = set()
-    hosts: set[str] = set()
-    for member in members:
-        (hosts if member in everywhere else chunks).update(chunks_of.get(member, ()))
-    return chunks or hosts
+def _own_chunks(chunks_of: Mapping[str, set[str]], asides: Mapping[str, frozenset[str]]) -> dict[str, set[str]]:
+    """Each entity's chunks but those of the documents that mention it in passing (`asides`)."""
+    return {
+        key: {c for c in chunks if _document(c) not in asides[key]} if key in asides else chunks
+        for key, chunks in chunks_of.items()
+    }
+
+
+def _passages(
+    members: Iterable[str], own: Mapping[str, set[str]], chunks_of: Mapping[str, set[str]], everywhere: set[str]
+) -> set[str]:
+    """The chunks a community is about: those mentioning a member (`own`: not in passing), a host's only when there
+    is nothing else, and those that mention one in passing only when none does more (`chunks_of`: every mention)."""
+    for found in (own, chunks_of):
+        chunks: set[str] = set()
+        hosts: set[str] = set()
+        for member in members:
+            (hosts if member in everywhere else chunks).update(found.get(member, ()))
+        if chunks or hosts:
+            return chunks or hosts
+    return set()
 
 
 def _own(chunks: set[str], named_documents: Mapping[str, str]) -> set[str]:
@@ -387,7 +405,7 @@ def _main_people(local: set[str], chunks_of: Mapping[str, set[str]]) -> dict[str
     return main
 
 
-def _titled_documents(texts: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+def titled_documents(texts: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     """Document -> its title, the first line of its first chunk when that line is one (see TITLE_WORDS), and the
     text after that line (where an encyclopaedia says what its subject is: title_kinds.py)."""
     first: dict[str, tuple[int, str]] = {}

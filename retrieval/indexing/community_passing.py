@@ -1,0 +1,100 @@
+"""Names a titled document mentions in passing: they do not join its passages to another document's communities.
+
+Why: in an encyclopaedia every passage is its own document with its subject in its first line ("Gang Related\\n\\n
+Gang Related is a 1997 American crime thriller film ..."). A name it mentions once and that is not its subject (a
+country or a city named once in a biography, an actor in a film's cast) is an aside; when another document
+mentions it too, the co-occurrence edges of that one mention tie this document's names to the other document's,
+Leiden joins the two at level 0 and the levels above join more through them, and the community's title becomes a
+list of unrelated things. A hub (community_hubs.py) is the same aside in many documents; a name in two or three is
+no hub, and joins them all the same.
+A name is in passing in a document when the document's first line is a title (`titles.titled_documents`), the name
+is not in that title, and the document mentions it once (one chunk, count 1). Its relationships from that document
+are left out of what Leiden sees (`partition_edges`): the document keeps its own subjects' links, and the name keeps
+those of the documents it is more than an aside in. A name that is an aside in every one of its documents keeps the
+relationships of one of them (its home: the first by id), so that it still has a community and joins no two. A
+document without a title line (a transcript, a novel) has no subject to tell an aside from, and is left as it is.
+The stored RELATED edges are not changed: retrieval walks every relationship a passage states.
+The titles read the same rule (`titles.community_titles`): a passage that mentions the community's members only in
+passing is not what the community is about.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrieval.indexing.titles import titled_documents
+
+Pair = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Passing:
+    """Entity -> the documents whose relationships of it Leiden does not see (asides, but for its home)."""
+
+    documents: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, mentions: Iterable[Mapping[str, Any]], texts: Mapping[str, str]) -> Passing:
+        """From a graph's chunk -> entity rows (`chunk`, `entity`, `surface`, `count`) and its chunks' texts."""
+        subject = {document: title.lower() for document, (title, _rest) in titled_documents(texts).items()}
+        if not subject:
+            return cls()
+        count: dict[tuple[str, str], int] = defaultdict(int)
+        surfaces: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for row in mentions:
+            key = (str(row["entity"]), _document(str(row["chunk"])))
+            count[key] += int(row.get("count") or 1)
+            surfaces[key].add(str(row.get("surface") or ""))
+        asides: dict[str, set[str]] = defaultdict(set)
+        kept: set[str] = set()  # entities more than an aside in some document
+        for (entity, document), n in count.items():
+            title = subject.get(document)
+            if title is not None and n == 1 and not any(_within(s, title) for s in surfaces[(entity, document)]):
+                asides[entity].add(document)
+            else:
+                kept.add(entity)
+        found = {
+            entity: frozenset(documents if entity in kept else sorted(documents)[1:])
+            for entity, documents in asides.items()
+        }
+        return cls({entity: documents for entity, documents in found.items() if documents})
+
+    def drops(self, entity: str, document: str) -> bool:
+        return document in self.documents.get(entity, ())
+
+
+def _within(surface: str, title: str) -> bool:
+    """Whether a mention's surface names the title's subject: its words are a run of the title's ("Chi Chi" of "Chi
+    Chi (giant panda)")."""
+    words = surface.lower().split()
+    return bool(words) and re.search(rf"(?<!\w){re.escape(' '.join(words))}(?!\w)", title) is not None
+
+
+def _document(chunk: str) -> str:
+    return chunk.rsplit(":", 1)[0]
+
+
+def partition_edges(
+    chunk_relations: Iterable[Mapping[str, Any]],
+    entities: Mapping[str, object],
+    canonical: Mapping[str, str],
+    passing: Passing,
+) -> dict[Pair, float]:
+    """The weight of each pair as Leiden sees it: `relations.aggregate`'s weights (same claims, same order, same
+    rounding), without the claims of a chunk about a name that chunk's document mentions in passing."""
+    weights: dict[Pair, float] = defaultdict(float)
+    for row in chunk_relations:
+        document = _document(str(row["chunk"]))
+        for raw_source, raw_target, weight, *_rest in json.loads(row["relations"]):
+            source, target = canonical.get(raw_source, raw_source), canonical.get(raw_target, raw_target)
+            if source == target or source not in entities or target not in entities:
+                continue
+            if passing.drops(source, document) or passing.drops(target, document):
+                continue
+            weights[(source, target) if source < target else (target, source)] += float(weight)
+    return {pair: round(weight, 4) for pair, weight in weights.items()}

@@ -1,0 +1,107 @@
+"""A name a titled document mentions in passing joins no documents: not in the partition, not in the titles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval.config import Settings
+from retrieval.indexing import run_index
+from retrieval.indexing.community_passing import Passing
+from retrieval.store import GraphStore, open_store
+from tests.conftest import make_settings
+from tests.test_indexing import Occupant, embedder, write_corpus  # noqa: F401 (fixtures)
+
+#: Two encyclopaedia articles of unrelated subjects, each naming Portugal once in passing.
+ARTICLES = {
+    "lopes.txt": (
+        "Maria Lopes\n\nMaria Lopes is a painter who studied with Joao Silva at the Lisbon Academy. "
+        "Maria Lopes showed her work at the Gulbenkian Museum with Joao Silva. Maria Lopes was born in Portugal."
+    ),
+    "bridge.txt": (
+        "Harbour Bridge\n\nThe Harbour Bridge in Sydney was built by Dorman Long for the New South Wales Government. "
+        "Dorman Long finished the Harbour Bridge in 1932 for the New South Wales Government. "
+        "Some of its steel came from Portugal."
+    ),
+}
+
+
+@pytest.fixture
+def graph(tmp_path: Path, backend: str) -> Iterator[tuple[Settings, GraphStore]]:
+    """tests/test_indexing.py's graph with the default community size: each article's names fit one community."""
+    settings = make_settings(tmp_path / "db", backend, chunk_tokens=48)
+    (tmp_path / "db").mkdir()
+    with open_store(settings) as store:
+        Occupant.own(store)
+        yield settings, store
+        Occupant.release(store)
+
+
+def _members(store: GraphStore) -> list[tuple[int, set[str]]]:
+    """(level, the entity titles beneath) of every community."""
+    rows = store.query(
+        "MATCH (e:__Entity__ {projectId: 'p'})-[:IN_COMMUNITY]->(k:__Community__) RETURN k.id AS k, e.title AS e"
+    )
+    level0: dict[str, set[str]] = {}
+    for row in rows:
+        level0.setdefault(str(row["k"]), set()).add(str(row["e"]))
+    parent_of = {
+        str(r["k"]): str(r["parent"] or "")
+        for r in store.query(
+            "MATCH (k:__Community__ {projectId: 'p'}) OPTIONAL MATCH (k)-[:IN_COMMUNITY]->(p:__Community__) "
+            "RETURN k.id AS k, p.id AS parent"
+        )
+    }
+    found: dict[tuple[int, str], set[str]] = {}
+    for community, members in level0.items():
+        level = 0
+        while community:
+            found.setdefault((level, community), set()).update(members)
+            level, community = level + 1, parent_of[community]
+    return [(level, members) for (level, _k), members in found.items()]
+
+
+def test_a_name_two_articles_mention_in_passing_joins_them_in_no_community(
+    graph: tuple[Settings, GraphStore],
+    tmp_path: Path,
+    embedder,  # noqa: F811
+) -> None:
+    """Without the rule, Portugal's co-occurrences tie the painter's names to the bridge's at some level, and that
+    community's title lists both; with it each article's names stay apart at every level, and Portugal keeps one
+    home."""
+    settings, store = graph
+    run_index(settings, store, embedder, [write_corpus(tmp_path / "corpus", ARTICLES)], project="p")
+    found = _members(store)
+    assert any("Maria Lopes" in members for _level, members in found)
+    assert any("Dorman Long" in members for _level, members in found)
+    joined = [(level, m) for level, m in found if {"Maria Lopes", "Dorman Long"} <= m]
+    assert not joined, joined
+    assert sum("Portugal" in m for level, m in found if level == 0) == 1
+
+
+def test_an_aside_is_a_name_mentioned_once_outside_the_title_and_one_of_its_documents_is_its_home() -> None:
+    texts = {
+        "a:0": "Maria Lopes\n\nMaria Lopes was born in Portugal. Lopes met Silva.",
+        "b:0": "Harbour Bridge\n\nIts steel came from Portugal.",
+        "c:0": "Portugal\n\nPortugal is a country. Silva lives there.",
+        "t:0": "a transcript with no title line. Portugal, Silva.",
+    }
+    mentions = [
+        {"chunk": "a:0", "entity": "lopes", "surface": "Maria Lopes", "count": 1},
+        {"chunk": "a:0", "entity": "portugal", "surface": "Portugal", "count": 1},
+        {"chunk": "a:0", "entity": "silva", "surface": "Silva", "count": 1},
+        {"chunk": "b:0", "entity": "portugal", "surface": "Portugal", "count": 1},
+        {"chunk": "c:0", "entity": "silva", "surface": "Silva", "count": 1},
+        {"chunk": "t:0", "entity": "silva", "surface": "Silva", "count": 1},
+    ]
+    # Maria Lopes is the subject of "a" (named in its title): no aside, though named once; Silva is more than an
+    # aside in the transcript (no title to tell), Portugal nowhere and keeps its first document
+    assert Passing.of(mentions, texts).documents == {"portugal": {"b"}, "silva": {"a", "c"}}
+    # once Portugal is the subject of "c", both the biography and the bridge mention it in passing
+    subject = [*mentions, {"chunk": "c:0", "entity": "portugal", "surface": "Portugal", "count": 2}]
+    assert Passing.of(subject, texts).documents["portugal"] == {"a", "b"}
+    # a name mentioned twice is no aside; without titled documents nothing is
+    assert Passing.of([*mentions, {**mentions[2], "count": 1}], texts).documents["silva"] == {"c"}
+    assert Passing.of(mentions, {k: v.replace("\n\n", " ") for k, v in texts.items()}).documents == {}
