@@ -59,10 +59,11 @@ def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    """The Engine's search, as the service runs it: a query `ask` would find nothing to search in finds nothing."""
+    """The Engine's search, as the service runs it: a query `ask` would find nothing to search in finds nothing.
+    It prints chunks only, so the neighbours' walk, which does not change them, is not run."""
     engine = Engine(settings_from_args(args))
     try:
-        found = engine.search(args.query, _params(engine, args))
+        found = engine.search(args.query, _params(engine, args), walk=False)
     finally:
         engine.close()
     rows = [_hit_row(h) for h in found.chunks]
