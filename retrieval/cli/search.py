@@ -1,4 +1,4 @@
-"""`search` and `ask` commands: ranked chunks after expansion, and an Answer in any mode, from the terminal."""
+"""`search` and `ask` commands: ranked chunks (re-ranked through the graph) and an Answer in any mode."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from retrieval.modes import MODES
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    search = sub.add_parser("search", help="ranked chunk hits (hybrid search + graph expansion)")
+    search = sub.add_parser("search", help="ranked chunk hits (hybrid search re-ranked through the graph)")
     search.add_argument("query", type=text_argument)
     _tuning_options(search)
     add_graph_options(search)
