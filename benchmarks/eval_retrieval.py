@@ -6,7 +6,8 @@ pools every passage of every question into one corpus, indexes it once (cached u
 and ranks passages (a passage split into several chunks counts once, at its best chunk).
 Target: hybrid + graph beats the better of vector-only and fulltext-only by >= 10 points of Recall@5.
 "+ graph" is `retrieve()` as local search runs it: hybrid hits re-ranked through the entities they mention
-(retrieval/search/bridge.py); the RELATED walk it also runs feeds the answer's trace, not the ranking.
+(retrieval/search/bridge.py); the RELATED walk local search also runs feeds the answer's trace, not the
+ranking, and is not run here.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def methods(ctx: Context) -> dict[str, Ranker]:
 
     def expanded(**overrides: object) -> Ranker:
         params = base.model_copy(update=overrides)
-        return lambda q, v: retrieve(ctx, q.text, params, query_vector=v).chunks
+        return lambda q, v: retrieve(ctx, q.text, params, query_vector=v, walk=False).chunks
 
     return {
         "fulltext only": hybrid(search_type="fulltext"),

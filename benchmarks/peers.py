@@ -100,8 +100,15 @@ def driftlens_systems(ctx: Context) -> dict[str, System]:
         return lambda q, v: docs(search_chunks(ctx, q.text, params, query_vector=v))
 
     default = base.model_copy(update={"max_hops": max(1, base.max_hops)})
+
+    def ranked(walk: bool) -> System:
+        return lambda q, v: docs(retrieve(ctx, q.text, default, query_vector=v, walk=walk).chunks)
+
+    # The ranking is what is scored; the walk (the neighbours local mode and the service show) does not change it
+    # and is what a caller reading `Retrieval.expansion` pays on top: both are timed.
     return {
-        "DriftLens default (hybrid + graph)": lambda q, v: docs(retrieve(ctx, q.text, default, query_vector=v).chunks),
+        "DriftLens default (hybrid + graph)": ranked(walk=False),
+        "DriftLens default + walk (expansion read)": ranked(walk=True),
         "DriftLens hybrid, no graph": chunks(),
         "DriftLens vector only": chunks(search_type="vector"),
     }

@@ -212,7 +212,7 @@ def measure(n_chunks: int, n_entities: int, queries_n: int, backend: str, neo4j:
         ["hybrid top-10 (RRF)", *timed(chunks(rrf), queries), ""],
         [
             "hybrid + 1-hop expansion",
-            *timed(lambda q: retrieve(ctx, q[0], one_hop, query_vector=q[1]), queries),
+            *timed(lambda q: retrieve(ctx, q[0], one_hop, query_vector=q[1], walk=True), queries),
             "p95 <= 25 (Neo4j: <= 2x embedded)",
         ],
         [

@@ -57,7 +57,7 @@ def main() -> None:
 
     out = []
     for question, vector in zip(questions, vectors, strict=True):
-        got = retrieve(ctx, question.text, default, query_vector=vector)
+        got = retrieve(ctx, question.text, default, query_vector=vector, walk=True)
         walk = got.expansion
         out.append(
             {

@@ -59,7 +59,9 @@ def main() -> None:
             continue
         params = QueryParams.from_settings(settings, top_k=FETCH, filters={}, alpha=s["alpha"], max_hops=s["max_hops"])
         harness = [
-            score(passages(retrieve(ctx, q.text, params, query_vector=v.tolist()).chunks, doc_to_key), q.gold)
+            score(
+                passages(retrieve(ctx, q.text, params, query_vector=v.tolist(), walk=False).chunks, doc_to_key), q.gold
+            )
             for q, v in zip(questions, vectors, strict=True)
         ]
         r5 = sum(h["R@5"] for h in harness) / len(harness)

@@ -138,8 +138,11 @@ class Engine:
         project: str | None = None,
         every_project: bool = False,
         query_vector: list[float] | None = None,
+        walk: bool = True,
     ) -> GraphSearch:
-        """Ranked chunks and the graph around `query` as data (seeds, neighbours, per-arm scores, timings)."""
+        """Ranked chunks and the graph around `query` as data (seeds, neighbours, per-arm scores, timings).
+
+        `walk=False` for a caller that reads the chunks only: the same chunks without the neighbours' walk."""
         if query_vector is not None and len(query_vector) != self.embedder.dim:
             raise InvalidInput(
                 f"The embedding has {len(query_vector)} dimensions; this graph's embedder "
@@ -153,6 +156,7 @@ class Engine:
                 clean_text(query).strip(),
                 params or self.params(),
                 query_vector=query_vector,
+                walk=walk,
             ),
         )
         return found or GraphSearch(no_data=missing_data(ctx), project=ctx.project)

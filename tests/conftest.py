@@ -53,6 +53,20 @@ def make_settings(tmp: Path, backend: str = FALKORDB, **overrides: object) -> Se
     return load_settings(_env_file=None, **base)
 
 
+def count_reads(store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The statements `store` reads from now on, in order (the store still runs each): how tests count round trips
+    without timing them."""
+    reads: list[str] = []
+    read = store.read
+
+    def counted(cypher: str, *args: object, **kwargs: object) -> object:
+        reads.append(cypher)
+        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store, "read", counted)
+    return reads
+
+
 def backend_env(settings: Settings) -> dict[str, str]:
     """Environment pointing a CLI or app process at `settings`' graph (NEO4J_* empty for the embedded one)."""
     env = {"DRIFTLENS_GRAPH_PATH": str(settings.embedded_graph_path), "NEO4J_URI": settings.neo4j_uri or ""}

@@ -80,7 +80,7 @@ def test_hybrid_search_returns_the_same_top_5(both: tuple[Pair, GraphStore], emb
         for settings, store in (embedded, neo4j):
             ctx = Context(settings, store, embedder, None, PROJECT)
             params = QueryParams.from_settings(settings, top_k=5, search_type="hybrid")
-            found.append([hit.id for hit in retrieve(ctx, question, params).chunks])
+            found.append([hit.id for hit in retrieve(ctx, question, params, walk=False).chunks])
             query = [float(x) for x in embedder.embed_query(question)]
             vector_arm.append([(h.id, round(h.score, 4)) for h in store.vector_search(settings.chunk_label, query, 10)])
             keyword_arm.append([h.id for h in store.fulltext_search(settings.chunk_label, question, 10)])

@@ -66,13 +66,13 @@ def params(ctx: Context, **overrides: object) -> QueryParams:
 
 def test_plain_hybrid_misses_the_second_hop(ctx: Context) -> None:
     """The premise of the next test: without the graph the look-alikes fill the top 3."""
-    assert "viorst" not in [h.id for h in retrieve(ctx, QUESTION, params(ctx, max_hops=0)).chunks]
+    assert "viorst" not in [h.id for h in retrieve(ctx, QUESTION, params(ctx, max_hops=0), walk=False).chunks]
 
 
 def test_bridge_passage_is_ranked_after_the_direct_hit(ctx: Context) -> None:
-    ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1)).chunks
+    ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1), walk=False).chunks
     ids = [h.id for h in ranked]
-    plain = retrieve(ctx, QUESTION, params(ctx, max_hops=0)).chunks
+    plain = retrieve(ctx, QUESTION, params(ctx, max_hops=0), walk=False).chunks
     assert ids[0] == plain[0].id  # the best direct match keeps the first place
     assert "viorst" in ids
     bridge = ranked[ids.index("viorst")]
@@ -81,7 +81,7 @@ def test_bridge_passage_is_ranked_after_the_direct_hit(ctx: Context) -> None:
 
 def test_the_residual_words_pick_the_answering_neighbour(ctx: Context) -> None:
     """`viorst` and `gossip` are tied to `book` alike; only `viorst` says what the question still asks (university)."""
-    ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1, top_k=len(CHUNKS))).chunks
+    ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1, top_k=len(CHUNKS)), walk=False).chunks
     ids = [h.id for h in ranked]
     assert ids.index("viorst") < ids.index("gossip")
     assert ranked[ids.index("gossip")].sources.get("residual", 0.0) == 0.0
@@ -89,7 +89,7 @@ def test_the_residual_words_pick_the_answering_neighbour(ctx: Context) -> None:
 
 def test_a_hub_entity_lends_nothing(ctx: Context) -> None:
     """`usa` is mentioned by more than MAX_MENTIONS chunks: the travel notes get no graph score through it."""
-    ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1, top_k=len(CHUNKS))).chunks
+    ranked = retrieve(ctx, QUESTION, params(ctx, max_hops=1, top_k=len(CHUNKS)), walk=False).chunks
     assert not [h.id for h in ranked if h.id.startswith("hub") and "graph" in h.sources]
 
 

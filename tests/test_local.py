@@ -14,9 +14,11 @@ from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
 from retrieval.llm.client import ChatModel
+from retrieval.search.expand import expand
+from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
 from retrieval.text.readable import NOTHING_TO_SEARCH
-from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env, count_reads
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
 
 
@@ -124,6 +126,43 @@ def test_graph_without_indexes_is_a_typed_error(settings: Settings) -> None:
         assert engine.ask("hello world", "local", project="empty").no_data_found
 
 
+# --- the walk, paid only where it is read ------------------------------------------------------------
+
+
+def test_a_search_that_shows_no_neighbours_runs_no_walk(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`walk=False` (the command line's `search`, which prints chunks only): the same chunks, scores and per-arm
+    scores, fewer statements, and none for the walk (the spread reads no seed rows, no hop, no properties)."""
+    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=3, max_hops=2)
+    engine.search(question, p)  # index names, label statistics and word counts are read once
+    reads = count_reads(engine.store, monkeypatch)
+    shown = engine.search(question, p)
+    walked = list(reads)
+    reads.clear()
+    ranked = engine.search(question, p, walk=False)
+    assert [(h.id, h.score, h.sources) for h in ranked.chunks] == [(h.id, h.score, h.sources) for h in shown.chunks]
+    assert shown.neighbours and not ranked.neighbours and ranked.seeds
+    assert len(reads) < len(walked), (reads, walked)
+    assert not [r for r in reads if "AS next" in r or "$per" in r or "ingested_at" in r], reads
+
+
+def test_the_walk_shown_is_the_walk_from_the_ranking_seeds(engine: Engine) -> None:
+    """Where the neighbours are shown (the service's search, local mode) the walk is the one its seeds give when
+    walked alone: the ranking without it leaves it whole."""
+    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=3, max_hops=2, max_nodes=100)
+    ctx = engine.context(None)
+    ranked = retrieve(ctx, question, p, walk=False)
+    seeds = dict(ranked.hit_entities)
+    for hit in ranked.seeds:
+        seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
+    alone = expand(ctx, list(seeds), p, seed_scores=seeds, chunk_limit=0)
+    shown = engine.search(question, p)
+    entities = [(e.id, round(e.score, 9), e.metadata) for e in [*shown.seeds, *shown.neighbours]]
+    assert shown.neighbours and entities == [(e.id, round(e.score, 9), e.metadata) for e in alone.entities]
+    answer = engine.ask(question, "local", p)
+    details = next(s.details for s in answer.trace if "expanded_entities" in s.details)
+    assert details["expanded_entities"] == len(alone.entities)
+
+
 # --- command line -----------------------------------------------------------------------------------
 
 
@@ -144,6 +183,21 @@ def test_cli_search_prints_ranked_chunks(cli_env: list[str], capsys: pytest.Capt
     assert set(rows[0]) >= {"chunk_id", "document", "score", "text"}
     assert main(["search", "polonium", "--fusion", "rrf", "--hops", "0", *cli_env]) == 0
     assert "Marie Curie" in capsys.readouterr().out
+
+
+def test_cli_search_prints_chunks_without_walking(
+    cli_env: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line's `search` prints chunks only: the neighbours' walk, which does not change them, is not
+    run (it is refused here)."""
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the walk ran for a search that shows no neighbours")
+
+    monkeypatch.setattr("retrieval.search.ranking.expand", refused)
+    assert main(["search", "Who discovered polonium with Pierre?", "--hops", "2", "--json", *cli_env]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and rows[0]["chunk_id"] == "c1"
 
 
 @pytest.mark.parametrize(

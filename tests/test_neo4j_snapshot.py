@@ -30,7 +30,9 @@ def _graph(store: GraphStore) -> tuple[list[tuple[object, ...]], list[tuple[obje
 
 def _search(store: GraphStore, embedder: Embedder) -> list[tuple[str, float]]:
     ctx = Context(store.settings, store, embedder, None, SEARCH_PROJECT)
-    hits = retrieve(ctx, "Who discovered polonium with Pierre?", QueryParams.from_settings(store.settings)).chunks
+    hits = retrieve(
+        ctx, "Who discovered polonium with Pierre?", QueryParams.from_settings(store.settings), walk=False
+    ).chunks
     return [(hit.id, round(hit.score, 9)) for hit in hits]
 
 

@@ -22,7 +22,7 @@ from retrieval.search.expand import expand
 from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
-from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT
+from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, count_reads
 
 
 @pytest.fixture(scope="module")
@@ -124,26 +124,13 @@ def test_one_statement_hybrid_search_finds_what_the_steps_find(
     assert entities and shown(entities) == shown(search_entities(ctx, query, params(ctx)))
 
 
-def _count_reads(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The statements the store reads from now on, in order (the store still runs each)."""
-    reads: list[str] = []
-    read = ctx.store.read
-
-    def counted(cypher: str, *args: object, **kwargs: object) -> object:
-        reads.append(cypher)
-        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ctx.store, "read", counted)
-    return reads
-
-
 def test_a_hybrid_search_is_one_graph_read_where_the_store_can(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     """On Neo4j both arms, the counts BM25 needs for new words and the completion of each arm, the cosines of the
     keyword hits the vector arm lacks among them, are one statement (a search's cost there was its round trips;
     test_store_contract has a search that completes its vector arm); the embedded store runs the steps against its
     local server."""
     search_chunks(ctx, "Who discovered polonium?", params(ctx))  # index names and label statistics, read once
-    reads = _count_reads(ctx, monkeypatch)
+    reads = count_reads(ctx.store, monkeypatch)
     hits = search_chunks(ctx, "Which element did Pierre Curie find in pitchblende?", params(ctx))
     assert hits
     if ctx.store.backend == "neo4j":
@@ -158,9 +145,9 @@ def test_default_search_round_trips(ctx: Context, monkeypatch: pytest.MonkeyPatc
     the walk's seeds with their first hop read by the spread's statement, then the reached nodes' properties: five
     statements, never one per hit."""
     question, p = "Which radioactive element did Marie discover?", params(ctx, top_k=2, max_hops=1)
-    warm = retrieve(ctx, question, p)  # index names, label statistics and word counts are read once
-    reads = _count_reads(ctx, monkeypatch)
-    found = retrieve(ctx, question, p)
+    warm = retrieve(ctx, question, p, walk=True)  # index names, label statistics and word counts are read once
+    reads = count_reads(ctx.store, monkeypatch)
+    found = retrieve(ctx, question, p, walk=True)
     assert [h.id for h in found.chunks] == [h.id for h in warm.chunks] and found.expansion.entities
     if ctx.store.backend == "neo4j":  # this small graph stores no degrees: the walk counts them in one more read
         assert len([r for r in reads if "size([" not in r]) == 5, "\n".join(r[:90] for r in reads)
@@ -173,7 +160,7 @@ def test_parallel_reads_change_nothing_but_the_wait(ctx: Context, monkeypatch: p
 
     def run(parallel: bool) -> tuple[object, ...]:
         monkeypatch.setattr(ctx.store, "parallel_reads", parallel, raising=False)
-        found = retrieve(ctx, question, p)
+        found = retrieve(ctx, question, p, walk=True)
         chunks = [(h.id, round(h.score, 9), h.sources) for h in found.chunks]
         entities = [(e.id, round(e.score, 9), e.metadata) for e in found.expansion.entities]
         return chunks, [h.id for h in found.seeds], found.hit_entities, entities, sorted(found.timings_ms)
@@ -197,7 +184,7 @@ def test_walk_and_spread_replies_are_one_row(ctx: Context, monkeypatch: pytest.M
 
     monkeypatch.setattr(ctx.store, "read", counted)
     p = params(ctx, top_k=2, max_hops=2, max_nodes=100)
-    found = retrieve(ctx, "Which radioactive element did Marie discover?", p)
+    found = retrieve(ctx, "Which radioactive element did Marie discover?", p, walk=True)
     assert len(found.expansion.entities) > 3  # several neighbours, several properties read
     packed = [(cypher, n) for cypher, n in replies if "collect([" in cypher]
     hops = [n for cypher, n in packed if "LIMIT $per" in cypher]
@@ -216,7 +203,7 @@ def test_a_hop_brings_the_properties_the_walk_shows(ctx: Context, monkeypatch: p
 
     def walk(likely: int) -> tuple[list[tuple[str, float, str, object]], list[str]]:
         monkeypatch.setattr(expand_module, "LIKELY_FACTOR", likely)
-        reads = _count_reads(ctx, monkeypatch)
+        reads = count_reads(ctx.store, monkeypatch)
         found = expand(ctx, ["marie"], p)
         entities = [(e.id, round(e.score, 9), e.text, e.metadata) for e in found.entities]
         # the properties' read: the seeds' and the hops' reads carry properties too, with neighbours (`$per`)
@@ -234,7 +221,7 @@ def test_seeds_read_with_the_spread_walk_as_read_alone(ctx: Context, max_nodes: 
     what it reaches reading its seeds itself: the same nodes, scores, hops and order, also when the cap cuts the
     seeds (the rows are kept in the seeds' order, then cut)."""
     p = params(ctx, top_k=3, max_hops=2, max_nodes=max_nodes)
-    found = retrieve(ctx, "Which radioactive element did Marie discover?", p)
+    found = retrieve(ctx, "Which radioactive element did Marie discover?", p, walk=True)
     seeds = dict(found.hit_entities)
     for hit in found.seeds:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
@@ -347,8 +334,8 @@ def test_recency_boosts_newer_nodes(ctx: Context) -> None:
 def test_retrieve_adds_bridge_chunk_through_entities(ctx: Context) -> None:
     """c3 shares no word with the question but mentions Pierre Curie, whom the best hit mentions."""
     question = "Which radioactive element did Marie discover?"
-    plain = retrieve(ctx, question, params(ctx, top_k=3, max_hops=0))
-    expanded = retrieve(ctx, question, params(ctx, top_k=3, max_hops=1))
+    plain = retrieve(ctx, question, params(ctx, top_k=3, max_hops=0), walk=False)
+    expanded = retrieve(ctx, question, params(ctx, top_k=3, max_hops=1), walk=True)
     assert expanded.chunks[0].id == "c1"
     assert "graph" in {k for h in expanded.chunks for k in h.sources}
     assert "pierre" in {e.id for e in expanded.expansion.entities}

@@ -12,7 +12,7 @@ from retrieval.errors import IndexMissing, ReadOnlyViolation
 from retrieval.store import GraphStore, open_store
 from retrieval.store.neo4j import HYBRID_POOL
 from tests.backends import Occupant
-from tests.conftest import make_settings
+from tests.conftest import count_reads, make_settings
 
 DIM = 16
 SHARED_GRAPHS = ("loaded",)
@@ -242,14 +242,7 @@ def test_hybrid_arms_complete_the_vector_arm_with_exact_cosines_in_one_read(
     s = loaded.settings
     query, text = corpus[5].tolist(), "quantum computing"
     loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index)  # label statistics, read once
-    reads: list[str] = []
-    read = loaded.read
-
-    def spied(cypher: str, *args: object, **kwargs: object) -> object:
-        reads.append(cypher)
-        return read(cypher, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(loaded, "read", spied)
+    reads = count_reads(loaded, monkeypatch)
     found = loaded.hybrid_arms(s.chunk_label, query, text, 20, index=s.chunk_fulltext_index, props=["group"])
     if loaded.backend != "neo4j":
         assert found is None  # the embedded store runs the arms step by step (search/hybrid.py)

@@ -94,7 +94,7 @@ def test_grid_figures_equal_the_evaluation_harness(store: GraphStore, embedder: 
     ctx = Context(store.settings, store, embedder, None, "eval")
     params = QueryParams.from_settings(store.settings, top_k=20, filters={}, alpha=0.6, max_hops=1)
     expected = [
-        harness_score(harness_passages(retrieve(ctx, q.text, params).chunks, doc_to_key), q.gold)
+        harness_score(harness_passages(retrieve(ctx, q.text, params, walk=False).chunks, doc_to_key), q.gold)
         for q in data.questions
     ]
     run = run_grid(ctx, data, {"alpha": [0.6], "max_hops": [1], "top_k": [5]})
@@ -169,7 +169,7 @@ def test_tune_command_prints_the_grid_and_saves_sets(
 def test_ranking_without_the_walk_ranks_the_same_chunks(search_store: GraphStore, embedder: Embedder) -> None:
     ctx = Context(search_store.settings, search_store, embedder, None, SEARCH_PROJECT)
     params = QueryParams.from_settings(search_store.settings, max_hops=2, top_k=4)
-    full = retrieve(ctx, "Who discovered polonium with Pierre?", params)
+    full = retrieve(ctx, "Who discovered polonium with Pierre?", params, walk=True)
     ranked = retrieve(ctx, "Who discovered polonium with Pierre?", params, walk=False)
     assert full.expansion.entities and not ranked.expansion.entities
     assert [h.id for h in ranked.chunks] == [h.id for h in full.chunks]

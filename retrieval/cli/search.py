@@ -1,4 +1,4 @@
-"""`search` and `ask` commands: ranked chunks after expansion, and an Answer in any mode, from the terminal."""
+"""`search` and `ask` commands: ranked chunks (re-ranked through the graph) and an Answer in any mode."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from retrieval.modes import MODES
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    search = sub.add_parser("search", help="ranked chunk hits (hybrid search + graph expansion)")
+    search = sub.add_parser("search", help="ranked chunk hits (hybrid search re-ranked through the graph)")
     search.add_argument("query", type=text_argument)
     _tuning_options(search)
     add_graph_options(search)
@@ -59,10 +59,11 @@ def _params(engine: Engine, args: argparse.Namespace) -> QueryParams:
 
 
 def run_search(args: argparse.Namespace) -> int:
-    """The Engine's search, as the service runs it: a query `ask` would find nothing to search in finds nothing."""
+    """The Engine's search, as the service runs it: a query `ask` would find nothing to search in finds nothing.
+    It prints chunks only, so the neighbours' walk, which does not change them, is not run."""
     engine = Engine(settings_from_args(args))
     try:
-        found = engine.search(args.query, _params(engine, args))
+        found = engine.search(args.query, _params(engine, args), walk=False)
     finally:
         engine.close()
     rows = [_hit_row(h) for h in found.chunks]

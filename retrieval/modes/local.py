@@ -70,7 +70,7 @@ def answer(ctx: Context, question: str, params: QueryParams, progress: Retrieval
         return Answer.empty(question, "local", answered_by, missing)
     _emit(progress, "expanding_query", 20, "hybrid search and graph expansion")
     started = time.perf_counter()
-    found = retrieve(ctx, question, params)
+    found = retrieve(ctx, question, params, walk=True)  # the answer shows the walk (trace, evidence graph)
     search_ms = (time.perf_counter() - started) * 1000
     hits = found.chunks
     if not _relevant(hits):

@@ -39,16 +39,19 @@ def graph_search(
     params: QueryParams,
     *,
     query_vector: list[float] | None = None,
+    walk: bool = True,
 ) -> GraphSearch:
     """Hybrid search + bridge re-ranking + the drift-scored expansion, for `query` in `ctx.project`.
 
     A query of common words only ("the of and") finds nothing, as a question of them does (`nothing_to_search`,
     the one test every face uses): ranking hits for it would only rank noise. A query vector is searched as given.
+    `walk=False`, for a caller that shows the chunks only: the same chunks without the walk (`ranking.retrieve`),
+    so no neighbours, and the seeds are the entities matching the question.
     """
     unsearchable = nothing_to_search(query) if query_vector is None else None
     if unsearchable:
         return GraphSearch(no_data=unsearchable, project=ctx.project)
-    found = retrieve(ctx, query, params, query_vector=query_vector)
+    found = retrieve(ctx, query, params, query_vector=query_vector, walk=walk)
     entities = found.expansion.entities
     seeds = [e for e in entities if not e.metadata.get("hop")] or found.seeds
     neighbours = [e for e in entities if e.metadata.get("hop")]

@@ -41,12 +41,16 @@ class Retrieval:
 
 
 def retrieve(
-    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, walk: bool = True
+    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, walk: bool
 ) -> Retrieval:
-    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question.
+    """Top `params.top_k` chunks, re-ranked through the graph, with the expansion around the question when `walk`.
 
-    `walk=False` skips the RELATED walk, which does not change the chunk ranking: for callers that only rank
-    (the Tuning lab's grid), it is work nobody reads."""
+    Why the caller decides, with no default: the RELATED walk does not change the chunk ranking, and on Neo4j it
+    was ~40% of a default search's time (its seeds in the spread's statement, a further hop, properties). A caller
+    that only ranks chunks (the evaluation, the Tuning lab's grid, DRIFT's follow-ups, the command line's
+    `search`) passes False and gets an empty `expansion`; one that shows the walk (local mode, the service's
+    neighbours) passes True and gets it computed beside the bridge's scoring, as before. Computing it on first read
+    instead would put the walk after the ranking on the path of every caller that shows it."""
     clock = _Clock()
     if query_vector is None and params.search_type != "fulltext":
         query_vector = ctx.embedder.embed_query(query)
@@ -57,17 +61,22 @@ def retrieve(
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
     spread = bridge.spread(ctx, hits, entity_hits, params if walk else None)
+
+    def bridged() -> bridge.Bridged:
+        return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)
+
+    if not walk:
+        ranked = bridged()
+        clock.lap("bridge")
+        return Retrieval(ranked.chunks, entity_hits, Expansion(), query_vector, ranked.hit_entities, clock.laps)
     seeds = {**spread.hit_entities}
     for hit in entity_hits:
         seeds[hit.id] = max(seeds.get(hit.id, 0.0), hit.score)
 
     def walk_around() -> Expansion:
-        if not (walk and seeds):
+        if not seeds:
             return Expansion()
         return expand(ctx, list(seeds), params, seed_scores=seeds, chunk_limit=0, read=spread.seed_rows)
-
-    def bridged() -> bridge.Bridged:
-        return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)
 
     ranked, expansion = _together(ctx, (bridged, "bridge"), (walk_around, "expand"), clock)
     return Retrieval(ranked.chunks, entity_hits, expansion, query_vector, ranked.hit_entities, clock.laps)
