@@ -83,11 +83,15 @@ def write_episodes(folder: Path, limit: int | None) -> int:
     return sum(len(text.split()) for _e, text in episodes)
 
 
-def write_passages(folder: Path) -> int:
-    """One small document per MuSiQue passage (title, blank line, text); words."""
+def _passages(source: Path) -> list[str]:
+    """Each MuSiQue passage of `source` as a small document says it: title, blank line, text."""
+    return [f"{row['title']}\n\n{row['text']}\n" for row in json.loads(source.read_text(encoding="utf-8"))]
+
+
+def write_passages(folder: Path, source: Path = PASSAGES) -> int:
+    """One small document per MuSiQue passage; words."""
     words = 0
-    for i, row in enumerate(json.loads(PASSAGES.read_text(encoding="utf-8"))):
-        text = f"{row['title']}\n\n{row['text']}\n"
+    for i, text in enumerate(_passages(source)):
         (folder / f"passage-{i:04d}.txt").write_text(text, encoding="utf-8")
         words += len(text.split())
     return words
@@ -112,10 +116,10 @@ def write_words(folder: Path, budget: int) -> int:
     return words
 
 
-def write_joined(folder: Path, documents: int) -> int:
+def write_joined(folder: Path, documents: int, source: Path = PASSAGES) -> int:
     """The MuSiQue passages in their order, as `write_passages` writes each, joined into `documents` files of about
     the same number of words (a passage is never split); words."""
-    passages = [f"{row['title']}\n\n{row['text']}\n" for row in json.loads(PASSAGES.read_text(encoding="utf-8"))]
+    passages = _passages(source)
     words = sum(len(p.split()) for p in passages)
     groups: list[list[str]] = [[] for _ in range(documents)]
     seen = 0

@@ -150,7 +150,7 @@ def test_search_on_qdrant_matches_search_in_the_graph(qdrant_settings, qstore, c
             for search_type, filters in (("vector", {}), ("hybrid", {}), ("vector", {"document_id": doc})):
                 params = QueryParams.from_settings(settings, search_type=search_type, top_k=3, filters=filters)
                 runs.append([same(h.id) for h in search_chunks(ctx, "Who makes chips for AMD?", params)])
-            found = retrieve(ctx, "Who makes chips for AMD?", QueryParams.from_settings(settings, top_k=3), walk=False)
+            found = retrieve(ctx, "Who makes chips for AMD?", QueryParams.from_settings(settings, top_k=3), walk=True)
             runs.append([same(h.id) for h in found.chunks] + sorted(same(e.id) for e in found.expansion.entities))
             vector = embedder.embed_query("chip makers")
             # A community repeated at two levels (same members, same report) ties: order ties by title.
