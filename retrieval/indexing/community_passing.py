@@ -20,14 +20,14 @@ passing is not what the community is about.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval.indexing.titles import titled_documents
+from retrieval.indexing import relations
+from retrieval.indexing.titles import document_of, titled_documents
 
 Pair = tuple[str, str]
 
@@ -47,7 +47,7 @@ class Passing:
         count: dict[tuple[str, str], int] = defaultdict(int)
         surfaces: dict[tuple[str, str], set[str]] = defaultdict(set)
         for row in mentions:
-            key = (str(row["entity"]), _document(str(row["chunk"])))
+            key = (str(row["entity"]), document_of(str(row["chunk"])))
             count[key] += int(row.get("count") or 1)
             surfaces[key].add(str(row.get("surface") or ""))
         asides: dict[str, set[str]] = defaultdict(set)
@@ -75,26 +75,22 @@ def _within(surface: str, title: str) -> bool:
     return bool(words) and re.search(rf"(?<!\w){re.escape(' '.join(words))}(?!\w)", title) is not None
 
 
-def _document(chunk: str) -> str:
-    return chunk.rsplit(":", 1)[0]
-
-
 def partition_edges(
-    chunk_relations: Iterable[Mapping[str, Any]],
+    edges: Mapping[Pair, Mapping[str, Any]],
+    chunk_relations: list[dict[str, Any]],
     entities: Mapping[str, object],
     canonical: Mapping[str, str],
     passing: Passing,
-) -> dict[Pair, float]:
-    """The weight of each pair as Leiden sees it: `relations.aggregate`'s weights (same claims, same order, same
-    rounding), without the claims of a chunk about a name that chunk's document mentions in passing."""
+) -> list[tuple[str, str, float]]:
+    """The weighted pairs Leiden sees, in a stable order: the stored edges' (`relations.aggregate`), or, when some
+    document mentions a name in passing, the same claims weighed again (same order, same rounding) without a
+    chunk's claims about a name its document mentions in passing. Why not always the second: a graph without
+    titled documents (transcripts, novels) has no asides, and its claims need not be read twice."""
+    if not passing.documents:
+        return [(a, b, float(row["weight"])) for (a, b), row in sorted(edges.items())]
     weights: dict[Pair, float] = defaultdict(float)
-    for row in chunk_relations:
-        document = _document(str(row["chunk"]))
-        for raw_source, raw_target, weight, *_rest in json.loads(row["relations"]):
-            source, target = canonical.get(raw_source, raw_source), canonical.get(raw_target, raw_target)
-            if source == target or source not in entities or target not in entities:
-                continue
-            if passing.drops(source, document) or passing.drops(target, document):
-                continue
-            weights[(source, target) if source < target else (target, source)] += float(weight)
-    return {pair: round(weight, 4) for pair, weight in weights.items()}
+    for row, source, target, weight, *_rest in relations.claims(chunk_relations, entities, canonical):
+        document = document_of(str(row["chunk"]))
+        if not (passing.drops(source, document) or passing.drops(target, document)):
+            weights[(source, target) if source < target else (target, source)] += weight
+    return [(a, b, round(weight, 4)) for (a, b), weight in sorted(weights.items())]

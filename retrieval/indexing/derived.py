@@ -87,7 +87,7 @@ class DerivedStages(RunState):
         ] + drop
         changed = None if resumed else frozenset(e for pair in touched for e in pair)
         with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
-            plan = self.communities(wanted, edges, mentions, changed, seen=(claims, merged.canonical))
+            plan = self.communities(wanted, edges, mentions, changed, claims=claims, canonical=merged.canonical)
             texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
             with self.embedding(texts, "community embeddings") as community_vectors:
                 self.describe(todo, derived, moved, stale)
@@ -162,21 +162,22 @@ class DerivedStages(RunState):
         edges: dict[tuple[str, str], dict[str, Any]],
         mentions: list[dict[str, Any]],
         changed: frozenset[str] | None,
-        seen: tuple[list[dict[str, Any]], Mapping[str, str]],
+        *,
+        claims: list[dict[str, Any]],
+        canonical: Mapping[str, str],
     ) -> _Communities:
         """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
         recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing.
 
-        `seen`: the chunks' claims and each key's entity, from which the edges Leiden sees are weighed without a
-        document's claims about a name it mentions in passing (community_passing.py). Why `changed` still comes from
-        the stored edges: which documents mention a name in passing changes only when one of them is added,
-        edited or removed, and that changes the name's own relationships too."""
+        `claims`, `canonical`: the chunks' claims and each key's entity, from which the edges Leiden sees are
+        weighed without a document's claims about a name it mentions in passing (community_passing.py). Why
+        `changed` still comes from the stored edges: which documents mention a name in passing changes only when
+        one of them is added, edited or removed, and that changes the name's own relationships too."""
         g, s = self.graph, self.settings
         with self.stage("communities"):
             texts = g.chunk_texts()
             asides = community_passing.Passing.of(mentions, texts)
-            claims, canonical = seen
-            weights = community_passing.partition_edges(claims, wanted, canonical, asides)
+            weighed = community_passing.partition_edges(edges, claims, wanted, canonical, asides)
             existing = g.community_ids()
             links = g.community_links()
             previous = communities.Previous(
@@ -189,7 +190,7 @@ class DerivedStages(RunState):
                 self.report.project,
                 sorted(wanted),
                 communities.damped(
-                    [(a, b, w) for (a, b), w in sorted(weights.items())],
+                    weighed,
                     hubs.documents,
                     {key for key, entity in wanted.items() if entity.type == "PERSON"},
                 ),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from retrieval.indexing.entities import Entity
 from retrieval.store.records import Row
@@ -25,6 +25,21 @@ DESCRIPTION_SENTENCES = 2
 Pair = tuple[str, str]
 
 
+def claims(
+    chunk_relations: list[Row], entities: Mapping[str, object], canonical: Mapping[str, str] | None = None
+) -> Iterator[tuple[Row, str, str, float, str, list[object]]]:
+    """Each claim between two distinct wanted entities: (the chunk's row, source, target, weight, description,
+    flags), its keys resolved by `canonical` (a claim between two keys of one entity is dropped, like any
+    self-loop). What `aggregate` weighs, and what the partition weighs without a document's asides
+    (community_passing.py)."""
+    canonical = canonical or {}
+    for row in chunk_relations:
+        for raw_source, raw_target, weight, description, *flags in json.loads(row["relations"]):
+            source, target = canonical.get(raw_source, raw_source), canonical.get(raw_target, raw_target)
+            if source != target and source in entities and target in entities:
+                yield row, source, target, float(weight), description, flags
+
+
 def aggregate(
     chunk_relations: list[Row], entities: dict[str, Entity], canonical: Mapping[str, str] | None = None
 ) -> dict[Pair, Row]:
@@ -32,24 +47,19 @@ def aggregate(
 
     Chunks claim relations between the keys they extracted; `canonical` maps each key to the entity it
     resolved to (a claim between two keys of one entity is dropped, like any self-loop)."""
-    canonical = canonical or {}
     weights: dict[Pair, float] = defaultdict(float)
     #: Weight of the directed claims lower id -> higher id minus that of the reverse ones, per pair.
     leaning: dict[Pair, float] = {}
     texts: dict[Pair, list[tuple[str, str]]] = defaultdict(list)
     dates: dict[Pair, list[Row]] = defaultdict(list)
-    for row in chunk_relations:
-        for raw_source, raw_target, weight, description, *flags in json.loads(row["relations"]):
-            source, target = canonical.get(raw_source, raw_source), canonical.get(raw_target, raw_target)
-            if source == target or source not in entities or target not in entities:
-                continue
-            pair = (source, target) if source < target else (target, source)
-            weights[pair] += float(weight)
-            if flags and flags[0]:
-                leaning[pair] = leaning.get(pair, 0.0) + (float(weight) if pair[0] == source else -float(weight))
-            if description:
-                texts[pair].append((row["chunk"], description))
-            dates[pair].append(row)
+    for row, source, target, weight, description, flags in claims(chunk_relations, entities, canonical):
+        pair = (source, target) if source < target else (target, source)
+        weights[pair] += weight
+        if flags and flags[0]:
+            leaning[pair] = leaning.get(pair, 0.0) + (weight if pair[0] == source else -weight)
+        if description:
+            texts[pair].append((row["chunk"], description))
+        dates[pair].append(row)
     wanted = {}
     for pair, weight in weights.items():
         distinct = list(dict.fromkeys(text for _chunk, text in sorted(texts[pair])))[:DESCRIPTION_SENTENCES]

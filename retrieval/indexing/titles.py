@@ -192,12 +192,12 @@ def community_titles(
     for key in topics:
         for chunk in chunks_of.get(key, ()):
             topics_in[chunk].add(key)
-    documents = {_document(c) for chunks in chunks_of.values() for c in chunks}
+    documents = {document_of(c) for chunks in chunks_of.values() for c in chunks}
     people = {key for key, entity in entities.items() if entity.type == "PERSON"}
     everywhere = {
         key
         for key in people
-        if len({_document(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
+        if len({document_of(c) for c in chunks_of.get(key, ())}) > max(1.0, LEAD_DOCUMENTS * len(documents))
     }
     main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
     titled = titled_documents(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
@@ -263,7 +263,7 @@ def _common(chunks: set[str], count: Counter[str], topics: Mapping[str, Topic]) 
     """The topics most of a hub's passages mention (COMMON_SHARE), most first: what the passages of many documents
     share ("British" of 75 of 90 passages on the British Empire, its airlines and colonies), place or not; none
     when the passages are few or one document holds PART_SHARE of them (a conversation: its places say where)."""
-    if len(chunks) <= FEW_PASSAGES or max(Counter(_document(c) for c in chunks).values()) >= PART_SHARE * len(chunks):
+    if len(chunks) <= FEW_PASSAGES or max(Counter(document_of(c) for c in chunks).values()) >= PART_SHARE * len(chunks):
         return []
     found = [k for k in count if count[k] >= COMMON_SHARE * len(chunks)]
     return [topics[k].title for k in sorted(found, key=lambda k: (-count[k], topics[k].title))]
@@ -272,7 +272,7 @@ def _common(chunks: set[str], count: Counter[str], topics: Mapping[str, Topic]) 
 def _own_chunks(chunks_of: Mapping[str, set[str]], asides: Mapping[str, frozenset[str]]) -> dict[str, set[str]]:
     """Each entity's chunks but those of the documents that mention it in passing (`asides`)."""
     return {
-        key: {c for c in chunks if _document(c) not in asides[key]} if key in asides else chunks
+        key: {c for c in chunks if document_of(c) not in asides[key]} if key in asides else chunks
         for key, chunks in chunks_of.items()
     }
 
@@ -297,7 +297,7 @@ def _own(chunks: set[str], named_documents: Mapping[str, str]) -> set[str]:
     Leiden joins to a titled passage's names ("Saint Barthélemy"'s climate beside the Euro's) is not what the
     community is about, and its topics would title it ("Euro: sole currency & rainy season")."""
     title = _subject(chunks, named_documents)
-    return {c for c in chunks if named_documents.get(_document(c)) == title} if title else chunks
+    return {c for c in chunks if named_documents.get(document_of(c)) == title} if title else chunks
 
 
 def _counts(chunks: Iterable[str], topics_in: Mapping[str, set[str]]) -> Counter[str]:
@@ -314,7 +314,7 @@ def _parts(chunks: set[str]) -> list[str]:
     if len(chunks) <= FEW_PASSAGES:
         return []
     # ties by document id: two parts of as many passages are named in the same order on every run
-    ranked = sorted(Counter(_document(c) for c in chunks).items(), key=lambda item: (-item[1], item[0]))
+    ranked = sorted(Counter(document_of(c) for c in chunks).items(), key=lambda item: (-item[1], item[0]))
     if ranked[0][1] >= DOCUMENT_SHARE * len(chunks):
         return []
     found = [(document, n) for document, n in ranked if n >= max(LEAD_MIN_CHUNKS, PART_SHARE * len(chunks))]
@@ -330,9 +330,9 @@ def _spread(chunks: set[str], parts: Sequence[str], topics_in: Mapping[str, set[
         return Counter()
     where: dict[str, set[str]] = defaultdict(set)
     for chunk in chunks:
-        if _document(chunk) in parts:
+        if document_of(chunk) in parts:
             for key in topics_in.get(chunk, ()):
-                where[key].add(_document(chunk))
+                where[key].add(document_of(chunk))
     return Counter({key: len(documents) for key, documents in where.items()})
 
 
@@ -356,7 +356,8 @@ def _ranked(
     return distinct([topics[k].title for k in order])
 
 
-def _document(chunk: str) -> str:
+def document_of(chunk: str) -> str:
+    """The document a chunk id (`document:n`) belongs to."""
     return chunk.rsplit(":", 1)[0]
 
 
@@ -380,7 +381,7 @@ def _teller(
     conversations ("Bill Gates" in OpenAI's, a third of it his) is not whose the hub is."""
     if len(chunks) <= FEW_PASSAGES:
         return ""
-    count = Counter(_document(c) for c in chunks)
+    count = Counter(document_of(c) for c in chunks)
     document = min(count, key=lambda d: (-count[d], d))
     person = main_person.get(document, "")
     if not person or count[document] >= DOCUMENT_SHARE * len(chunks):
@@ -392,11 +393,11 @@ def _teller(
 def _main_people(local: set[str], chunks_of: Mapping[str, set[str]]) -> dict[str, str]:
     """Document -> the person (entity id) mentioned in the most of its chunks, at least LEAD_MIN_CHUNKS and
     MAIN_SHARE of them, of those not everywhere: a conversation's guest, an article's subject."""
-    size: Counter[str] = Counter(_document(c) for c in {c for chunks in chunks_of.values() for c in chunks})
+    size: Counter[str] = Counter(document_of(c) for c in {c for chunks in chunks_of.values() for c in chunks})
     found: dict[str, Counter[str]] = defaultdict(Counter)
     for key in local:
         for chunk in chunks_of.get(key, ()):
-            found[_document(chunk)][key] += 1
+            found[document_of(chunk)][key] += 1
     main: dict[str, str] = {}
     for document, people in found.items():
         key, n = min(people.items(), key=lambda item: (-item[1], item[0]))
@@ -426,7 +427,7 @@ def titled_documents(texts: Mapping[str, str]) -> dict[str, tuple[str, str]]:
 def _kind_of(chunks: set[str], named_documents: Mapping[str, str], kinds: Mapping[str, str]) -> str:
     """The kind of thing most of the subjects of a community's passages are (their documents' titles, `kinds` by
     title: title_kinds.shared_kind), as a lead ("Radio stations"); "" when there is none."""
-    kind = shared_kind({named_documents.get(_document(c), _document(c)) for c in chunks}, kinds)
+    kind = shared_kind({named_documents.get(document_of(c), document_of(c)) for c in chunks}, kinds)
     return kind[:1].upper() + kind[1:]
 
 
@@ -435,7 +436,7 @@ def _subject(chunks: set[str], named_documents: Mapping[str, str]) -> str:
     together (an encyclopaedia's article may be several documents, "Crowne Plaza" three); "" when there is none."""
     if not chunks or not named_documents:
         return ""
-    count = Counter(named_documents.get(_document(c), "") for c in chunks)
+    count = Counter(named_documents.get(document_of(c), "") for c in chunks)
     title = min(count, key=lambda t: (-count[t], t))
     return title if count[title] >= DOCUMENT_SHARE * len(chunks) else ""
 
