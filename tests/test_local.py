@@ -14,6 +14,7 @@ from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
 from retrieval.llm.client import ChatModel
+from retrieval.search import ranking
 from retrieval.search.expand import expand
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
@@ -161,6 +162,28 @@ def test_the_walk_shown_is_the_walk_from_the_ranking_seeds(engine: Engine) -> No
     answer = engine.ask(question, "local", p)
     details = next(s.details for s in answer.trace if "expanded_entities" in s.details)
     assert details["expanded_entities"] == len(alone.entities)
+
+
+def test_the_ranking_searches_chunks_and_entities_in_one_statement(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the store folds hybrid searches (Neo4j: `hybrid_arms_together`), the ranking's chunk and entity
+    searches are one statement, one fewer than apart; the ranking, its seeds and hit entities are those of the two
+    searches run apart (each its own hybrid statement, as before the fold), on both backends."""
+    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=3, max_hops=2)
+    ctx = engine.context(None)
+    retrieve(ctx, question, p, walk=False)  # index names, label statistics and word counts are read once
+    reads = count_reads(engine.store, monkeypatch)
+    folded = retrieve(ctx, question, p, walk=False)
+    sent = list(reads)
+    reads.clear()
+    monkeypatch.setattr(ranking, "search_chunks_and_entities", lambda *_args, **_kwargs: None)
+    apart = retrieve(ctx, question, p, walk=False)
+    assert [(h.id, h.score, h.sources) for h in folded.chunks] == [(h.id, h.score, h.sources) for h in apart.chunks]
+    assert [(h.id, h.score, h.text) for h in folded.seeds] == [(h.id, h.score, h.text) for h in apart.seeds]
+    assert folded.chunks and folded.seeds and folded.hit_entities == apart.hit_entities
+    if engine.store.backend == "neo4j":
+        assert len(sent) == len(reads) - 1, (sent, reads)
 
 
 # --- command line -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.store import bm25
-from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.records import Arms, Filters, HybridSearch, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import terms
 from retrieval.store.vectors import GraphVectors, VectorStore
 
@@ -282,15 +282,27 @@ class GraphStore(ABC):
         index: str,
         filters: Filters | None = None,
         props: Sequence[str] = (),
-    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
+    ) -> Arms | None:
         """Both arms of a hybrid search, each completed with the other's candidates, in one round trip.
 
         What `vector_search(label, vector, fetch, filters=...)` and `fulltext_search(label, text, fetch, ...)` find,
         the vector arm then extended by the exact cosine of the keyword-only hits that have a vector, and the
         keyword arm by `fulltext_rescore` of the vector-only hits; each best first, each hit with the indexed
         properties (BM25's input) and `props` (what the caller shows of a hit) only: never the rest.
-        None (this default) when the adapter has no such statement: the caller then runs the steps one by one.
+        None when the adapter has no such statement (`hybrid_arms_together` of this search alone is None): the
+        caller then runs the steps one by one.
         """
+        found = self.hybrid_arms_together(vector, text, [HybridSearch(label, index, fetch, filters, props)])
+        return found[0] if found else None
+
+    def hybrid_arms_together(
+        self, vector: Sequence[float], text: str, searches: Sequence[HybridSearch]
+    ) -> list[Arms | None] | None:
+        """`hybrid_arms` of several searches for one query (one vector, one text) in one round trip, in order;
+        an item is None where that search's filter left its vector arm short (its caller then runs its steps).
+
+        Why: a ranking searches chunks and entities for the same question; one statement for both saves a round
+        trip on its path. None (this default) when the adapter has no such statement."""
         return None
 
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
