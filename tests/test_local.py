@@ -14,7 +14,7 @@ from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
 from retrieval.llm.client import ChatModel
-from retrieval.search import ranking
+from retrieval.search import bridge, ranking
 from retrieval.search.expand import expand
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
@@ -164,13 +164,16 @@ def test_the_walk_shown_is_the_walk_from_the_ranking_seeds(engine: Engine) -> No
     assert details["expanded_entities"] == len(alone.entities)
 
 
-def test_the_ranking_searches_chunks_and_entities_in_one_statement(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("top_k", [1, 3])
+def test_the_ranking_sends_two_statements_and_ranks_as_before(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, top_k: int
 ) -> None:
-    """Where the store folds hybrid searches (Neo4j: `hybrid_arms_together`), the ranking's chunk and entity
-    searches are one statement, one fewer than apart; the ranking, its seeds and hit entities are those of the two
-    searches run apart (each its own hybrid statement, as before the fold), on both backends."""
-    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=3, max_hops=2)
+    """Where the store folds them (Neo4j), the ranking's chunk and entity searches are one statement, and the
+    spread's statement also scores the reached chunks it picks (`bridge._PICK`, `GraphStore.exact_part`): two
+    statements, where apart (each search its own statement, the reached chunks' scores their own) it sends up to
+    four.
+    The ranking, its seeds and hit entities are those of the path apart, on both backends."""
+    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=top_k, max_hops=2)
     ctx = engine.context(None)
     retrieve(ctx, question, p, walk=False)  # index names, label statistics and word counts are read once
     reads = count_reads(engine.store, monkeypatch)
@@ -178,12 +181,15 @@ def test_the_ranking_searches_chunks_and_entities_in_one_statement(
     sent = list(reads)
     reads.clear()
     monkeypatch.setattr(ranking, "search_chunks_and_entities", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr(bridge, "_exact_part", lambda *_args, **_kwargs: None)
     apart = retrieve(ctx, question, p, walk=False)
-    assert [(h.id, h.score, h.sources) for h in folded.chunks] == [(h.id, h.score, h.sources) for h in apart.chunks]
+    assert [(h.id, h.score, h.sources, h.text) for h in folded.chunks] == [
+        (h.id, h.score, h.sources, h.text) for h in apart.chunks
+    ]
     assert [(h.id, h.score, h.text) for h in folded.seeds] == [(h.id, h.score, h.text) for h in apart.seeds]
     assert folded.chunks and folded.seeds and folded.hit_entities == apart.hit_entities
-    if engine.store.backend == "neo4j":
-        assert len(sent) == len(reads) - 1, (sent, reads)
+    if engine.store.backend == "neo4j":  # a top 3 of this graph reaches no chunk past its hits: no scores to read
+        assert len(sent) == 2 and len(reads) == (4 if top_k == 1 else 3), (sent, reads)
 
 
 # --- command line -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ scores a given set of chunks exactly (DRIFT follow-ups search inside their commu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from retrieval.context import Context
@@ -34,13 +34,19 @@ def search_chunks(
     query_vector: list[float] | None = None,
     filters: dict[str, Any] | None = None,
     restrict_ids: list[str] | None = None,
+    known: Sequence[StoreHit] | None = None,
 ) -> list[Hit]:
-    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured."""
+    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured.
+
+    `known`, with `restrict_ids`: the exact vector hits of those ids, read already (`GraphStore.exact_part`, by
+    the bridge's spread), which the vector arm then takes instead of reading them."""
     if restrict_ids is not None and not restrict_ids:
         return []
     plan = _plan(
         ctx, "chunk", query, params, k=params.top_k, query_vector=query_vector, filters=filters, ids=restrict_ids
     )
+    if known is not None:
+        plan = replace(plan, known=known)
     hits = _search(ctx, plan, query, params)
     return enrich(ctx, hits) if ctx.settings.retrieval_query else hits
 
@@ -91,6 +97,7 @@ class _Plan:
     shown: Sequence[str]  # what a hit shows (`shown`)
     #: Both arms in one store statement (`GraphStore.hybrid_arms`) may apply.
     one_statement: bool
+    known: Sequence[StoreHit] | None = None  # a restricted search's exact vector hits, read already
 
     @property
     def search(self) -> HybridSearch:
@@ -172,7 +179,9 @@ def _arms(ctx: Context, plan: _Plan) -> Arms:
     # Both arms already scored every id of a restricted search that fetches them all; completing would
     # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
     exhaustive = restrict_ids is not None and fetch >= len(where["id"])
-    if use_vector:
+    if use_vector and plan.known is not None:
+        vector_hits = list(plan.known)
+    elif use_vector:
         vector_hits = _vector_arm(ctx, label, vector, fetch, where, props=None if use_keyword else shown)
     if use_keyword:
         known = vector_hits if exhaustive else []

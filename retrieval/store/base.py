@@ -54,6 +54,15 @@ def timed_out(s: Settings, timeout_ms: int | None, ended_by: str = "") -> str:
     return f"Query stopped after {waited} ms ({knob}){how}; narrow it."
 
 
+@dataclass(frozen=True)
+class ExactPart:
+    """`GraphStore.exact_part`: the subquery, its parameters and the decoder of its `exact` column."""
+
+    cypher: str
+    params: Row
+    hits: Callable[[Sequence[Sequence[Any]]], list[StoreHit]]
+
+
 class GraphStore(ABC):
     """Port for the graph database. Adapters must honour every docstring here (contract tests check)."""
 
@@ -303,6 +312,16 @@ class GraphStore(ABC):
 
         Why: a ranking searches chunks and entities for the same question; one statement for both saves a round
         trip on its path. None (this default) when the adapter has no such statement."""
+        return None
+
+    def exact_part(
+        self, label: str, ids: str, *, index: str | None, filters: Filters | None, props: Sequence[str]
+    ) -> ExactPart | None:
+        """A subquery another read may end with: for the list variable `ids` of `label` node ids and the query
+        vector `$q`, the column `exact` holding what `exact_vector_search(label, $q, len(ids), filters=...)` finds,
+        each hit with the indexed properties of `index` and `props` only; with its parameters and the decoder of
+        `exact` into hits. Why: a statement that chooses nodes (the bridge's spread) then scores them too, without
+        a round trip. None (this default) where a read cannot compute cosines: the caller reads them itself."""
         return None
 
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:

@@ -28,7 +28,7 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, neo4j_schema, read_admission
-from retrieval.store.base import GraphStore, Health, IndexState, timed_out
+from retrieval.store.base import ExactPart, GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_params import quiet
@@ -389,6 +389,15 @@ class Neo4jStore(GraphStore):
             pool_share=HYBRID_POOL,
         )
         return plan, stats
+
+    def exact_part(
+        self, label: str, ids: str, *, index: str | None, filters: Filters | None, props: Sequence[str]
+    ) -> ExactPart:
+        """The server's cosine for each node (`neo4j_hybrid.exact_part`), with `index`'s properties and `props`."""
+        prop = self.settings.embedding_property
+        returned = list(dict.fromkeys([*(self._fulltext_fields(index) if index else []), *props]))
+        cypher, params = neo4j_hybrid.exact_part(label, prop, ids, filters, returned)
+        return ExactPart(cypher, params, lambda exact: neo4j_hybrid.exact_hits(exact, returned))
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
         """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per

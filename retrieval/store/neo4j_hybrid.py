@@ -183,6 +183,29 @@ def arms(
     return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
 
 
+def exact_part(label: str, prop: str, ids: str, filters: Filters | None, returned: Sequence[str]) -> tuple[str, Row]:
+    """A subquery for a statement holding the list `ids` (a variable) of `label` node ids and the query vector `$q`:
+    `exact`, each node with a vector that `filters` keeps as `[id, score, *returned]`, best first.
+
+    What `Neo4jStore.exact_vector_search` returns for these ids (`exact_hits` decodes it), read by the statement
+    that chose them (the bridge's spread), so their scores cost no round trip of their own."""
+    where, params = filter_clause("node", filters, prefix="x_f_")
+    kept = f"{where} AND " if where else ""
+    values = "".join(f", node.{ident(f)}" for f in returned)
+    cypher = (
+        f"CALL {{ WITH {ids} UNWIND {ids} AS id MATCH (node:{ident(label)} {{id: id}}) "
+        f"WHERE {kept}node.{ident(prop)} IS NOT NULL "
+        f"WITH node, vector.similarity.cosine(node.{ident(prop)}, $q) AS score ORDER BY score DESC "
+        f"RETURN collect([node.id, score{values}]) AS exact }}"
+    )
+    return cypher, params
+
+
+def exact_hits(exact: Sequence[Sequence[Any]], returned: Sequence[str]) -> list[StoreHit]:
+    """`exact_part`'s column as hits, plain cosine and the `returned` properties each node has."""
+    return [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h[2:])) for h in exact]
+
+
 def _cosine(score: object) -> float:
     """Neo4j's vector similarity is (1 + cos) / 2; callers get plain cosine, as from `_vector_candidates`."""
     return 2.0 * float(score) - 1.0  # type: ignore[arg-type]
