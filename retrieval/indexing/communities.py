@@ -10,7 +10,8 @@ the primer and global search then see one topic instead of the corpus's real one
 Leiden sees also weighs a host's relationships less (`damped`: a person in most documents, like a word in
 every document to IDF), so conversations and topics, not the host, decide which communities form.
 A hub of unrelated passages (an encyclopaedia's "Canada") splits the level-0 part it holds together into its
-passages' own groups, and is not seen by the levels above (community_hubs.py).
+passages' own groups, and is not seen by the levels above (community_hubs.py). In an encyclopaedia a level-0 part
+is split by its names' subjects, and the levels above group subjects of one kind (community_subjects.py).
 A community's id hashes its member entities, so an unchanged community keeps its id (and its
 summary) across runs, and a changed one gets a new id and a new summary. A re-run after an edit
 keeps every level-0 community none of whose entities gained, lost or changed a relationship, and
@@ -25,12 +26,16 @@ import hashlib
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import igraph as ig
 import leidenalg
 
 from retrieval.indexing import community_hubs
 from retrieval.indexing.community_hubs import Hubs
+
+if TYPE_CHECKING:  # community_subjects reads titles.py, which reads Community from here
+    from retrieval.indexing.community_subjects import Subjects
 
 SEED = 42
 #: How much larger a community may be at each level up: 40, 80, 160 entities with the default cap of 40.
@@ -164,11 +169,18 @@ def _kept(connected: Sequence[str], previous: Previous) -> list[list[int]]:
 
 
 def _partition(
-    graph: ig.Graph, nodes: list[int], max_size: int, min_size: int, *, entity_of: Sequence[str], hubs: Hubs
+    graph: ig.Graph,
+    nodes: list[int],
+    max_size: int,
+    min_size: int,
+    *,
+    entity_of: Sequence[str],
+    hubs: Hubs,
+    subjects: Subjects | None,
 ) -> list[list[int]]:
     """Level-0 parts of the subgraph on `nodes`: Leiden, split under the cap, stranded nodes absorbed, a part a hub
     holds together split into its passages' groups, a name only a hub holds there moved to its other names
-    (`entity_of`: a node's entity)."""
+    (`entity_of`: a node's entity), and in an encyclopaedia (`subjects`) each part split by its names' subjects."""
     sub = graph if len(nodes) == graph.vcount() else graph.subgraph(nodes)
     parts = _absorb_small(sub, [p for top in _leiden(sub) for p in _capped(sub, top, max_size)], max_size, min_size)
     split = [
@@ -176,7 +188,25 @@ def _partition(
         for part in parts
         for group in community_hubs.split(graph, [nodes[i] for i in part], entity_of.__getitem__, hubs, min_size)
     ]
-    return community_hubs.rehome(graph, split, entity_of.__getitem__, hubs, max_size)
+    parts = community_hubs.rehome(graph, split, entity_of.__getitem__, hubs, max_size)
+    if subjects is None or not subjects.kind:
+        return parts
+    return subjects.regroup(graph, parts, entity_of.__getitem__, lambda found: _capped(graph, found, max_size))
+
+
+def _grouped(
+    below: Sequence[Community],
+    weights: Mapping[tuple[int, int], float],
+    sizes: Sequence[int],
+    cap: int,
+    previous: Previous,
+) -> list[list[int]]:
+    """The next level's groups of the communities `below`: Leiden on their graph (`weights`: summed edge weights
+    between two of them), started from the parents the graph already has, each group split under `cap`."""
+    meta = ig.Graph(n=len(below), edges=list(weights))
+    meta.es["weight"] = list(weights.values())
+    initial = _start([c.id for c in below], previous.parent_of)
+    return [part for group in _leiden(meta, initial=initial) for part in _capped(meta, group, cap, sizes=sizes)]
 
 
 def damped(
@@ -220,12 +250,15 @@ def hierarchy(
     min_size: int = 2,
     previous: Previous | None = None,
     hubs: Hubs | None = None,
+    subjects: Subjects | None = None,
 ) -> list[Community]:
     """Communities of every level, finest first; entities with no relationship belong to none.
 
     With `previous`, unchanged level-0 communities are kept as they are and the levels above start from the
     parents the graph already has; with `hubs` (community_hubs.find), a hub's level-0 part is split into its
-    passages' groups and the levels above leave its edges out."""
+    passages' groups and the levels above leave its edges out; with `subjects` of an encyclopaedia
+    (community_subjects.py), level 0 is split by subject and the levels above group subjects by kind, not by
+    Leiden."""
     previous = previous or Previous()
     hubs = hubs or Hubs()
     upper = community_hubs.upper_edges(edges, hubs)
@@ -238,7 +271,10 @@ def hierarchy(
     kept = _kept(connected, previous)
     placed = {node for part in kept for node in part}
     rest = [node for node in range(len(connected)) if node not in placed]
-    parts = kept + (_partition(graph, rest, max_size, min_size, entity_of=connected, hubs=hubs) if rest else [])
+    found = (
+        _partition(graph, rest, max_size, min_size, entity_of=connected, hubs=hubs, subjects=subjects) if rest else []
+    )
+    parts = kept + found
     groups = sorted((tuple(connected[i] for i in part) for part in parts if len(part) >= min_size), key=lambda g: g[0])
     level0 = [Community(_community_id(project, 0, g), 0, g, ()) for g in groups]
     levels = [level0]
@@ -250,15 +286,15 @@ def hierarchy(
             if a in where and b in where and where[a] != where[b]:
                 key = (min(where[a], where[b]), max(where[a], where[b]))
                 weights[key] = weights.get(key, 0.0) + w
-        if not weights:
-            break
-        meta = ig.Graph(n=len(below), edges=list(weights))
-        meta.es["weight"] = list(weights.values())
         level = len(levels)
         sizes = [len(c.members) for c in below]
         cap = max_size * LEVEL_GROWTH**level
-        initial = _start([c.id for c in below], previous.parent_of)
-        grouped = [part for group in _leiden(meta, initial=initial) for part in _capped(meta, group, cap, sizes=sizes)]
+        if subjects is not None and subjects.kind:
+            grouped = subjects.group([c.members for c in below], weights, sizes, cap)
+        elif weights:
+            grouped = _grouped(below, weights, sizes, cap, previous)
+        else:
+            break
         if len(grouped) >= len(below):
             break
         above = []

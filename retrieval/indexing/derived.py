@@ -16,6 +16,7 @@ from retrieval.indexing import (
     communities,
     community_hubs,
     community_passing,
+    community_subjects,
     entities,
     references,
     relations,
@@ -186,6 +187,7 @@ class DerivedStages(RunState):
                 changed=changed or frozenset(),
             )
             hubs = community_hubs.find(mentions)
+            subjects = community_subjects.Subjects.of(mentions, texts, asides)
             tree = communities.hierarchy(
                 self.report.project,
                 sorted(wanted),
@@ -198,6 +200,7 @@ class DerivedStages(RunState):
                 max_levels=s.community_levels,
                 previous=None if changed is None else previous,
                 hubs=hubs,
+                subjects=subjects,
             )
             # A community written by a run killed before its vector was stored is written again.
             done = existing & g.vectors.ids(s.community_label, self.report.project)
@@ -205,7 +208,14 @@ class DerivedStages(RunState):
         made: list[tuple[communities.Community, reports.Report]] = []
         with self.stage("summaries", len(new)):
             named = (
-                titles.community_titles(tree, wanted, mentions, texts, self.embed_passages, asides=asides.documents)
+                titles.community_titles(
+                    tree,
+                    wanted,
+                    mentions,
+                    texts,
+                    self.embed_passages,
+                    asides=subjects.not_about(asides, hubs.documents),
+                )
                 if new and self.chat is None
                 else {}
             )
