@@ -37,8 +37,10 @@ from retrieval.embed import make_embedder
 
 #: A statement's kind, by a marker in its text (first match wins); anything else is "other".
 KINDS = (
-    ("db.index.vector.queryNodes($vector_index", "hybrid (both arms)"),
+    ("$h1_vector_index", "hybrid: chunks + entities"),
+    ("$h0_vector_index", "hybrid (both arms)"),
     ("db.index.vector.queryNodes($index", "vector search"),
+    ("RETURN parts, picked, exact", "bridge: spread + reached chunks' cosines"),
     ("UNWIND $hits AS source", "bridge: spread"),
     ("vector.similarity.cosine(n.", "bridge: reached chunks' cosines"),
     ("AS next", "walk: seeds + first hop"),

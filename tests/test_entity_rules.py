@@ -468,3 +468,39 @@ def test_a_one_word_person_after_at_is_the_only_club_whose_name_it_ends() -> Non
         )
         == {}
     )
+
+
+def test_a_person_the_sentence_says_is_a_place_is_a_place() -> None:
+    """Places the model typed PERSON in encyclopaedia passages: the sentence says what they are ("Glade Farms is an
+    unincorporated community", "Scafell Pike, the highest mountain in England"), apposes a place ("Kitty Hawk,
+    North Carolina", "Zgierz County, Łódź Voivodeship") or lists them with places. A person said to be a person,
+    or listed with people, stays one."""
+    glade = (
+        "Glade Farms, West Virginia\n\nGlade Farms is an unincorporated community in Preston County, West Virginia, "
+        "United States. Glade Farms is located on West Virginia Route 26 north-northeast of Brandonville."
+    )
+    assert extracted(glade)["glade-farms"] != "PERSON"
+    toured = "The band toured Paris, London, Berlin and Sugar Land in May."
+    assert entity_types.evidence(_span(nlp()(toured), "Sugar Land")).place
+    memoir = "It is a memoir by former Vice President of the United States, Dick Cheney."
+    assert not entity_types.evidence(_span(nlp()(memoir), "Dick Cheney")).place
+    leaders = "Tito met Egypt's Gamal Abdel Nasser, India's Jawaharlal Nehru and Ghana's Kwame Nkrumah."
+    assert not entity_types.evidence(_span(nlp()(leaders), "Kwame Nkrumah")).place
+    pike = "The National Park holds Scafell Pike, the highest mountain in England."
+    assert entity_types.evidence(_span(nlp()(pike), "Scafell Pike")).place
+    people = "The prize went to Marie Curie, the physicist, and to Teller and Dirac and Fermi."
+    assert not entity_types.evidence(_span(nlp()(people), "Marie Curie")).place
+    assert not entity_types.evidence(_span(nlp()(people), "Dirac")).place
+    assert entity_types.placed("PERSON", 1, 0, 0) == "GPE" and entity_types.placed("LOC", 1, 0, 0) == "LOC"
+    assert entity_types.placed("PERSON", 1, 1, 1) == "PERSON"  # "Ada Byron, the poet's daughter, ... she"
+
+
+def test_a_name_whose_object_his_or_her_owns_is_a_person() -> None:
+    """ "Jarlskog obtained her doctorate", "Signmark won his qualifying round": "his" and "her" refer to people, so
+    the subject owning its object is one; "its" does not say so ("Loopt made its exit")."""
+    for text, name in (
+        ("Jarlskog obtained her doctorate in 1970 in theoretical particle physics at Lund.", "Jarlskog"),
+        ("Signmark won his qualifying round on January 23, 2009 with a song.", "Signmark"),
+    ):
+        assert entity_types.evidence(_span(nlp()(text), name)).strong, text
+    assert not entity_types.evidence(_span(nlp()("Loopt made its exit in 2012."), "Loopt")).strong

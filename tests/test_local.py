@@ -14,6 +14,7 @@ from retrieval.embed import make_embedder
 from retrieval.engine import Engine
 from retrieval.errors import IndexMissing
 from retrieval.llm.client import ChatModel
+from retrieval.search import bridge, ranking
 from retrieval.search.expand import expand
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
@@ -161,6 +162,34 @@ def test_the_walk_shown_is_the_walk_from_the_ranking_seeds(engine: Engine) -> No
     answer = engine.ask(question, "local", p)
     details = next(s.details for s in answer.trace if "expanded_entities" in s.details)
     assert details["expanded_entities"] == len(alone.entities)
+
+
+@pytest.mark.parametrize("top_k", [1, 3])
+def test_the_ranking_sends_two_statements_and_ranks_as_before(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, top_k: int
+) -> None:
+    """Where the store folds them (Neo4j), the ranking's chunk and entity searches are one statement, and the
+    spread's statement also scores the reached chunks it picks (`bridge._PICK`, `GraphStore.exact_part`): two
+    statements, where apart (each search its own statement, the reached chunks' scores their own) it sends up to
+    four.
+    The ranking, its seeds and hit entities are those of the path apart, on both backends."""
+    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=top_k, max_hops=2)
+    ctx = engine.context(None)
+    retrieve(ctx, question, p, walk=False)  # index names, label statistics and word counts are read once
+    reads = count_reads(engine.store, monkeypatch)
+    folded = retrieve(ctx, question, p, walk=False)
+    sent = list(reads)
+    reads.clear()
+    monkeypatch.setattr(ranking, "search_chunks_and_entities", lambda *_args, **_kwargs: None)
+    monkeypatch.setattr(bridge, "_exact_part", lambda *_args, **_kwargs: None)
+    apart = retrieve(ctx, question, p, walk=False)
+    assert [(h.id, h.score, h.sources, h.text) for h in folded.chunks] == [
+        (h.id, h.score, h.sources, h.text) for h in apart.chunks
+    ]
+    assert [(h.id, h.score, h.text) for h in folded.seeds] == [(h.id, h.score, h.text) for h in apart.seeds]
+    assert folded.chunks and folded.seeds and folded.hit_entities == apart.hit_entities
+    if engine.store.backend == "neo4j":  # a top 3 of this graph reaches no chunk past its hits: no scores to read
+        assert len(sent) == 2 and len(reads) == (4 if top_k == 1 else 3), (sent, reads)
 
 
 # --- command line -----------------------------------------------------------------------------------

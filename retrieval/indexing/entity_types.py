@@ -43,7 +43,7 @@ import re
 from collections import Counter
 from typing import Any, NamedTuple
 
-from retrieval.indexing import person_words
+from retrieval.indexing import person_words, place_words
 from retrieval.indexing.entity_filter import DocumentWords, common_word
 from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.entity_names import PLACE_LAST
@@ -102,7 +102,7 @@ NAME_PARTICLES = frozenset(
     {"de", "da", "di", "du", "del", "della", "der", "den", "van", "von", "la", "le", "bin", "ibn"}
 )  # fmt: skip
 #: Fewest other people a list must name before its other members count as people too.
-LIST_PEOPLE = 2
+LIST_PEOPLE = place_words.LIST_KIND
 
 
 class Evidence(NamedTuple):
@@ -118,6 +118,8 @@ class Evidence(NamedTuple):
     thing: bool = False
     #: Strong evidence before the name or around it, not after: a title, a role or "starring" before, a list of people.
     introduced: bool = False
+    #: The sentence says the name is a place: a noun of a kind of place, a place apposed, a list of places.
+    place: bool = False
 
 
 def evidence(ent: Any) -> Evidence:
@@ -143,6 +145,7 @@ def evidence(ent: Any) -> Evidence:
         or any(word in _ADDRESS for word in before)
         or (following and following[0] in _PRONOUNS and not _apposed_possessive(after))
         or (after[:2] == [",", "who"] and not placed)
+        or person_words.owns_personally(ent)  # "Jarlskog obtained her doctorate"
     )
     spoken = bool((after and after[0] in _SPEECH) or (before and before[-1] in _SPEECH_BEFORE))
     apposed = len(after) > 1 and after[0] == "," and after[1] in ROLES | {"the", "a", "an"} and not placed
@@ -152,7 +155,8 @@ def evidence(ent: Any) -> Evidence:
     where = bool(before and (before[-1] in _WHERE or destination) and not possessive)
     person = strong or spoken or apposed
     thing = _speaks_of_a_thing(ent, after, authored=before[-1:] == ["by"]) or _called(before)
-    return Evidence(person, strong, the, where, not person and thing, introduced)
+    place = not strong and place_words.place_evidence(ent)
+    return Evidence(person, strong, the, where, not person and thing, introduced, place)
 
 
 def _called(before: list[str]) -> bool:
@@ -204,17 +208,11 @@ def _listed_with_people(ent: Any) -> bool:
     root = ent.root
     if root.lower_ in PLACE_LAST:
         return False
-    head = root
-    while head.dep_ == "conj" and head.head is not head:
-        head = head.head
-    if head.i > 0 and _thing_noun(head.doc[head.i - 1].lower_):
+    kinds = place_words.listed_kinds(root)
+    if kinds is None or (kinds.head.i > 0 and _thing_noun(root.doc[kinds.head.i - 1].lower_)):
         return False  # "rock bands Aquarium, Kino, Alisa and Strannye Igry": the noun before says what they are
-    members = [head, *(t for t in head.subtree if t.dep_ == "conj" and t.i != head.i)]
-    if root not in members or len(members) <= LIST_PEOPLE:
-        return False
-    kinds = {t.i: t.ent_type_ for t in members if t.i != root.i and t.ent_type_}
-    people = sum(1 for kind in kinds.values() if kind == "PERSON")
-    return people >= LIST_PEOPLE and 2 * people > len(kinds)
+    people = sum(1 for kind in kinds.others if kind == "PERSON")
+    return people >= LIST_PEOPLE and 2 * people > len(kinds.others)
 
 
 def checked(
@@ -275,6 +273,14 @@ def _full_name(word: str, kind: str, the_before: int) -> bool:
         and not plural
         and names[-1].lower() not in THING_ENDINGS
     )
+
+
+def placed(kind: str, place: int, person_evidence: int, strong: int) -> str:
+    """GPE for a PERSON that the other rules left a person, with no strong person evidence and more mentions whose
+    sentence says it is a place (`place_words.place_evidence`: "Glade Farms is an unincorporated community", a list
+    of places only) than mentions with person evidence; the type otherwise. Run last, so a name another rule made a
+    place ("Chelsea Creek": LOC) or a topic keeps that type."""
+    return "GPE" if kind == "PERSON" and not strong and place > person_evidence else kind
 
 
 def possessor(surface: str, kind: str, words: DocumentWords) -> str:

@@ -118,6 +118,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     strong: Counter[str] = Counter()
     introduced: Counter[str] = Counter()  # strong evidence before the name ("starring X"), not after it
     thing: Counter[str] = Counter()  # mentions that speak of a thing ("Loopt made its exit")
+    place: Counter[str] = Counter()  # mentions whose sentence says the name is a place ("X is a village")
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
@@ -149,6 +150,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 the_before[key] += seen.the
                 placed[key] += seen.where
                 thing[key] += seen.thing
+                place[key] += seen.place
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
             key = slug(surface)
@@ -191,6 +193,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             if piece_of_a_name(after):
                 pieces.add(key)  # "Warren Easton" only ever in "Warren Easton High School": a piece, not a person
             kind = kind_after(after)  # "Au Gres Township ... the city of Au Gres"
+        kind = entity_types.placed(kind, place[key], person[key], strong[key])  # "X is an unincorporated community"
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {

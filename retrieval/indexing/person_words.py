@@ -15,12 +15,17 @@ and ranks, not names, so the rules hold on any corpus:
   (scientist)"), is;
 - a participle of personal authorship or the noun of a work a person writes, then "by", just before a name
   ("directed by Goran Marković", "a libretto by J. D. McClatchy") is: films are directed and librettos written by
-  people. Verbs a firm does too ("produced by", "published by", "distributed by") are not among them.
+  people. Verbs a firm does too ("produced by", "published by", "distributed by") are not among them;
+- the name as the subject of a verb whose object "his" or "her" owns ("Jarlskog obtained her doctorate", "Signmark
+  won his qualifying round") is: those pronouns refer to people, and the owner of a subject's own object is the
+  subject (issue #25: the people typed as things of the MuSiQue label files).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from retrieval.indexing import place_words
 
 #: Occupations and ranks that a person holds and a thing never is: nouns of a person, singular.
 OCCUPATIONS = frozenset(
@@ -52,10 +57,7 @@ def occupied(ent: Any, before: list[str]) -> bool:
     ("X, an English poet", "X is an American actor"), written in lower case as a common noun is."""
     if before and before[-1] in OCCUPATIONS:
         return True
-    root = ent.root
-    nouns = [t for t in root.children if t.dep_ == "appos"]
-    if root.dep_ in ("nsubj", "nsubjpass") and root.head.lemma_ == "be":
-        nouns += [t for t in root.head.children if t.dep_ == "attr"]
+    nouns = place_words.said_nouns(ent.root)
     return any(noun.text.islower() and noun.lower_ in OCCUPATIONS for noun in nouns)  # not "Boxer (dog), the Boxer"
 
 
@@ -77,3 +79,17 @@ def authored(before: list[str]) -> bool:
     """Whether "by" after a word of personal authorship stands just before the name: "directed by X", "a libretto
     by X"."""
     return len(before) > 1 and before[-1] == "by" and before[-2] in AUTHORSHIP
+
+
+#: Possessive pronouns that refer to a person only ("its" and "their" do not).
+_PERSONAL_POSSESSIVES = frozenset({"his", "her"})
+
+
+def owns_personally(ent: Any) -> bool:
+    """Whether the name is the subject of a verb whose direct object "his" or "her" owns: "Jarlskog obtained her
+    doctorate", "Signmark won his qualifying round"."""
+    root = ent.root
+    if root.dep_ != "nsubj":
+        return False
+    objects = [t for t in root.head.children if t.dep_ == "dobj"]
+    return any(t.dep_ == "poss" and t.lower_ in _PERSONAL_POSSESSIVES for obj in objects for t in obj.children)

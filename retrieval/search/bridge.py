@@ -26,10 +26,11 @@ from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
 from retrieval.search.expand import SEED_COLUMNS, hop_parameters, seed_rows
 from retrieval.search.fusion import keyword_norm
-from retrieval.search.hybrid import search_chunks
+from retrieval.search.hybrid import search_chunks, shown
 from retrieval.search.keywords import content_terms
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
+from retrieval.store.base import ExactPart
 from retrieval.store.records import Row, StoreHit, ident, packed, unpacked
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
@@ -48,6 +49,23 @@ RESIDUAL_WEIGHT = 0.2
 CANDIDATES = 30
 #: The spread read's columns: who lends ('hit' or 'question'), its id, the entity, a chunk mentioning it, how often.
 _LINKS = ("kind", "source", "entity", "chunk", "count")
+#: A float sum's share by which the server's pick may differ from `_spread`'s (the same terms in another order).
+_TIE = 1e-9
+#: The spread's pick on the server (`Spread.exact_of`): each reached chunk's spread score summed as `_spread` sums
+#: it (the links of a hub skipped, the source itself not reached), the hits left out, best first, and every chunk
+#: within `_TIE` of the CANDIDATES-th kept: a tie's order is the rows' order, so all of it is kept.
+_PICK = (
+    "UNWIND parts AS part UNWIND part AS link "
+    "WITH link[0] AS kind, link[1] AS source, link[2] AS entity, collect(link) AS chunks "
+    "WHERE size(chunks) <= $max_mentions "
+    "WITH kind, source, [c IN chunks WHERE c[3] <> source] AS others UNWIND others AS other "
+    "WITH other[3] AS chunk, sum(CASE kind WHEN 'hit' THEN $lenders[source] ELSE $question[source] END "
+    "* CASE WHEN other[4] IS NULL OR other[4] = 0 THEN 1.0 ELSE toFloat(other[4]) END "
+    "/ size(others) ^ $power) AS score WHERE NOT chunk IN $hit_ids "
+    "WITH chunk, score ORDER BY score DESC WITH collect([chunk, score]) AS ranked "
+    "RETURN [x IN ranked WHERE size(ranked) <= $candidates OR x[1] >= ranked[$candidates - 1][1] * $tie "
+    "| x[0]] AS picked"
+)
 
 
 @dataclass
@@ -61,6 +79,18 @@ class Spread:
     #: The walk's seeds (the hit entities and the question's entities) as `expand.seed_rows` reads them, when
     #: asked for: the walk then starts without a round trip of its own.
     seed_rows: list[Row] | None = None
+    #: The chunks the spread's statement picked by spread score (`_PICK`), when it scored them too, and their exact
+    #: vector hits (`GraphStore.exact_part`): `rerank` then reads no scores of its own.
+    picked: frozenset[str] | None = None
+    exact: list[StoreHit] = field(default_factory=list)
+
+    def exact_of(self, ids: Sequence[str]) -> list[StoreHit] | None:
+        """The exact vector hits of `ids` read with the spread, best first; None unless the statement picked every
+        one of them (a float sum in another order could differ at the cut: then `rerank` reads them as before)."""
+        if self.picked is None or not self.picked.issuperset(ids):
+            return None
+        wanted = set(ids)
+        return [hit for hit in self.exact if hit.id in wanted]
 
 
 @dataclass
@@ -70,9 +100,18 @@ class Bridged:
     hit_entities: dict[str, float]
 
 
-def spread(ctx: Context, hits: Sequence[Hit], entity_hits: Sequence[Hit], walk: QueryParams | None = None) -> Spread:
+def spread(
+    ctx: Context,
+    hits: Sequence[Hit],
+    entity_hits: Sequence[Hit],
+    walk: QueryParams | None = None,
+    *,
+    scoring: tuple[QueryParams, list[float] | None] | None = None,
+) -> Spread:
     """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities;
-    with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`).
+    with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`);
+    without, given `scoring` (the search's parameters and query vector), the exact vector hits of the reached
+    chunks `rerank` will score, where the store computes them in a read (`Spread.exact`).
 
     Apart from `rerank` so that a caller may start the walk from `hit_entities` while the reached chunks are
     scored (`retrieval/search/ranking.py`). Why the seeds here: they are the entities this read finds (and the
@@ -84,9 +123,32 @@ def spread(ctx: Context, hits: Sequence[Hit], entity_hits: Sequence[Hit], walk: 
     lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
     best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
     question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk)
+    exact = _exact_part(ctx, scoring) if walk is None and scoring else None
+    found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk, exact=exact, hits=hits)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
     return found
+
+
+@dataclass(frozen=True)
+class _Exact:
+    """The store's exact-score subquery for the reached chunks, and the query vector it scores them against."""
+
+    part: ExactPart
+    vector: list[float]
+
+
+def _exact_part(ctx: Context, scoring: tuple[QueryParams, list[float] | None]) -> _Exact | None:
+    """Where the search has a vector arm and a query vector and the vectors are in the graph (a vector store
+    elsewhere scores them in `rerank`), and the store computes cosines in a read."""
+    params, vector = scoring
+    if vector is None or params.search_type == "fulltext" or not ctx.vectors.in_graph:
+        return None
+    s = ctx.settings
+    where = {**ctx.project_filter, **params.filters}
+    part = ctx.store.exact_part(
+        s.chunk_label, "picked", index=s.chunk_fulltext_index, filters=where, props=shown(ctx, "chunk")
+    )
+    return _Exact(part, [float(x) for x in vector]) if part else None
 
 
 def rerank(
@@ -106,7 +168,8 @@ def rerank(
     reached = sorted((c for c in spread.score if c not in by_id), key=lambda c: -spread.score[c])[:CANDIDATES]
     if reached:
         scoped = params.model_copy(update={"top_k": len(reached)})
-        for hit in search_chunks(ctx, query, scoped, query_vector=query_vector, restrict_ids=reached):
+        known = spread.exact_of(reached)
+        for hit in search_chunks(ctx, query, scoped, query_vector=query_vector, restrict_ids=reached, known=known):
             by_id[hit.id] = hit
     residual = _residual(ctx, query, params, by_id, spread) if params.search_type != "vector" else {}
     ranked = []
@@ -129,9 +192,13 @@ def _spread(
     question: Mapping[str, float],
     seeds: Sequence[str],
     walk: QueryParams | None,
+    *,
+    exact: _Exact | None,
+    hits: Sequence[Hit],
 ) -> Spread:
     """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities;
-    with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`)."""
+    with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`); with `exact`, the reached chunks
+    the server picks by spread score (of those not in `hits`), scored exactly (`Spread.exact`)."""
     s = ctx.settings
     # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap.
     mentions = (
@@ -150,10 +217,16 @@ def _spread(
         "hits": list(sources),
         "entities": list(question),
     }
-    if walk is None:
-        found, seeded = ctx.store.read(links, params), None
-    else:
+    picked: frozenset[str] | None = None
+    scored: list[StoreHit] = []
+    if walk is not None:
         found, seeded = _with_seeds(ctx, links, params, seeds, walk)
+    elif exact is not None:
+        weights, hit_ids = (sources, question), [h.id for h in hits]
+        found, picked, scored = _with_exact(ctx, links, params, exact, weights=weights, hit_ids=hit_ids)
+        seeded = None
+    else:
+        found, seeded = ctx.store.read(links, params), None
     rows = unpacked(found, _LINKS)
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
     for row in rows:
@@ -172,8 +245,39 @@ def _spread(
             spread.score[chunk_id] += weight * count / len(others) ** SPECIFICITY_POWER
             if from_hit:
                 spread.reached_from[source].add(chunk_id)
-    spread.seed_rows = seeded
+    spread.seed_rows, spread.picked, spread.exact = seeded, picked, scored
     return spread
+
+
+def _with_exact(
+    ctx: Context,
+    links: str,
+    params: dict[str, object],
+    exact: _Exact,
+    *,
+    weights: tuple[Mapping[str, float], Mapping[str, float]],
+    hit_ids: Sequence[str],
+) -> tuple[list[Row], frozenset[str], list[StoreHit]]:
+    """The spread's rows, the chunks the server picked (`_PICK`) and their exact vector hits, in one statement."""
+    lenders, question = weights
+    both = ctx.store.read(
+        f"CALL {{ {links} }} WITH collect(rows) AS parts CALL {{ WITH parts {_PICK} }} {exact.part.cypher} "
+        "RETURN parts, picked, exact",
+        {
+            **params,
+            **exact.part.params,
+            "q": exact.vector,
+            "max_mentions": MAX_MENTIONS,
+            "power": SPECIFICITY_POWER,
+            "lenders": dict(lenders),
+            "question": dict(question),
+            "hit_ids": list(hit_ids),
+            "candidates": CANDIDATES,
+            "tie": 1.0 - _TIE,
+        },
+    )[0]
+    parts = [{"rows": part} for part in both["parts"]]
+    return parts, frozenset(str(c) for c in both["picked"]), exact.part.hits(both["exact"])
 
 
 def _with_seeds(

@@ -9,6 +9,7 @@ scores a given set of chunks exactly (DRIFT follow-ups search inside their commu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from retrieval.context import Context
@@ -16,7 +17,7 @@ from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
-from retrieval.store.records import StoreHit
+from retrieval.store.records import Arms, HybridSearch, StoreHit
 
 Kind = Literal["chunk", "entity"]
 #: Each arm fetches top_k candidates, but at least this many, for fusion to choose from (as the peers' arms do).
@@ -33,18 +34,20 @@ def search_chunks(
     query_vector: list[float] | None = None,
     filters: dict[str, Any] | None = None,
     restrict_ids: list[str] | None = None,
+    known: Sequence[StoreHit] | None = None,
 ) -> list[Hit]:
-    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured."""
-    hits = _search(
-        ctx,
-        "chunk",
-        query,
-        params,
-        k=params.top_k,
-        query_vector=query_vector,
-        filters=filters,
-        restrict_ids=restrict_ids,
+    """Top `params.top_k` chunks for `query`; enriched by `settings.retrieval_query` when one is configured.
+
+    `known`, with `restrict_ids`: the exact vector hits of those ids, read already (`GraphStore.exact_part`, by
+    the bridge's spread), which the vector arm then takes instead of reading them."""
+    if restrict_ids is not None and not restrict_ids:
+        return []
+    plan = _plan(
+        ctx, "chunk", query, params, k=params.top_k, query_vector=query_vector, filters=filters, ids=restrict_ids
     )
+    if known is not None:
+        plan = replace(plan, known=known)
+    hits = _search(ctx, plan, query, params)
     return enrich(ctx, hits) if ctx.settings.retrieval_query else hits
 
 
@@ -52,12 +55,57 @@ def search_entities(
     ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None = None, k: int | None = None
 ) -> list[Hit]:
     """Entities matching `query` by name/description (the seeds of graph expansion)."""
-    return _search(
-        ctx, "entity", query, params, k=k or params.top_k, query_vector=query_vector, filters=None, restrict_ids=None
+    plan = _plan(ctx, "entity", query, params, k=k or params.top_k, query_vector=query_vector, filters=None, ids=None)
+    return _search(ctx, plan, query, params)
+
+
+def search_chunks_and_entities(
+    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None, k: int
+) -> tuple[list[Hit], list[Hit]] | None:
+    """`search_chunks` and `search_entities(k=k)` of one question in one statement where the store folds hybrid
+    searches (`GraphStore.hybrid_arms_together`: Neo4j); None where it does not apply (the caller then runs the
+    two searches). Why: they are the ranking's first step, and one round trip is shorter than two on two threads
+    (the driver's work for both then runs on one thread, but it was one process's CPU either way). The same
+    hits: each search is ranked from its arms exactly as alone, and one the fold left short runs its steps."""
+    chunk = _plan(ctx, "chunk", query, params, k=params.top_k, query_vector=query_vector, filters=None, ids=None)
+    entity = _plan(ctx, "entity", query, params, k=k, query_vector=query_vector, filters=None, ids=None)
+    if not (chunk.one_statement and entity.one_statement):
+        return None
+    found = ctx.store.hybrid_arms_together(chunk.vector, chunk.keywords, [chunk.search, entity.search])
+    if found is None:
+        return None
+    chunks, entities = (
+        _ranked(ctx, plan, query, arms, params) for plan, arms in zip((chunk, entity), found, strict=True)
     )
+    return (enrich(ctx, chunks) if ctx.settings.retrieval_query else chunks), entities
 
 
-def _search(
+@dataclass(frozen=True)
+class _Plan:
+    """One search's settled inputs: what `_search` and `search_chunks_and_entities` share."""
+
+    kind: Kind
+    label: str
+    fulltext_index: str | None
+    where: dict[str, Any]
+    k: int
+    fetch: int
+    arms: tuple[bool, bool]  # (vector, keyword) used
+    keywords: str
+    vector: list[float]
+    restrict_ids: Sequence[str] | None
+    shown: Sequence[str]  # what a hit shows (`shown`)
+    #: Both arms in one store statement (`GraphStore.hybrid_arms`) may apply.
+    one_statement: bool
+    known: Sequence[StoreHit] | None = None  # a restricted search's exact vector hits, read already
+
+    @property
+    def search(self) -> HybridSearch:
+        """The one statement's search for this plan."""
+        return HybridSearch(self.label, str(self.fulltext_index), self.fetch, self.where, self.shown)
+
+
+def _plan(
     ctx: Context,
     kind: Kind,
     query: str,
@@ -66,76 +114,74 @@ def _search(
     k: int,
     query_vector: list[float] | None,
     filters: Mapping[str, Any] | None,
-    restrict_ids: Sequence[str] | None,
-) -> list[Hit]:
+    ids: Sequence[str] | None,
+) -> _Plan:
     s = ctx.settings
     label = s.chunk_label if kind == "chunk" else s.entity_label
     fulltext_index = s.chunk_fulltext_index if kind == "chunk" else s.entity_fulltext_index
     where = {**ctx.project_filter, **params.filters, **(filters or {})}
-    if restrict_ids is not None:
-        if not restrict_ids:
-            return []
-        where["id"] = list(dict.fromkeys(restrict_ids))
-    fetch = max(k, MIN_CANDIDATES)
+    if ids:
+        where["id"] = list(dict.fromkeys(ids))
     use_vector = params.search_type != "fulltext" and (params.search_type == "vector" or params.alpha > 0)
     use_keyword = params.search_type != "vector" and fulltext_index is not None
     use_keyword = use_keyword and (params.search_type == "fulltext" or params.alpha < 1)
-    keywords = keyword_query(query)
     vector = (query_vector if query_vector is not None else ctx.embedder.embed_query(query)) if use_vector else []
-    both = use_vector and use_keyword and restrict_ids is None and ctx.vectors.in_graph and fulltext_index is not None
-    arms = (
-        ctx.store.hybrid_arms(
-            label, vector, keywords, fetch, index=str(fulltext_index), filters=where, props=_shown(ctx, kind)
-        )
-        if both
-        else None
+    both = use_vector and use_keyword and ids is None and ctx.vectors.in_graph and fulltext_index is not None
+    return _Plan(
+        kind=kind,
+        label=label,
+        fulltext_index=fulltext_index,
+        where=where,
+        k=k,
+        fetch=max(k, MIN_CANDIDATES),
+        arms=(use_vector, use_keyword),
+        keywords=keyword_query(query),
+        vector=list(vector),
+        restrict_ids=ids,
+        shown=shown(ctx, kind),
+        one_statement=both,
     )
+
+
+def _search(ctx: Context, plan: _Plan, query: str, params: QueryParams) -> list[Hit]:
+    arms = None
+    if plan.one_statement:
+        one = plan.search
+        arms = ctx.store.hybrid_arms(
+            one.label, plan.vector, plan.keywords, one.fetch, index=one.index, filters=one.filters, props=one.props
+        )
+    return _ranked(ctx, plan, query, arms, params)
+
+
+def _ranked(ctx: Context, plan: _Plan, query: str, arms: Arms | None, params: QueryParams) -> list[Hit]:
+    """The plan's hits from its arms; `arms` None where no one statement gave them: the same arms step by step."""
     shown = arms is not None  # the one statement's hits carry what a hit shows; the steps' keyword hits may not
     if arms is None:  # the store has no one-statement search (or it did not apply): the same hits step by step
-        arms = _arms(
-            ctx,
-            label,
-            vector,
-            keywords,
-            fetch=fetch,
-            where=where,
-            fulltext_index=fulltext_index,
-            restrict_ids=restrict_ids,
-            arms=(use_vector, use_keyword),
-            shown=_shown(ctx, kind),
-        )
+        arms = _arms(ctx, plan)
     vector_hits, keyword_hits = arms
-    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)), k)
+    fused = _fuse(params, vector_hits, keyword_hits, len(content_terms(query)), plan.k)
     if shown:
         props = {h.id: h.props for h in [*keyword_hits, *vector_hits]}
     else:
-        props = _properties(ctx, label, [f.id for f in fused], vector_hits, keyword_hits)
-    return [_hit(ctx, kind, f, props[f.id]) for f in fused]
+        props = _properties(ctx, plan.label, [f.id for f in fused], vector_hits, keyword_hits)
+    return [_hit(ctx, plan.kind, f, props[f.id]) for f in fused]
 
 
-def _arms(
-    ctx: Context,
-    label: str,
-    vector: Sequence[float],
-    keywords: str,
-    *,
-    fetch: int,
-    where: dict[str, Any],
-    fulltext_index: str | None,
-    restrict_ids: Sequence[str] | None,
-    arms: tuple[bool, bool],
-    shown: Sequence[str],
-) -> tuple[list[StoreHit], list[StoreHit]]:
+def _arms(ctx: Context, plan: _Plan) -> Arms:
     """Each arm's candidates, then each completed with the other's (one store call per step). A vector-only
     search reads only what a hit shows (`shown`) of its candidates; a hybrid one reads every property, the
     indexed ones its keyword arm scores among them."""
-    use_vector, use_keyword = arms
+    label, vector, keywords, fetch, where = plan.label, plan.vector, plan.keywords, plan.fetch, plan.where
+    fulltext_index, restrict_ids, shown = plan.fulltext_index, plan.restrict_ids, plan.shown
+    use_vector, use_keyword = plan.arms
     vector_hits: list[StoreHit] = []
     keyword_hits: list[StoreHit] = []
     # Both arms already scored every id of a restricted search that fetches them all; completing would
     # re-query ids an arm left out because they score nothing there (no keyword match, no embedding).
     exhaustive = restrict_ids is not None and fetch >= len(where["id"])
-    if use_vector:
+    if use_vector and plan.known is not None:
+        vector_hits = list(plan.known)
+    elif use_vector:
         vector_hits = _vector_arm(ctx, label, vector, fetch, where, props=None if use_keyword else shown)
     if use_keyword:
         known = vector_hits if exhaustive else []
@@ -264,7 +310,7 @@ def _exact(ctx: Context, label: str, vector: Sequence[float], k: int, where: Map
     return ctx.vectors.exact_search(label, vector, k, filters=where)
 
 
-def _shown(ctx: Context, kind: Kind) -> list[str]:
+def shown(ctx: Context, kind: Kind) -> list[str]:
     """The properties `_hit` reads: all a search needs of a candidate besides its indexed text."""
     s = ctx.settings
     if kind == "entity":

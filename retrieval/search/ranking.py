@@ -19,7 +19,7 @@ from retrieval.errors import IndexMissing
 from retrieval.models import Hit, QueryParams
 from retrieval.search import bridge
 from retrieval.search.expand import Expansion, expand
-from retrieval.search.hybrid import search_chunks, search_entities
+from retrieval.search.hybrid import search_chunks, search_chunks_and_entities, search_entities
 from retrieval.store.records import ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
@@ -60,7 +60,7 @@ def retrieve(
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
-    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None)
+    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, scoring=(params, query_vector))
 
     def bridged() -> bridge.Bridged:
         return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)
@@ -85,8 +85,14 @@ def retrieve(
 def _chunks_and_seeds(
     ctx: Context, query: str, params: QueryParams, query_vector: list[float] | None, clock: _Clock
 ) -> tuple[list[Hit], list[Hit]]:
-    """The chunk hits and the question's seed entities: two independent searches (on Neo4j, each mostly the
-    server's vector index call)."""
+    """The chunk hits and the question's seed entities: one statement where the store folds both hybrid searches
+    (`search_chunks_and_entities`: Neo4j), else two independent searches (on two threads where reads run in
+    parallel). The one statement's lap is "chunks"; "entities" is then the Python ranking the entity hits."""
+    folded = search_chunks_and_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
+    if folded is not None:
+        clock.lap("chunks")
+        clock.lap("entities")
+        return folded
 
     def chunks() -> list[Hit]:
         return search_chunks(ctx, query, params, query_vector=query_vector)

@@ -16,7 +16,7 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.store import bm25
-from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.records import Arms, Filters, HybridSearch, Row, StoreHit, embedded_nodes, filter_clause, ident
 from retrieval.store.text_query import terms
 from retrieval.store.vectors import GraphVectors, VectorStore
 
@@ -52,6 +52,15 @@ def timed_out(s: Settings, timeout_ms: int | None, ended_by: str = "") -> str:
     knob = "DRIFTLENS_CYPHER_TIMEOUT_MS" if waited == s.cypher_timeout_ms else "DRIFTLENS_QUERY_TIMEOUT_MS"
     how = f": the database did not stop it in time, so {ended_by}" if ended_by else ""
     return f"Query stopped after {waited} ms ({knob}){how}; narrow it."
+
+
+@dataclass(frozen=True)
+class ExactPart:
+    """`GraphStore.exact_part`: the subquery, its parameters and the decoder of its `exact` column."""
+
+    cypher: str
+    params: Row
+    hits: Callable[[Sequence[Sequence[Any]]], list[StoreHit]]
 
 
 class GraphStore(ABC):
@@ -282,15 +291,37 @@ class GraphStore(ABC):
         index: str,
         filters: Filters | None = None,
         props: Sequence[str] = (),
-    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
+    ) -> Arms | None:
         """Both arms of a hybrid search, each completed with the other's candidates, in one round trip.
 
         What `vector_search(label, vector, fetch, filters=...)` and `fulltext_search(label, text, fetch, ...)` find,
         the vector arm then extended by the exact cosine of the keyword-only hits that have a vector, and the
         keyword arm by `fulltext_rescore` of the vector-only hits; each best first, each hit with the indexed
         properties (BM25's input) and `props` (what the caller shows of a hit) only: never the rest.
-        None (this default) when the adapter has no such statement: the caller then runs the steps one by one.
+        None when the adapter has no such statement (`hybrid_arms_together` of this search alone is None): the
+        caller then runs the steps one by one.
         """
+        found = self.hybrid_arms_together(vector, text, [HybridSearch(label, index, fetch, filters, props)])
+        return found[0] if found else None
+
+    def hybrid_arms_together(
+        self, vector: Sequence[float], text: str, searches: Sequence[HybridSearch]
+    ) -> list[Arms | None] | None:
+        """`hybrid_arms` of several searches for one query (one vector, one text) in one round trip, in order;
+        an item is None where that search's filter left its vector arm short (its caller then runs its steps).
+
+        Why: a ranking searches chunks and entities for the same question; one statement for both saves a round
+        trip on its path. None (this default) when the adapter has no such statement."""
+        return None
+
+    def exact_part(
+        self, label: str, ids: str, *, index: str | None, filters: Filters | None, props: Sequence[str]
+    ) -> ExactPart | None:
+        """A subquery another read may end with: for the list variable `ids` of `label` node ids and the query
+        vector `$q`, the column `exact` holding what `exact_vector_search(label, $q, len(ids), filters=...)` finds,
+        each hit with the indexed properties of `index` and `props` only; with its parameters and the decoder of
+        `exact` into hits. Why: a statement that chooses nodes (the bridge's spread) then scores them too, without
+        a round trip. None (this default) where a read cannot compute cosines: the caller reads them itself."""
         return None
 
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:

@@ -28,12 +28,23 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
 from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, neo4j_schema, read_admission
-from retrieval.store.base import GraphStore, Health, IndexState, timed_out
+from retrieval.store.base import ExactPart, GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_params import quiet
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
-from retrieval.store.records import Filters, Row, StoreHit, embedded_nodes, filter_clause, ident, packed, unpacked
+from retrieval.store.records import (
+    Arms,
+    Filters,
+    HybridSearch,
+    Row,
+    StoreHit,
+    embedded_nodes,
+    filter_clause,
+    ident,
+    packed,
+    unpacked,
+)
 from retrieval.store.text_query import lucene_query, terms
 
 INDEX_WAIT_S = 300
@@ -332,53 +343,61 @@ class Neo4jStore(GraphStore):
         fields = self._fulltext_fields(name)
         return fields, self._corpus(label, name, fields, words)
 
-    def hybrid_arms(
-        self,
-        label: str,
-        vector: Sequence[float],
-        text: str,
-        fetch: int,
-        *,
-        index: str,
-        filters: Filters | None = None,
-        props: Sequence[str] = (),
-    ) -> tuple[list[StoreHit], list[StoreHit]] | None:
-        """One statement (`neo4j_hybrid`); None when the filter left the vector arm short while the index holds
-        more nodes than it was asked for (the caller's `vector_search` then over-fetches round by round), or when
-        the text has no words."""
-        if fetch < 1 or not lucene_query(text):
+    def hybrid_arms_together(
+        self, vector: Sequence[float], text: str, searches: Sequence[HybridSearch]
+    ) -> list[Arms | None] | None:
+        """One statement (`neo4j_hybrid`) for every search; an item is None when the filter left its vector arm
+        short while the index holds more nodes than it was asked for (the caller's `vector_search` then
+        over-fetches round by round); None when the text has no words."""
+        if not searches or any(search.fetch < 1 for search in searches) or not lucene_query(text):
             return None
-        prop = self.settings.embedding_property
-        fields = self._fulltext_fields(index)
         words = terms(text)
-        stats = self._label_stats(label, index, fields)
-        whole = self._filter_keeps_all(label, filters)
-        first = fetch if whole else min(max(fetch * 4, fetch, 32), self.max_overfetch)
-        plan = neo4j_hybrid.HybridPlan(
-            label=label,
-            prop=prop,
-            vector_index=self._index_name("vector", label, prop),
-            fulltext_index=index,
-            fetch=int(fetch),
-            pool=max(1, round(HYBRID_POOL * fetch)),
-            vector_fetch=max(first, self.settings.neo4j_vector_min_k),
-            cap=stats.cap,
-            new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
-            returned=list(dict.fromkeys([*fields, *props])),
+        planned = [self._hybrid_plan(search, words) for search in searches]
+        plans = [plan for plan, _ in planned]
+        cypher, filter_params = neo4j_hybrid.statement(plans)
+        row = self.read(cypher, neo4j_hybrid.parameters(plans, vector, text, filter_params))[0]
+        found: list[Arms | None] = []
+        for i, (search, (plan, stats)) in enumerate(zip(searches, planned, strict=True)):
+            part = neo4j_hybrid.columns(row, i)
+            if search.filters and len(part["vector"]) < search.fetch and plan.vector_fetch < stats.size:
+                found.append(None)  # the filter starved the arm and the index holds more: over-fetch round by round
+                continue
+
+            def corpus(counts: Mapping[str, int], stats: bm25.LabelStats = stats) -> bm25.Corpus:
+                return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
+
+            arms = neo4j_hybrid.arms(part, plan, text, corpus=corpus)
+            found.append((arms.vector, arms.keyword))
+        return found
+
+    def _hybrid_plan(
+        self, search: HybridSearch, words: Sequence[str]
+    ) -> tuple[neo4j_hybrid.HybridPlan, bm25.LabelStats]:
+        """What the statement needs for one search, and its label's statistics (read once until the next write)."""
+        fields = self._fulltext_fields(search.index)
+        stats = self._label_stats(search.label, search.index, fields)
+        prop = self.settings.embedding_property
+        plan = neo4j_hybrid.plan(
+            search,
+            words,
+            stats=stats,
             fields=fields,
-            whole=whole,
+            whole=self._filter_keeps_all(search.label, search.filters),
+            vector_index=self._index_name("vector", search.label, prop),
+            prop=prop,
+            fetch_limits=(self.settings.neo4j_vector_min_k, self.max_overfetch),
+            pool_share=HYBRID_POOL,
         )
-        cypher, filter_params = neo4j_hybrid.statement(plan, filters)
-        params = neo4j_hybrid.parameters(plan, vector, text, filter_params)
-        row = self.read(cypher, params)[0]
-        if filters and len(row["vector"]) < fetch and plan.vector_fetch < stats.size:
-            return None  # the filter starved the arm and the index holds more: over-fetch round by round
+        return plan, stats
 
-        def corpus(counts: Mapping[str, int]) -> bm25.Corpus:
-            return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
-
-        found = neo4j_hybrid.arms(row, plan, text, corpus=corpus)
-        return found.vector, found.keyword
+    def exact_part(
+        self, label: str, ids: str, *, index: str | None, filters: Filters | None, props: Sequence[str]
+    ) -> ExactPart:
+        """The server's cosine for each node (`neo4j_hybrid.exact_part`), with `index`'s properties and `props`."""
+        prop = self.settings.embedding_property
+        returned = list(dict.fromkeys([*(self._fulltext_fields(index) if index else []), *props]))
+        cypher, params = neo4j_hybrid.exact_part(label, prop, ids, filters, returned)
+        return ExactPart(cypher, params, lambda exact: neo4j_hybrid.exact_hits(exact, returned))
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
         """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval.store import bm25
-from retrieval.store.records import Row, StoreHit, filter_clause, ident
+from retrieval.store.records import Filters, HybridSearch, Row, StoreHit, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
 
 
@@ -44,6 +44,7 @@ class HybridPlan:
     returned: Sequence[str]  # the properties each candidate carries: the indexed ones and those the caller names
     fields: Sequence[str]  # the indexed properties (BM25's input)
     whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
+    filters: Filters | None = None  # what a candidate must match
 
 
 @dataclass
@@ -52,47 +53,102 @@ class HybridArms:
     keyword: list[StoreHit]
 
 
-def statement(plan: HybridPlan, filters: Mapping[str, Any] | None) -> tuple[str, Row]:
-    """The one read: vector candidates, the fulltext pool, and match counts for the new words.
+def plan(
+    search: HybridSearch,
+    words: Sequence[str],
+    *,
+    stats: bm25.LabelStats,
+    fields: Sequence[str],
+    whole: bool,
+    vector_index: str,
+    prop: str,
+    fetch_limits: tuple[int, int],
+    pool_share: float,
+) -> HybridPlan:
+    """One search's plan: the vector index asked for at least `fetch_limits[0]` candidates, over-fetched (up to
+    `fetch_limits[1]`) when a filter may drop some; Lucene's pool `pool_share` of the fetch; the words of `words`
+    the label's statistics have not counted yet."""
+    fetch = int(search.fetch)
+    min_k, max_overfetch = fetch_limits
+    first = fetch if whole else min(max(fetch * 4, fetch, 32), max_overfetch)
+    return HybridPlan(
+        label=search.label,
+        prop=prop,
+        vector_index=vector_index,
+        fulltext_index=search.index,
+        fetch=fetch,
+        pool=max(1, round(pool_share * fetch)),
+        vector_fetch=max(first, min_k),
+        cap=stats.cap,
+        new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
+        returned=list(dict.fromkeys([*fields, *search.props])),
+        fields=fields,
+        whole=whole,
+        filters=search.filters,
+    )
 
+
+def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
+    """The one read: per plan, vector candidates, the fulltext pool, and match counts for the new words.
+
+    Plan `i`'s columns are `vector{i}`, `pool{i}` and `counts{i}`, its parameters prefixed `h{i}_`; the query
+    vector `$q` is shared. Why several plans in one statement: a search's chunk and entity arms (the ranking's
+    first step, `retrieval/search/hybrid.py`) then cost one round trip, not two statements on two threads.
     Each candidate is a list, not a map: a vector one `[id, score, *returned]` (the index's score), a pool one
     `[id, cosine, *returned]` (the cosine null where it has no vector), or `[id]` when the vector arm holds it.
     Why: the reply holds a hundred candidates, and a map repeats every key in each, which the driver decodes one by
     one; positions halve the values a search decodes."""
-    where, params = filter_clause("node", filters)
-    where_clause = f"WHERE {where} " if where else ""
-    values = "".join(f", node.{ident(f)}" for f in plan.returned)
-    cosine = f"vector.similarity.cosine(node.{ident(plan.prop)}, $q)"
-    cypher = (
-        "CALL { CALL db.index.vector.queryNodes($vector_index, $vector_fetch, $q) YIELD node, score "
-        f"{where_clause}WITH node, score ORDER BY score DESC LIMIT $fetch "
-        f"RETURN collect([node.id, score{values}]) AS vector }} "
-        "CALL { WITH vector WITH [c IN vector | c[0]] AS seen "
-        "CALL db.index.fulltext.queryNodes($fulltext_index, $lucene, $lucene_options) YIELD node, score "
-        f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT $pool "
-        f"RETURN collect(CASE WHEN node.id IN seen THEN [node.id] ELSE [node.id, {cosine}{values}] END) AS pool }} "
-        "CALL { UNWIND $words AS w CALL { WITH w "
-        "CALL db.index.fulltext.queryNodes($fulltext_index, w.q, {limit: $cap}) YIELD node "
-        "WITH node LIMIT $cap RETURN count(node) AS n } RETURN collect([w.word, n]) AS counts } "
-        "RETURN vector, pool, counts"
-    )
-    return cypher, params
+    parts: list[str] = []
+    params: Row = {}
+    for i, plan in enumerate(plans):
+        p = f"$h{i}_"
+        where, found = filter_clause("node", plan.filters, prefix=f"h{i}_f_")
+        params.update(found)
+        where_clause = f"WHERE {where} " if where else ""
+        values = "".join(f", node.{ident(f)}" for f in plan.returned)
+        cosine = f"vector.similarity.cosine(node.{ident(plan.prop)}, $q)"
+        parts.append(
+            f"CALL {{ CALL db.index.vector.queryNodes({p}vector_index, {p}vector_fetch, $q) YIELD node, score "
+            f"{where_clause}WITH node, score ORDER BY score DESC LIMIT {p}fetch "
+            f"RETURN collect([node.id, score{values}]) AS vector{i} }} "
+            f"CALL {{ WITH vector{i} WITH [c IN vector{i} | c[0]] AS seen "
+            f"CALL db.index.fulltext.queryNodes({p}fulltext_index, {p}lucene, {p}lucene_options) YIELD node, score "
+            f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT {p}pool "
+            f"RETURN collect(CASE WHEN node.id IN seen THEN [node.id] ELSE [node.id, {cosine}{values}] END) "
+            f"AS pool{i} }} "
+            f"CALL {{ UNWIND {p}words AS w CALL {{ WITH w "
+            f"CALL db.index.fulltext.queryNodes({p}fulltext_index, w.q, {{limit: {p}cap}}) YIELD node "
+            f"WITH node LIMIT {p}cap RETURN count(node) AS n }} RETURN collect([w.word, n]) AS counts{i} }}"
+        )
+    columns = ", ".join(f"vector{i}, pool{i}, counts{i}" for i in range(len(plans)))
+    return " ".join(parts) + f" RETURN {columns}", params
 
 
-def parameters(plan: HybridPlan, vector: Sequence[float], text: str, filter_params: Row) -> Row:
-    return {
-        **filter_params,
-        "vector_index": plan.vector_index,
-        "fulltext_index": plan.fulltext_index,
-        "vector_fetch": plan.vector_fetch,
-        "fetch": plan.fetch,
-        "pool": plan.pool,
-        "cap": plan.cap,
-        "q": [float(x) for x in vector],
-        "lucene": lucene_query(text),
-        "lucene_options": {"limit": plan.pool} if plan.whole else {},
-        "words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
-    }
+def parameters(plans: Sequence[HybridPlan], vector: Sequence[float], text: str, filter_params: Row) -> Row:
+    """The statement's parameters: each plan's under its prefix, the query vector once."""
+    params: Row = {**filter_params, "q": [float(x) for x in vector]}
+    lucene = lucene_query(text)
+    for i, plan in enumerate(plans):
+        p = f"h{i}_"
+        params.update(
+            {
+                f"{p}vector_index": plan.vector_index,
+                f"{p}fulltext_index": plan.fulltext_index,
+                f"{p}vector_fetch": plan.vector_fetch,
+                f"{p}fetch": plan.fetch,
+                f"{p}pool": plan.pool,
+                f"{p}cap": plan.cap,
+                f"{p}lucene": lucene,
+                f"{p}lucene_options": {"limit": plan.pool} if plan.whole else {},
+                f"{p}words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
+            }
+        )
+    return params
+
+
+def columns(row: Mapping[str, Any], i: int) -> Row:
+    """Plan `i`'s part of the statement's row, as `arms` reads it."""
+    return {"vector": row[f"vector{i}"], "pool": row[f"pool{i}"], "counts": row[f"counts{i}"]}
 
 
 def arms(
@@ -125,6 +181,29 @@ def arms(
     ]
     by_score = lambda hit: -hit.score  # noqa: E731 - ranks follow scores once the arms are completed
     return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
+
+
+def exact_part(label: str, prop: str, ids: str, filters: Filters | None, returned: Sequence[str]) -> tuple[str, Row]:
+    """A subquery for a statement holding the list `ids` (a variable) of `label` node ids and the query vector `$q`:
+    `exact`, each node with a vector that `filters` keeps as `[id, score, *returned]`, best first.
+
+    What `Neo4jStore.exact_vector_search` returns for these ids (`exact_hits` decodes it), read by the statement
+    that chose them (the bridge's spread), so their scores cost no round trip of their own."""
+    where, params = filter_clause("node", filters, prefix="x_f_")
+    kept = f"{where} AND " if where else ""
+    values = "".join(f", node.{ident(f)}" for f in returned)
+    cypher = (
+        f"CALL {{ WITH {ids} UNWIND {ids} AS id MATCH (node:{ident(label)} {{id: id}}) "
+        f"WHERE {kept}node.{ident(prop)} IS NOT NULL "
+        f"WITH node, vector.similarity.cosine(node.{ident(prop)}, $q) AS score ORDER BY score DESC "
+        f"RETURN collect([node.id, score{values}]) AS exact }}"
+    )
+    return cypher, params
+
+
+def exact_hits(exact: Sequence[Sequence[Any]], returned: Sequence[str]) -> list[StoreHit]:
+    """`exact_part`'s column as hits, plain cosine and the `returned` properties each node has."""
+    return [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h[2:])) for h in exact]
 
 
 def _cosine(score: object) -> float:

@@ -47,6 +47,22 @@ class StoreHit:
     props: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class HybridSearch:
+    """One of the searches `GraphStore.hybrid_arms_together` runs for one query: the label and its fulltext index,
+    the hits each arm keeps, the filter and the properties a hit shows (besides the indexed ones)."""
+
+    label: str
+    index: str
+    fetch: int
+    filters: Filters | None = None
+    props: Sequence[str] = ()
+
+
+#: A hybrid search's two arms, each completed with the other's candidates: (vector hits, keyword hits).
+Arms = tuple[list[StoreHit], list[StoreHit]]
+
+
 def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:
     """`WHERE`-ready conditions for equality (scalar) or membership (list/tuple/set) filters."""
     if not filters:
