@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from retrieval.search.filler import never_a_fact
 from tests.e2e.conftest import Session, ask
+from tests.e2e.widgets import unfold
 
 pytestmark = pytest.mark.e2e
 WAIT_MS = 60_000
@@ -41,8 +42,8 @@ def test_key_facts_are_never_filler_and_a_knob_change_names_what_moved(session: 
     facts = _facts(page)
     assert facts and not [f for f in facts if never_a_fact(f)], facts
 
-    page.get_by_test_id("stSidebar").get_by_test_id("stExpander").get_by_text("Tuning", exact=True).click()
     alpha = page.get_by_test_id("stSlider").filter(has_text="Alpha")
+    unfold(page.get_by_test_id("stSidebar").get_by_test_id("stExpander").get_by_text("Tuning", exact=True), alpha)
     alpha.get_by_role("slider").focus()
     page.keyboard.press("Home")  # alpha 0: keywords only
     expect(alpha.get_by_role("slider")).to_have_value("0")
