@@ -484,7 +484,10 @@ def test_a_person_the_sentence_says_is_a_place_is_a_place() -> None:
     assert entity_types.evidence(_span(nlp()(toured), "Sugar Land")).place
     memoir = "It is a memoir by former Vice President of the United States, Dick Cheney."
     assert not entity_types.evidence(_span(nlp()(memoir), "Dick Cheney")).place
-    leaders = "Tito met Egypt's Gamal Abdel Nasser, India's Jawaharlal Nehru and Ghana's Kwame Nkrumah."
+    leaders = (
+        "In 1961, Tito co-founded the movement with Egypt's Gamal Abdel Nasser, India's Jawaharlal Nehru, Indonesia's"
+        " Sukarno and Ghana's Kwame Nkrumah, in an action called The Initiative of Five."
+    )  # the model types Sukarno GPE and Nehru FAC: a list of places but for the possessors
     assert not entity_types.evidence(_span(nlp()(leaders), "Kwame Nkrumah")).place
     pike = "The National Park holds Scafell Pike, the highest mountain in England."
     assert entity_types.evidence(_span(nlp()(pike), "Scafell Pike")).place

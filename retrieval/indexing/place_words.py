@@ -9,7 +9,9 @@ names, so the rules hold on any corpus:
 - a noun of a kind of place that the parse says the name is, as its appositive or as what it "is", written in lower
   case ("X is a village", "X, the highest mountain in England"), is place evidence;
 - a name in a list whose other members the model typed are all places, at least `LIST_KIND` of them ("Paris,
-  London, Berlin and Sugar Land"), is.
+  London, Berlin and Sugar Land"), is; unless a possessor owns it ("Egypt's Gamal Abdel Nasser, India's
+  Jawaharlal Nehru and Ghana's Kwame Nkrumah", the model typing two of the leaders as places): that names someone
+  or something of a place, not a place among its peers.
 A place's name apposed to the name ("Kitty Hawk, North Carolina") is not used: on MuSiQue the parse also apposes
 a birthplace in brackets ("Roldano Simeoni (Civitavecchia, ...)"), a film's actor and a country before a title
 ("Vice President of the United States, Dick Cheney"), and retyped people.
@@ -64,8 +66,10 @@ def said_nouns(root: Any) -> list[Any]:
 def place_evidence(ent: Any) -> bool:
     """Whether the sentence says the name is a place: the parse makes it a noun of a kind of place ("X is an
     unincorporated community") or lists it with places only."""
-    nouns = said_nouns(ent.root)
-    return any(noun.text.islower() and noun.lower_ in PLACE_NOUNS for noun in nouns) or _listed_with_places(ent.root)
+    root = ent.root
+    kind = any(noun.text.islower() and noun.lower_ in PLACE_NOUNS for noun in said_nouns(root))
+    owned = any(t.dep_ == "poss" for t in root.children)  # "Ghana's Kwame Nkrumah": someone of a place, not a place
+    return kind or (not owned and _listed_with_places(root))
 
 
 def _listed_with_places(root: Any) -> bool:
