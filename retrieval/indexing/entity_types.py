@@ -51,7 +51,7 @@ from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT, majority_type
 from retrieval.indexing.resolution import HONORIFICS
 
-PLACES = frozenset({"GPE", "LOC", "FAC"})
+PLACES = place_words.PLACE_TYPES
 _SPEECH = frozenset(
     {
         "said", "says", "told", "tells", "asked", "asks", "wrote", "writes", "replied", "explained", "argued",
