@@ -53,11 +53,13 @@ _LINKS = ("kind", "source", "entity", "chunk", "count")
 _TIE = 1e-9
 #: The spread's pick on the server (`Spread.exact_of`): each reached chunk's spread score summed as `_spread` sums
 #: it (the links of a hub skipped, the source itself not reached), the hits left out, best first, and every chunk
-#: within `_TIE` of the CANDIDATES-th kept: a tie's order is the rows' order, so all of it is kept. A hub's one
-#: row (no chunk: see `_spread`) lends nothing.
+#: within `_TIE` of the CANDIDATES-th kept: a tie's order is the rows' order, so all of it is kept. A link with a
+#: hub's row (no chunk: see `_spread`) lends nothing, nor one whose rows add up past the cap (an entity the source
+#: mentions twice is two subquery rows of one link, as in `_spread`).
 _PICK = (
-    "UNWIND parts AS part UNWIND part AS link WITH link WHERE link[3] IS NOT NULL "
+    "UNWIND parts AS part UNWIND part AS link "
     "WITH link[0] AS kind, link[1] AS source, link[2] AS entity, collect(link) AS chunks "
+    "WHERE size(chunks) <= $max_mentions AND none(c IN chunks WHERE c[3] IS NULL) "
     "WITH kind, source, [c IN chunks WHERE c[3] <> source] AS others UNWIND others AS other "
     "WITH other[3] AS chunk, sum(CASE kind WHEN 'hit' THEN $lenders[source] ELSE $question[source] END "
     "* CASE WHEN other[4] IS NULL OR other[4] = 0 THEN 1.0 ELSE toFloat(other[4]) END "
@@ -226,15 +228,21 @@ def _spread(
     walked = (seeds, walk) if walk is not None else None
     reply = _read(ctx, links, params, walk=walked, exact=exact, weights=(sources, question), hits=hits)
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
+    hubs: set[tuple[str, str, str]] = set()
     for row in unpacked(reply.parts, _LINKS):
-        chunks = by_link[(str(row["kind"]), str(row["source"]), str(row["entity"]))]
-        if row["chunk"] is not None:  # a hub's link keeps no chunk: it lends nothing
-            chunks.append((str(row["chunk"]), float(row["count"] or 1)))
+        link = (str(row["kind"]), str(row["source"]), str(row["entity"]))
+        if row["chunk"] is None:
+            hubs.add(link)
+        by_link[link].append((str(row["chunk"]), float(row["count"] or 1)))
     spread = Spread()
-    for (kind, source, entity), chunks in by_link.items():
+    for link, chunks in by_link.items():
+        kind, source, entity = link
         from_hit = kind == "hit"
         if from_hit:
             spread.hit_entities[entity] = max(spread.hit_entities.get(entity, 0.0), sources[source])
+        # Rows past the cap: an entity the source mentions twice (two relationships) is two subqueries' rows.
+        if link in hubs or len(chunks) > MAX_MENTIONS:
+            continue
         weight = sources[source] if from_hit else question[source]
         others = [(c, n) for c, n in chunks if c != source]
         for chunk_id, count in others:
