@@ -41,6 +41,7 @@ KINDS = (
     ("$h0_vector_index", "hybrid (both arms)"),
     ("db.index.vector.queryNodes($index", "vector search"),
     ("RETURN parts, picked, exact", "bridge: spread + reached chunks' cosines"),
+    ("RETURN parts, rows AS seeds, picked", "bridge: spread + walk seeds + reached chunks' cosines"),
     ("UNWIND $hits AS source", "bridge: spread"),
     ("vector.similarity.cosine(n.", "bridge: reached chunks' cosines"),
     ("AS next", "walk: seeds + first hop"),

@@ -16,8 +16,10 @@ from retrieval.errors import IndexMissing
 from retrieval.llm.client import ChatModel
 from retrieval.search import bridge, ranking
 from retrieval.search.expand import expand
+from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore, open_store
+from retrieval.store.records import unpacked
 from retrieval.text.readable import NOTHING_TO_SEARCH
 from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env, count_reads
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
@@ -164,32 +166,63 @@ def test_the_walk_shown_is_the_walk_from_the_ranking_seeds(engine: Engine) -> No
     assert details["expanded_entities"] == len(alone.entities)
 
 
+@pytest.mark.parametrize("walk", [False, True])
 @pytest.mark.parametrize("top_k", [1, 3])
 def test_the_ranking_sends_two_statements_and_ranks_as_before(
-    engine: Engine, monkeypatch: pytest.MonkeyPatch, top_k: int
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, top_k: int, walk: bool
 ) -> None:
     """Where the store folds them (Neo4j), the ranking's chunk and entity searches are one statement, and the
     spread's statement also scores the reached chunks it picks (`bridge._PICK`, `GraphStore.exact_part`): two
     statements, where apart (each search its own statement, the reached chunks' scores their own) it sends up to
-    four.
-    The ranking, its seeds and hit entities are those of the path apart, on both backends."""
+    four. With the walk (local mode, the service's search) the same statement carries the walk's seed rows too, so
+    the walk's path saves the same round trips.
+    The ranking, its seeds, hit entities and walk are those of the path apart, on both backends."""
     question, p = "Which radioactive element did Marie discover?", engine.params(top_k=top_k, max_hops=2)
     ctx = engine.context(None)
-    retrieve(ctx, question, p, walk=False)  # index names, label statistics and word counts are read once
+    retrieve(ctx, question, p, walk=walk)  # index names, label statistics and word counts are read once
     reads = count_reads(engine.store, monkeypatch)
-    folded = retrieve(ctx, question, p, walk=False)
+    folded = retrieve(ctx, question, p, walk=walk)
     sent = list(reads)
     reads.clear()
     monkeypatch.setattr(ranking, "search_chunks_and_entities", lambda *_args, **_kwargs: None)
     monkeypatch.setattr(bridge, "_exact_part", lambda *_args, **_kwargs: None)
-    apart = retrieve(ctx, question, p, walk=False)
+    apart = retrieve(ctx, question, p, walk=walk)
     assert [(h.id, h.score, h.sources, h.text) for h in folded.chunks] == [
         (h.id, h.score, h.sources, h.text) for h in apart.chunks
     ]
     assert [(h.id, h.score, h.text) for h in folded.seeds] == [(h.id, h.score, h.text) for h in apart.seeds]
     assert folded.chunks and folded.seeds and folded.hit_entities == apart.hit_entities
+    assert folded.expansion == apart.expansion and bool(folded.expansion.entities) == walk
     if engine.store.backend == "neo4j":  # a top 3 of this graph reaches no chunk past its hits: no scores to read
-        assert len(sent) == 2 and len(reads) == (4 if top_k == 1 else 3), (sent, reads)
+        saved = 2 if top_k == 1 else 1
+        assert len(reads) - len(sent) == saved and (walk or len(sent) == 2), (sent, reads)
+
+
+def test_a_hub_is_one_row_of_the_spread_and_lends_nothing(engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An entity mentioned by more than `bridge.MAX_MENTIONS` chunks (a hub, here any of more than one) comes back
+    as one row without a chunk, not as the cap's rows Python then skipped: it is still a hit entity (where the walk
+    starts) and lends nothing, on the server's pick as in Python, on both backends."""
+    question, p = "Which radioactive element did Marie discover?", engine.params(top_k=1, max_hops=2)
+    ctx = engine.context(None)
+    monkeypatch.setattr(bridge, "MAX_MENTIONS", 1)
+    vector = ctx.embedder.embed_query(question)
+    hits = search_chunks(ctx, question, p, query_vector=vector)
+    entity_hits = search_entities(ctx, question, p, query_vector=vector, k=ranking.QUESTION_SEEDS)
+    replies: list[list[dict[str, object]]] = []
+    read = engine.store.read
+
+    def kept(cypher: str, *args: object, **kwargs: object) -> list[dict[str, object]]:
+        replies.append(read(cypher, *args, **kwargs))  # type: ignore[arg-type]
+        return replies[-1]
+
+    monkeypatch.setattr(engine.store, "read", kept)
+    found = bridge.spread(ctx, hits, entity_hits)
+    rows = [(r["kind"], r["source"], r["entity"], r["chunk"]) for r in unpacked(replies[0], bridge._LINKS)]
+    hubs = {row[:3] for row in rows if row[3] is None}
+    assert hubs and all(sum(row[:3] == hub for row in rows) == 1 for hub in hubs), rows
+    assert {hub[2] for hub in hubs if hub[0] == "hit"} <= set(found.hit_entities)
+    lending = {row[3] for row in rows if row[3] is not None and row[3] != row[1]}
+    assert set(found.score) == lending, (found.score, rows)
 
 
 # --- command line -----------------------------------------------------------------------------------

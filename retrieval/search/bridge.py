@@ -53,11 +53,13 @@ _LINKS = ("kind", "source", "entity", "chunk", "count")
 _TIE = 1e-9
 #: The spread's pick on the server (`Spread.exact_of`): each reached chunk's spread score summed as `_spread` sums
 #: it (the links of a hub skipped, the source itself not reached), the hits left out, best first, and every chunk
-#: within `_TIE` of the CANDIDATES-th kept: a tie's order is the rows' order, so all of it is kept.
+#: within `_TIE` of the CANDIDATES-th kept: a tie's order is the rows' order, so all of it is kept. A link with a
+#: hub's row (no chunk: see `_spread`) lends nothing, nor one whose rows add up past the cap (an entity the source
+#: mentions twice is two subquery rows of one link, as in `_spread`).
 _PICK = (
     "UNWIND parts AS part UNWIND part AS link "
     "WITH link[0] AS kind, link[1] AS source, link[2] AS entity, collect(link) AS chunks "
-    "WHERE size(chunks) <= $max_mentions "
+    "WHERE size(chunks) <= $max_mentions AND none(c IN chunks WHERE c[3] IS NULL) "
     "WITH kind, source, [c IN chunks WHERE c[3] <> source] AS others UNWIND others AS other "
     "WITH other[3] AS chunk, sum(CASE kind WHEN 'hit' THEN $lenders[source] ELSE $question[source] END "
     "* CASE WHEN other[4] IS NULL OR other[4] = 0 THEN 1.0 ELSE toFloat(other[4]) END "
@@ -110,8 +112,9 @@ def spread(
 ) -> Spread:
     """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities;
     with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`);
-    without, given `scoring` (the search's parameters and query vector), the exact vector hits of the reached
-    chunks `rerank` will score, where the store computes them in a read (`Spread.exact`).
+    given `scoring` (the search's parameters and query vector), the exact vector hits of the reached chunks
+    `rerank` will score, where the store computes them in a read (`Spread.exact`): with the walk or without, so
+    that the search showing the walk (local mode, the service's) has no round trip of its own for those scores.
 
     Apart from `rerank` so that a caller may start the walk from `hit_entities` while the reached chunks are
     scored (`retrieval/search/ranking.py`). Why the seeds here: they are the entities this read finds (and the
@@ -123,7 +126,7 @@ def spread(
     lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
     best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
     question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    exact = _exact_part(ctx, scoring) if walk is None and scoring else None
+    exact = _exact_part(ctx, scoring) if scoring else None
     found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk, exact=exact, hits=hits)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
     return found
@@ -200,10 +203,14 @@ def _spread(
     with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`); with `exact`, the reached chunks
     the server picks by spread score (of those not in `hits`), scored exactly (`Spread.exact`)."""
     s = ctx.settings
-    # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap.
+    # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap. A hub
+    # (more than MAX_MENTIONS chunks) is one row without a chunk: it lends nothing, but a hit's hub is still a hit
+    # entity (a walk's seed), and its MAX_MENTIONS + 1 rows crossed the wire only to be skipped.
     mentions = (
-        f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)', 'r')} RETURN c.id AS chunk, r.count AS count LIMIT $limit }} "
-        f"WITH kind, source, e.id AS entity, chunk, count {packed(_LINKS)}"
+        f"CALL {{ WITH e MATCH {mention(s, '(c)', '(e)', 'r')} WITH c, r LIMIT $limit "
+        "RETURN collect([c.id, r.count]) AS found } "
+        "UNWIND CASE WHEN size(found) > $max_mentions THEN [[null, null]] ELSE found END AS found_link "
+        f"WITH kind, source, e.id AS entity, found_link[0] AS chunk, found_link[1] AS count {packed(_LINKS)}"
     )
     links = (
         f"UNWIND $hits AS source MATCH {mention(s, f'(:{ident(s.chunk_label)} {{id: source}})', '(e)')} "
@@ -213,31 +220,28 @@ def _spread(
     )
     params: dict[str, object] = {
         "limit": MAX_MENTIONS + 1,
+        "max_mentions": MAX_MENTIONS,
         "project": ctx.project,
         "hits": list(sources),
         "entities": list(question),
     }
-    picked: frozenset[str] | None = None
-    scored: list[StoreHit] = []
-    if walk is not None:
-        found, seeded = _with_seeds(ctx, links, params, seeds, walk)
-    elif exact is not None:
-        weights, hit_ids = (sources, question), [h.id for h in hits]
-        found, picked, scored = _with_exact(ctx, links, params, exact, weights=weights, hit_ids=hit_ids)
-        seeded = None
-    else:
-        found, seeded = ctx.store.read(links, params), None
-    rows = unpacked(found, _LINKS)
+    walked = (seeds, walk) if walk is not None else None
+    reply = _read(ctx, links, params, walk=walked, exact=exact, weights=(sources, question), hits=hits)
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
-    for row in rows:
+    hubs: set[tuple[str, str, str]] = set()
+    for row in unpacked(reply.parts, _LINKS):
         link = (str(row["kind"]), str(row["source"]), str(row["entity"]))
+        if row["chunk"] is None:
+            hubs.add(link)
         by_link[link].append((str(row["chunk"]), float(row["count"] or 1)))
     spread = Spread()
-    for (kind, source, entity), chunks in by_link.items():
+    for link, chunks in by_link.items():
+        kind, source, entity = link
         from_hit = kind == "hit"
         if from_hit:
             spread.hit_entities[entity] = max(spread.hit_entities.get(entity, 0.0), sources[source])
-        if len(chunks) > MAX_MENTIONS:
+        # Rows past the cap: an entity the source mentions twice (two relationships) is two subqueries' rows.
+        if link in hubs or len(chunks) > MAX_MENTIONS:
             continue
         weight = sources[source] if from_hit else question[source]
         others = [(c, n) for c, n in chunks if c != source]
@@ -245,56 +249,68 @@ def _spread(
             spread.score[chunk_id] += weight * count / len(others) ** SPECIFICITY_POWER
             if from_hit:
                 spread.reached_from[source].add(chunk_id)
-    spread.seed_rows, spread.picked, spread.exact = seeded, picked, scored
+    spread.seed_rows, spread.picked, spread.exact = reply.seed_rows, reply.picked, reply.exact
     return spread
 
 
-def _with_exact(
+@dataclass(frozen=True)
+class _Reply:
+    """The spread statement's reply: the links' rows (packed, one part per UNION branch), the walk's seed rows
+    when asked for, the chunks the server picked (`_PICK`) and their exact vector hits when asked for."""
+
+    parts: list[Row]
+    seed_rows: list[Row] | None = None
+    picked: frozenset[str] | None = None
+    exact: list[StoreHit] = field(default_factory=list)
+
+
+def _read(
     ctx: Context,
     links: str,
     params: dict[str, object],
-    exact: _Exact,
     *,
+    walk: tuple[Sequence[str], QueryParams] | None,
+    exact: _Exact | None,
     weights: tuple[Mapping[str, float], Mapping[str, float]],
-    hit_ids: Sequence[str],
-) -> tuple[list[Row], frozenset[str], list[StoreHit]]:
-    """The spread's rows, the chunks the server picked (`_PICK`) and their exact vector hits, in one statement."""
-    lenders, question = weights
-    both = ctx.store.read(
-        f"CALL {{ {links} }} WITH collect(rows) AS parts CALL {{ WITH parts {_PICK} }} {exact.part.cypher} "
-        "RETURN parts, picked, exact",
-        {
-            **params,
-            **exact.part.params,
-            "q": exact.vector,
-            "max_mentions": MAX_MENTIONS,
-            "power": SPECIFICITY_POWER,
-            "lenders": dict(lenders),
-            "question": dict(question),
-            "hit_ids": list(hit_ids),
-            "candidates": CANDIDATES,
-            "tie": 1.0 - _TIE,
-        },
-    )[0]
-    parts = [{"rows": part} for part in both["parts"]]
-    return parts, frozenset(str(c) for c in both["picked"]), exact.part.hits(both["exact"])
-
-
-def _with_seeds(
-    ctx: Context, links: str, params: dict[str, object], seeds: Sequence[str], walk: QueryParams
-) -> tuple[list[Row], list[Row]]:
-    """The spread's rows and the walk's seed rows (every hit entity's and `seeds`'), in one statement."""
-    # The hit entities are the 'hit' links' entities (column 2); each seed's row is read once.
-    seeded = (
-        "WITH [link IN reduce(acc = [], part IN parts | acc + part) WHERE link[0] = 'hit' | link[2]] "
-        "+ $seeds AS ids UNWIND ids AS id WITH DISTINCT id "
-        f"{seed_rows(ctx, True)} {packed(SEED_COLUMNS)}"
+    hits: Sequence[Hit],
+) -> _Reply:
+    """The spread's rows; with `walk` (the seeds beyond the hit entities, the walk's parameters) the walk's seed rows
+    (every hit entity's and those seeds', `expand.seed_rows`), with `exact` the picked chunks' exact hits: one
+    statement in every case, each part a subquery of the links' rows."""
+    if walk is None and exact is None:
+        return _Reply(ctx.store.read(links, params))
+    cypher, values, returned = f"CALL {{ {links} }} WITH collect(rows) AS parts ", dict(params), ["parts"]
+    if walk is not None:
+        seeds, hop = walk
+        # The hit entities are the 'hit' links' entities (column 2); each seed's row is read once.
+        cypher += (
+            "CALL { WITH parts WITH [link IN reduce(acc = [], part IN parts | acc + part) WHERE link[0] = 'hit' "
+            f"| link[2]] + $seeds AS ids UNWIND ids AS id WITH DISTINCT id {seed_rows(ctx, True)} "
+            f"{packed(SEED_COLUMNS)} }} "
+        )
+        values.update(hop_parameters(hop), seeds=list(seeds))
+        returned.append("rows AS seeds")
+    if exact is not None:
+        lenders, question = weights
+        cypher += f"CALL {{ WITH parts {_PICK} }} {exact.part.cypher} "
+        values.update(
+            exact.part.params,
+            q=exact.vector,
+            power=SPECIFICITY_POWER,
+            lenders=dict(lenders),
+            question=dict(question),
+            hit_ids=[h.id for h in hits],
+            candidates=CANDIDATES,
+            tie=1.0 - _TIE,
+        )
+        returned += ["picked", "exact"]
+    row = ctx.store.read(cypher + "RETURN " + ", ".join(returned), values)[0]
+    return _Reply(
+        [{"rows": part} for part in row["parts"]],
+        unpacked([{"rows": row["seeds"]}], SEED_COLUMNS) if walk is not None else None,
+        frozenset(str(c) for c in row["picked"]) if exact is not None else None,
+        exact.part.hits(row["exact"]) if exact is not None else [],
     )
-    both = ctx.store.read(
-        f"CALL {{ {links} }} WITH collect(rows) AS parts CALL {{ WITH parts {seeded} }} RETURN parts, rows AS seeds",
-        {**params, **hop_parameters(walk), "seeds": list(seeds)},
-    )
-    return [{"rows": part} for part in both[0]["parts"]], unpacked([{"rows": both[0]["seeds"]}], SEED_COLUMNS)
 
 
 def _residual(
