@@ -49,11 +49,20 @@ class Subjects:
     title_of: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, mentions: Iterable[Mapping[str, Any]], texts: Mapping[str, str], passing: Passing) -> Subjects:
+    def of(
+        cls,
+        mentions: Iterable[Mapping[str, Any]],
+        texts: Mapping[str, str],
+        passing: Passing,
+        *,
+        kinds: Mapping[str, str] | None = None,
+    ) -> Subjects:
         """From a graph's chunk -> entity rows (`chunk`, `entity`, `count`), its chunks' texts and the names its
-        articles mention in passing (whose mentions there say nothing of where a name belongs)."""
+        articles mention in passing (whose mentions there say nothing of where a name belongs); `kinds` the texts'
+        `title_kinds.document_kinds`, when the caller has parsed them already (the titles read them too)."""
         titled = titled_documents(texts)
-        kinds = document_kinds(titled) if titled else {}
+        if kinds is None:
+            kinds = document_kinds(titled) if titled else {}
         if not kinds or len(kinds) < ENCYCLOPAEDIA * len({title for title, _rest in titled.values()}):
             return cls()
         count: dict[str, Counter[str]] = defaultdict(Counter)
@@ -133,23 +142,11 @@ def group(kinds: Sequence[str], links: Iterable[tuple[int, int]], sizes: Sequenc
     level's groups: those of one kind together, in runs of at most `cap` entities (`sizes`), communities that
     `links` (pairs that share a relationship) connect next to each other so that a run keeps them together; a
     community of no kind alone."""
-    parent = list(range(len(kinds)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for a, b in links:
-        if kinds[a] and kinds[a] == kinds[b]:
-            parent[root(a)] = root(b)
-    components: dict[int, list[int]] = defaultdict(list)
-    for i in range(len(kinds)):
-        components[root(i)].append(i)
+    same = [(a, b) for a, b in links if kinds[a] and kinds[a] == kinds[b]]
+    components = ig.Graph(n=len(kinds), edges=same).connected_components()
     by_kind: dict[str, list[list[int]]] = defaultdict(list)
     out: list[list[int]] = []
-    for members in components.values():
+    for members in components:
         if kinds[members[0]]:
             by_kind[kinds[members[0]]].append(members)
         else:

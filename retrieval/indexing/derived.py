@@ -22,6 +22,7 @@ from retrieval.indexing import (
     relations,
     reports,
     resolution,
+    title_kinds,
     titles,
 )
 from retrieval.indexing.communities import Community
@@ -187,7 +188,9 @@ class DerivedStages(RunState):
                 changed=changed or frozenset(),
             )
             hubs = community_hubs.find(mentions)
-            subjects = community_subjects.Subjects.of(mentions, texts, asides)
+            # Each titled document's kind, parsed once (spaCy) for the grouping and the titles both.
+            kinds = title_kinds.document_kinds(titles.titled_documents(texts))
+            subjects = community_subjects.Subjects.of(mentions, texts, asides, kinds=kinds)
             tree = communities.hierarchy(
                 self.report.project,
                 sorted(wanted),
@@ -215,6 +218,7 @@ class DerivedStages(RunState):
                     texts,
                     self.embed_passages,
                     asides=subjects.not_about(asides, hubs.documents),
+                    kinds=kinds,
                 )
                 if new and self.chat is None
                 else {}

@@ -174,12 +174,14 @@ def community_titles(
     embed: Callable[[Sequence[str]], np.ndarray] | None = None,
     *,
     asides: Mapping[str, frozenset[str]] | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """A title per community id of `tree`, unique within each level; `mentions` are the chunk -> entity rows
     (`chunk`, `entity`) the entities were resolved from, `texts` every chunk's text by id (without them a
     community met in one passage is titled by its topic mentioned once, or by its members), `embed` the graph's
     embedder (unit rows; without it a community whose topics are each named in passing keeps them), `asides` each
-    entity's documents that mention it in passing (community_passing.py: no passage of theirs is about it)."""
+    entity's documents that mention it in passing (community_passing.py: no passage of theirs is about it),
+    `kinds` the texts' `title_kinds.document_kinds` when the caller has parsed them already."""
     chunks_of: dict[str, set[str]] = defaultdict(set)
     for row in mentions:
         chunks_of[str(row["entity"])].add(str(row["chunk"]))
@@ -202,7 +204,7 @@ def community_titles(
     main_person = _main_people(people - everywhere, chunks_of) if len(documents) >= MIN_DOCUMENTS else {}
     titled = titled_documents(texts or {}) if len(documents) >= MIN_DOCUMENTS else {}
     named_documents = {document: title for document, (title, _rest) in titled.items()}
-    kinds = document_kinds(titled)
+    kinds = (kinds if kinds is not None else document_kinds(titled)) if titled else {}
     by_level: dict[int, list[Community]] = defaultdict(list)
     for community in tree:
         by_level[community.level].append(community)

@@ -87,7 +87,8 @@ def _chunks_and_seeds(
 ) -> tuple[list[Hit], list[Hit]]:
     """The chunk hits and the question's seed entities: one statement where the store folds both hybrid searches
     (`search_chunks_and_entities`: Neo4j), else two independent searches (on two threads where reads run in
-    parallel). The one statement's lap is "chunks"; "entities" is then the Python ranking the entity hits."""
+    parallel). The one statement's lap is "chunks" (both searches, ranked); "entities" is then 0, its key kept for
+    the service's `meta.timings`."""
     folded = search_chunks_and_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
     if folded is not None:
         clock.lap("chunks")
