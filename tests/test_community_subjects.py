@@ -90,3 +90,36 @@ def test_the_level_above_groups_one_kind_in_runs_under_the_cap_keeping_linked_co
     # 0-3 share a name: they stay in one run; 1 and 5 fill the next; the kindless and the lone river stand alone
     assert group(kinds, [(0, 3)], sizes, 80) == [[0, 3], [1, 5], [2], [4]]
     assert group(kinds, [], sizes, 200) == [[0, 1, 3, 5], [2], [4]]
+
+
+def _levels(store: GraphStore) -> list[tuple[int, frozenset[str]]]:
+    return sorted((level, frozenset(m)) for level, m in _members(store))
+
+
+def test_an_article_added_later_is_grouped_as_in_a_whole_build_and_its_removal_restores_the_graph(
+    graph: tuple[Settings, GraphStore],  # noqa: F811
+    tmp_path: Path,
+    embedder,  # noqa: F811
+) -> None:
+    """An incremental run keeps the communities none of whose entities changed, so the encyclopaedia rules must
+    hold across runs too: the comedy added to a graph of the other three articles gets the level-0 community
+    and kind group it gets in a build of all four, titles stay unique per level, and removing it again leaves
+    the communities of the first build."""
+    settings, store = graph
+    others = {name: text for name, text in ARTICLES.items() if name != "weekend.txt"}
+    corpus = write_corpus(tmp_path / "corpus", others)
+    run_index(settings, store, embedder, [corpus], project="p")
+    before = _levels(store)
+    (corpus / "weekend.txt").write_text(ARTICLES["weekend.txt"], encoding="utf-8")
+    run_index(settings, store, embedder, [corpus], project="p")
+    found = _members(store)
+    crime = {"American", "Casino Nights", "Las Vegas", "Martin Brody", "Sharon Stone"}
+    assert [m for level, m in found if level == 0 and "Las Vegas" in m] == [crime], found
+    films = [m for level, m in found if level > 0 and {"Martin Brody", "Jon Turteltaub", "Anne Leclerc"} <= m]
+    assert films and not any("Cojedes River" in m for m in films), found
+    rows = store.query("MATCH (k:__Community__ {projectId: 'p'}) RETURN k.level AS level, k.title AS title")
+    titled = [(int(r["level"]), str(r["title"])) for r in rows]
+    assert len(set(titled)) == len(titled), titled
+    (corpus / "weekend.txt").unlink()
+    run_index(settings, store, embedder, [corpus], project="p")
+    assert _levels(store) == before
