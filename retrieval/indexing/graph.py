@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from retrieval.config import Settings
+from retrieval.store import bm25
 from retrieval.store.base import GraphStore
 from retrieval.store.labels import Labels
 from retrieval.store.records import Row, ident
@@ -114,13 +115,20 @@ class IndexGraph:
         )
 
     def write_chunks(self, rows: Sequence[Row]) -> None:
+        """Each chunk with its text, place and vector; where the store reads them, its BM25 profile too
+        (`bm25.stored`, written with the text so that a rewritten chunk's profile is never stale)."""
         lab = self.lab
+        profile = ""
+        if self.store.stores_term_counts:
+            terms, length = ident(bm25.TERMS), ident(bm25.LENGTH)
+            profile = f", c.{terms} = row.{terms}, c.{length} = row.{length}"
+            rows = [{**row, **bm25.stored(str(row["text"]))} for row in rows]
         self._batch(
             f"UNWIND $rows AS row MERGE (c:{lab.chunk} {{id: row.id}}) "
             f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
             "c.document_id = row.document_id, c.document_name = row.document_name, c.projectId = row.project, "
             "c.path = row.path, c.line_start = row.line_start, c.line_end = row.line_end, c.symbol = row.symbol, "
-            f"c.relations = row.relations{self._set_vector('c')}"
+            f"c.relations = row.relations{profile}{self._set_vector('c')}"
             f"WITH c, row MATCH (d:{lab.document} {{id: row.document_id}}) MERGE (d)-[:HAS_CHUNK]->(c)",
             rows,
             batch_size=100,
