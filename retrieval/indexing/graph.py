@@ -42,6 +42,20 @@ class IndexGraph:
         if rows and not self.vectors.in_graph:
             self.vectors.upsert(label, [{**row, "projectId": self.project} for row in rows])
 
+    def _profiles(self, var: str, rows: Sequence[Row], columns: dict[str, str]) -> tuple[str, Sequence[Row]]:
+        """Where the store reads them (`GraphStore.stores_term_counts`), `, var._bm25_terms = ...` for a write of
+        `var` and its rows with each node's BM25 profile (`bm25.stored`, of the label's `bm25.profiled_fields`;
+        `columns` names the row key of each property); else nothing and the rows as they are. Written in the
+        statement that writes the text, so that a rewritten node's profile is never stale."""
+        if not self.store.stores_term_counts:
+            return "", rows
+        label = self.settings.chunk_label if var == "c" else self.settings.entity_label
+        fields = bm25.profiled_fields(self.settings)[label]
+        names = [ident(name) for name in (bm25.TERMS, bm25.LENGTH, bm25.SIZE)]
+        sets = "".join(f", {var}.{name} = row.{name}" for name in names)
+        read = [{field: row.get(columns.get(field, field)) for field in fields} for row in rows]
+        return sets, [{**row, **bm25.stored(props, fields)} for row, props in zip(rows, read, strict=True)]
+
     def _q(self, cypher: str, **params: Any) -> list[Row]:
         return self.store.query(cypher, {"project": self.project, **params})
 
@@ -118,11 +132,7 @@ class IndexGraph:
         """Each chunk with its text, place and vector; where the store reads them, its BM25 profile too
         (`bm25.stored`, written with the text so that a rewritten chunk's profile is never stale)."""
         lab = self.lab
-        profile = ""
-        if self.store.stores_term_counts:
-            terms, length = ident(bm25.TERMS), ident(bm25.LENGTH)
-            profile = f", c.{terms} = row.{terms}, c.{length} = row.{length}"
-            rows = [{**row, **bm25.stored(str(row["text"]))} for row in rows]
+        profile, written = self._profiles("c", rows, {self.settings.text_property: "text"})
         self._batch(
             f"UNWIND $rows AS row MERGE (c:{lab.chunk} {{id: row.id}}) "
             f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
@@ -130,7 +140,7 @@ class IndexGraph:
             "c.path = row.path, c.line_start = row.line_start, c.line_end = row.line_end, c.symbol = row.symbol, "
             f"c.relations = row.relations{profile}{self._set_vector('c')}"
             f"WITH c, row MATCH (d:{lab.document} {{id: row.document_id}}) MERGE (d)-[:HAS_CHUNK]->(c)",
-            rows,
+            written,
             batch_size=100,
         )
         self._upsert_vectors(self.settings.chunk_label, rows)
@@ -256,13 +266,14 @@ class IndexGraph:
         if not vectors:
             self.vectors.delete(self.settings.entity_label, [row["id"] for row in rows])  # before: see above
         vector = self._set_vector("e") if vectors else self._drop_vector("e")
+        profile, written = self._profiles("e", rows, {})
         self._batch(
             f"UNWIND $rows AS row MERGE (e:{lab.entity} {{id: row.id}}) "
             "SET e.projectId = row.project, e.title = row.title, e.type = row.type, e.description = row.description, "
             "e.source_chunks = row.source_chunks, e.mentions = row.mentions, e.aliases = row.aliases, "
-            f"e.merge_reasons = row.merge_reasons{more}{vector}"
+            f"e.merge_reasons = row.merge_reasons{more}{profile}{vector}"
             f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
-            rows,
+            written,
             batch_size=200,
         )
         if vectors:

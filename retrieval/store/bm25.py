@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from retrieval.store.records import Filters, StoreHit, TermCounts, filter_clause, ident
 
 if TYPE_CHECKING:
+    from retrieval.config import Settings
     from retrieval.store.base import GraphStore
 
 K1 = 1.2
@@ -37,6 +38,10 @@ MIN_STEM = 4
 #: them out of the node views (`retrieval/search/explore.py` hides such properties).
 TERMS = "_bm25_terms"
 LENGTH = "_bm25_length"
+#: ...and the size (characters) of the text it was built from: a reader takes the profile only while the text has
+#: that size, so a text rewritten by a writer that knows nothing of profiles (an importer's `SET n += ...`) is
+#: tokenised, not scored by a stale profile.
+SIZE = "_bm25_size"
 #: Documents whose token counts stay cached (chunks re-scored by later queries skip tokenising): 1,890 MuSiQue
 #: passages' profiles take ~16 MiB (tracemalloc, texts not counted).
 PROFILE_CACHE = 2048
@@ -90,12 +95,28 @@ def _profile(document: str) -> _Profile:
     return _Profile(frequency, len(words))
 
 
-def stored(document: str) -> dict[str, object]:
-    """The properties (`TERMS`, `LENGTH`) the indexer writes beside a chunk's text: its profile, so that a search
-    reads each candidate's frequencies of the query's words (`counted`) instead of tokenising the text. Built
-    outside the profile cache: indexing reads each text once."""
+def profiled_fields(settings: Settings) -> dict[str, list[str]]:
+    """The labels the indexer stores profiles for, each with the indexed properties the profile is built from (as
+    `Neo4jStore` lists an index's: sorted): the chunks' text, the entities' name and description."""
+    return {
+        settings.chunk_label: [settings.text_property],
+        settings.entity_label: sorted([settings.entity_name_property, "description"]),
+    }
+
+
+def stored(props: Mapping[str, Any], fields: Sequence[str]) -> dict[str, object]:
+    """The properties (`TERMS`, `LENGTH`, `SIZE`) the indexer writes beside a node's indexed text: its profile, so
+    that a search reads each candidate's frequencies of the query's words (`counted`) instead of tokenising the
+    text. Built outside the profile cache: indexing reads each text once."""
+    document = _text(props, fields)
     profile = _profile.__wrapped__(document)
-    return {TERMS: " " + "".join(f"{word}:{n} " for word, n in profile.frequency.items()), LENGTH: profile.length}
+    terms = " " + "".join(f"{word}:{n} " for word, n in profile.frequency.items())
+    return {TERMS: terms, LENGTH: profile.length, SIZE: len(document)}
+
+
+def _text(props: Mapping[str, Any], fields: Sequence[str]) -> str:
+    """What BM25 reads of a node: its indexed properties, joined by a space."""
+    return " ".join(str(props.get(f) or "") for f in fields)
 
 
 def counted(words: Sequence[str], frequencies: Sequence[Any], length: Any) -> TermCounts:
@@ -219,7 +240,7 @@ def ranked(
         if counts is not None and wanted <= counts.words:
             profile = _Profile(counts.frequency, counts.length)
         else:
-            counts, profile = None, _profile(" ".join(str(props.get(f) or "") for f in fields))
+            counts, profile = None, _profile(_text(props, fields))
         value = _scored(profile, weights, corpus.mean_length)
         if value > 0:
             scored.append(StoreHit(str(r["id"]), value, props, counts))

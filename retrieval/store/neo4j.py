@@ -411,13 +411,13 @@ class Neo4jStore(GraphStore):
         fields = self._fulltext_fields(index) if index else []
         returned = list(dict.fromkeys([*fields, *props]))
         counted = list(words) if index and self._counted(label, fields) else []
-        cypher, params = neo4j_hybrid.exact_part(label, prop, ids, filters, returned, counted=counted)
+        cypher, params = neo4j_hybrid.exact_part(label, prop, ids, filters, returned, counted=counted, fields=fields)
         return ExactPart(cypher, params, lambda exact: neo4j_hybrid.exact_hits(exact, returned, counted))
 
     def _counted(self, label: str, fields: Sequence[str]) -> bool:
-        """Whether BM25 over `fields` of `label` may read the stored profiles: the indexer builds them for chunks,
-        from their text alone (`bm25.stored`), so only a chunk index over the text property matches them."""
-        return label == self.settings.chunk_label and list(fields) == [self.settings.text_property]
+        """Whether BM25 over `fields` of `label` may read the stored profiles: the indexer builds them from the
+        fields `bm25.profiled_fields` names for the label, so only an index over those matches them."""
+        return bm25.profiled_fields(self.settings).get(label) == list(fields)
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
         """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per

@@ -114,7 +114,7 @@ def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
         where_clause = f"WHERE {where} " if where else ""
         values = "".join(f", node.{ident(f)}" for f in plan.returned)
         if plan.counted:
-            values += ", " + neo4j_terms.column("node", f"{p}keys")
+            values += ", " + neo4j_terms.column("node", f"{p}keys", plan.fields)
         cosine = f"vector.similarity.cosine(node.{ident(plan.prop)}, $q)"
         parts.append(
             f"CALL {{ CALL db.index.vector.queryNodes({p}vector_index, {p}vector_fetch, $q) YIELD node, score "
@@ -196,11 +196,19 @@ def arms(
 
 
 def exact_part(
-    label: str, prop: str, ids: str, filters: Filters | None, returned: Sequence[str], *, counted: Sequence[str]
+    label: str,
+    prop: str,
+    ids: str,
+    filters: Filters | None,
+    returned: Sequence[str],
+    *,
+    counted: Sequence[str],
+    fields: Sequence[str],
 ) -> tuple[str, Row]:
     """A subquery for a statement holding the list `ids` (a variable) of `label` node ids and the query vector `$q`:
     `exact`, each node with a vector that `filters` keeps as `[id, score, *returned]`, best first, and with
-    `counted` (words) its stored profile's counts of them (`neo4j_terms.column`), for `fulltext_rescore`.
+    `counted` (words) its stored profile's counts of them (`neo4j_terms.column`, the profile of `fields`), for
+    `fulltext_rescore`.
 
     What `Neo4jStore.exact_vector_search` returns for these ids (`exact_hits` decodes it), read by the statement
     that chose them (the bridge's spread), so their scores cost no round trip of their own."""
@@ -208,7 +216,7 @@ def exact_part(
     kept = f"{where} AND " if where else ""
     values = "".join(f", node.{ident(f)}" for f in returned)
     if counted:
-        values += ", " + neo4j_terms.column("node", "$x_keys")
+        values += ", " + neo4j_terms.column("node", "$x_keys", fields)
         params["x_keys"] = neo4j_terms.keys(counted)
     cypher = (
         f"CALL {{ WITH {ids} UNWIND {ids} AS id MATCH (node:{ident(label)} {{id: id}}) "

@@ -4,7 +4,8 @@ Why: scoring a search's hundred-odd candidates with BM25 built each text's token
 default search's client CPU, issue #26). The indexer now stores that profile beside each chunk's text, and the
 statements that read candidates also read, per candidate, its frequencies of the search's words and its length:
 a few integers, which `bm25.ranked` scores exactly as the text's own profile (the same numbers in, the same float
-out). A node written before the profile was stored reads as null, and BM25 tokenises its text as before.
+out). A node written before the profile was stored, or whose text changed since, reads as null, and BM25
+tokenises its text as before.
 """
 
 from __future__ import annotations
@@ -19,15 +20,17 @@ from retrieval.store.records import TermCounts, ident
 _COUNT_WIDTH = 12
 
 
-def column(node: str, keys: str) -> str:
-    """A Cypher expression: null when `node` has no stored profile, else `[length, [frequency per key]]` for the
-    list parameter `keys` (`keys` of the words, in their order). One element bound by a comprehension, so that the
-    profile string is read from the store once per node, not once per word."""
-    terms, length = ident(bm25.TERMS), ident(bm25.LENGTH)
+def column(node: str, keys: str, fields: Sequence[str]) -> str:
+    """A Cypher expression: null when `node` has no stored profile, or one built from a text of another size than
+    its `fields` now hold (`bm25.SIZE`), else `[length, [frequency per key]]` for the list parameter `keys` (`keys`
+    of the words, in their order). One element bound by a comprehension, so that the profile string is read from
+    the store once per node, not once per word."""
+    terms, length, size = ident(bm25.TERMS), ident(bm25.LENGTH), ident(bm25.SIZE)
+    text = " + ".join(f"size(coalesce(toString({node}.{ident(f)}), ''))" for f in fields)
     found = f"toInteger(split(left(split(t, k)[1], {_COUNT_WIDTH}), ' ')[0])"
     return (
-        f"[t IN [{node}.{terms}] | CASE WHEN t IS NULL THEN null ELSE "
-        f"[{node}.{length}, [k IN {keys} | CASE WHEN t CONTAINS k THEN {found} ELSE 0 END]] END][0]"
+        f"[t IN [{node}.{terms}] | CASE WHEN t IS NULL OR {node}.{size} <> {text} + {len(fields) - 1} THEN null "
+        f"ELSE [{node}.{length}, [k IN {keys} | CASE WHEN t CONTAINS k THEN {found} ELSE 0 END]] END][0]"
     )
 
 
