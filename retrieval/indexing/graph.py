@@ -42,14 +42,16 @@ class IndexGraph:
         if rows and not self.vectors.in_graph:
             self.vectors.upsert(label, [{**row, "projectId": self.project} for row in rows])
 
-    def _profiles(self, var: str, rows: Sequence[Row], columns: dict[str, str]) -> tuple[str, Sequence[Row]]:
+    def _profiles(
+        self, var: str, label: str, rows: Sequence[Row], columns: dict[str, str]
+    ) -> tuple[str, Sequence[Row]]:
         """Where the store reads them (`GraphStore.stores_term_counts`), `, var._bm25_terms = ...` for a write of
-        `var` and its rows with each node's BM25 profile (`bm25.stored`, of the label's `bm25.profiled_fields`;
-        `columns` names the row key of each property); else nothing and the rows as they are. Written in the
-        statement that writes the text, so that a rewritten node's profile is never stale."""
+        `label` nodes as `var` and its rows with each node's BM25 profile (`bm25.stored`, of the label's
+        `bm25.profiled_fields`; `columns` names the row key of a property the row holds under another name); else
+        nothing and the rows as they are. Written in the statement that writes the text, so that a rewritten node's
+        profile is never stale."""
         if not self.store.stores_term_counts:
             return "", rows
-        label = self.settings.chunk_label if var == "c" else self.settings.entity_label
         fields = bm25.profiled_fields(self.settings)[label]
         names = [ident(name) for name in (bm25.TERMS, bm25.LENGTH, bm25.SIZE)]
         sets = "".join(f", {var}.{name} = row.{name}" for name in names)
@@ -132,7 +134,7 @@ class IndexGraph:
         """Each chunk with its text, place and vector; where the store reads them, its BM25 profile too
         (`bm25.stored`, written with the text so that a rewritten chunk's profile is never stale)."""
         lab = self.lab
-        profile, written = self._profiles("c", rows, {self.settings.text_property: "text"})
+        profile, written = self._profiles("c", self.settings.chunk_label, rows, {self.settings.text_property: "text"})
         self._batch(
             f"UNWIND $rows AS row MERGE (c:{lab.chunk} {{id: row.id}}) "
             f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
@@ -266,7 +268,7 @@ class IndexGraph:
         if not vectors:
             self.vectors.delete(self.settings.entity_label, [row["id"] for row in rows])  # before: see above
         vector = self._set_vector("e") if vectors else self._drop_vector("e")
-        profile, written = self._profiles("e", rows, {})
+        profile, written = self._profiles("e", self.settings.entity_label, rows, {})
         self._batch(
             f"UNWIND $rows AS row MERGE (e:{lab.entity} {{id: row.id}}) "
             "SET e.projectId = row.project, e.title = row.title, e.type = row.type, e.description = row.description, "

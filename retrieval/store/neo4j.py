@@ -61,8 +61,8 @@ BM25_POOL = 200
 #: ranks low. Pools of 240, 60, 40, 30, 20 and 15 gave the same R@2/5/10 and all-gold@10 on MuSiQue (tuning),
 #: and 60, 30 and 20 on HotpotQA (held out): see docs/benchmarks.md, "The hybrid search's own time".
 HYBRID_POOL = 0.5
-#: Appended to a `{.*, ...}` projection: a chunk's stored BM25 profile (`bm25.TERMS`, ~3 kB) is for the server's
-#: lookups (`neo4j_terms`), not for the reply.
+#: Appended to a `{.*, ...}` projection: a node's stored BM25 profile (`bm25.TERMS`, a chunk's ~2-3 kB) is for the
+#: server's lookups (`neo4j_terms`), not for the reply.
 _NO_TERMS = f", {ident(bm25.TERMS)}: null"
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
 READ_ONLY_CACHE = 1024

@@ -46,7 +46,8 @@ class HybridPlan:
     whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
     filters: Filters | None = None  # what a candidate must match
     #: BM25's words, when each candidate's counts of them are read from its stored profile (`neo4j_terms`): the
-    #: label's profiles were built from the indexed text alone. Empty: BM25 tokenises the texts.
+    #: label's profiles were built from this index's fields (`bm25.profiled_fields`). Empty: BM25 tokenises the
+    #: texts.
     counted: Sequence[str] = ()
 
 
