@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from retrieval.config import Settings
+from retrieval.store import bm25
 from retrieval.store.base import GraphStore
 from retrieval.store.labels import Labels
 from retrieval.store.records import Row, ident
@@ -40,6 +41,22 @@ class IndexGraph:
         """After the node write: a run killed in between leaves the node without a vector, which it redoes."""
         if rows and not self.vectors.in_graph:
             self.vectors.upsert(label, [{**row, "projectId": self.project} for row in rows])
+
+    def _profiles(
+        self, var: str, label: str, rows: Sequence[Row], columns: dict[str, str]
+    ) -> tuple[str, Sequence[Row]]:
+        """Where the store reads them (`GraphStore.stores_term_counts`), `, var._bm25_terms = ...` for a write of
+        `label` nodes as `var` and its rows with each node's BM25 profile (`bm25.stored`, of the label's
+        `bm25.profiled_fields`; `columns` names the row key of a property the row holds under another name); else
+        nothing and the rows as they are. Written in the statement that writes the text, so that a rewritten node's
+        profile is never stale."""
+        if not self.store.stores_term_counts:
+            return "", rows
+        fields = bm25.profiled_fields(self.settings)[label]
+        names = [ident(name) for name in (bm25.TERMS, bm25.LENGTH, bm25.SIZE)]
+        sets = "".join(f", {var}.{name} = row.{name}" for name in names)
+        read = [{field: row.get(columns.get(field, field)) for field in fields} for row in rows]
+        return sets, [{**row, **bm25.stored(props, fields)} for row, props in zip(rows, read, strict=True)]
 
     def _q(self, cypher: str, **params: Any) -> list[Row]:
         return self.store.query(cypher, {"project": self.project, **params})
@@ -114,15 +131,18 @@ class IndexGraph:
         )
 
     def write_chunks(self, rows: Sequence[Row]) -> None:
+        """Each chunk with its text, place and vector; where the store reads them, its BM25 profile too
+        (`bm25.stored`, written with the text so that a rewritten chunk's profile is never stale)."""
         lab = self.lab
+        profile, written = self._profiles("c", self.settings.chunk_label, rows, {self.settings.text_property: "text"})
         self._batch(
             f"UNWIND $rows AS row MERGE (c:{lab.chunk} {{id: row.id}}) "
             f"SET c.{lab.text} = row.text, c.n = row.n, c.start = row.start, c.end = row.end, "
             "c.document_id = row.document_id, c.document_name = row.document_name, c.projectId = row.project, "
             "c.path = row.path, c.line_start = row.line_start, c.line_end = row.line_end, c.symbol = row.symbol, "
-            f"c.relations = row.relations{self._set_vector('c')}"
+            f"c.relations = row.relations{profile}{self._set_vector('c')}"
             f"WITH c, row MATCH (d:{lab.document} {{id: row.document_id}}) MERGE (d)-[:HAS_CHUNK]->(c)",
-            rows,
+            written,
             batch_size=100,
         )
         self._upsert_vectors(self.settings.chunk_label, rows)
@@ -248,13 +268,14 @@ class IndexGraph:
         if not vectors:
             self.vectors.delete(self.settings.entity_label, [row["id"] for row in rows])  # before: see above
         vector = self._set_vector("e") if vectors else self._drop_vector("e")
+        profile, written = self._profiles("e", self.settings.entity_label, rows, {})
         self._batch(
             f"UNWIND $rows AS row MERGE (e:{lab.entity} {{id: row.id}}) "
             "SET e.projectId = row.project, e.title = row.title, e.type = row.type, e.description = row.description, "
             "e.source_chunks = row.source_chunks, e.mentions = row.mentions, e.aliases = row.aliases, "
-            f"e.merge_reasons = row.merge_reasons{more}{vector}"
+            f"e.merge_reasons = row.merge_reasons{more}{profile}{vector}"
             f"WITH e, row MATCH (p:{lab.project} {{id: row.project}}) MERGE (e)-[:IN_PROJECT]->(p)",
-            rows,
+            written,
             batch_size=200,
         )
         if vectors:

@@ -27,11 +27,12 @@ from retrieval.models import Hit, QueryParams
 from retrieval.search.expand import SEED_COLUMNS, hop_parameters, seed_rows
 from retrieval.search.fusion import keyword_norm
 from retrieval.search.hybrid import search_chunks, shown
-from retrieval.search.keywords import content_terms
+from retrieval.search.keywords import content_terms, keyword_query
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
 from retrieval.store.base import ExactPart
 from retrieval.store.records import Row, StoreHit, ident, packed, unpacked
+from retrieval.store.text_query import terms
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
 SOURCE_HITS = 2
@@ -108,11 +109,11 @@ def spread(
     entity_hits: Sequence[Hit],
     walk: QueryParams | None = None,
     *,
-    scoring: tuple[QueryParams, list[float] | None] | None = None,
+    scoring: tuple[QueryParams, list[float] | None, str] | None = None,
 ) -> Spread:
     """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities;
     with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`);
-    given `scoring` (the search's parameters and query vector), the exact vector hits of the reached chunks
+    given `scoring` (the search's parameters, query vector and question), the exact vector hits of the reached chunks
     `rerank` will score, where the store computes them in a read (`Spread.exact`): with the walk or without, so
     that the search showing the walk (local mode, the service's) has no round trip of its own for those scores.
 
@@ -140,16 +141,22 @@ class _Exact:
     vector: list[float]
 
 
-def _exact_part(ctx: Context, scoring: tuple[QueryParams, list[float] | None]) -> _Exact | None:
+def _exact_part(ctx: Context, scoring: tuple[QueryParams, list[float] | None, str]) -> _Exact | None:
     """Where the search has a vector arm and a query vector and the vectors are in the graph (a vector store
-    elsewhere scores them in `rerank`), and the store computes cosines in a read."""
-    params, vector = scoring
+    elsewhere scores them in `rerank`), and the store computes cosines in a read. The hits carry their term counts
+    of the question's keywords where the store keeps them: `rerank`'s BM25 and `_residual` then read no texts."""
+    params, vector, query = scoring
     if vector is None or params.search_type == "fulltext" or not ctx.vectors.in_graph:
         return None
     s = ctx.settings
     where = {**ctx.project_filter, **params.filters}
     part = ctx.store.exact_part(
-        s.chunk_label, "picked", index=s.chunk_fulltext_index, filters=where, props=shown(ctx, "chunk")
+        s.chunk_label,
+        "picked",
+        index=s.chunk_fulltext_index,
+        filters=where,
+        props=shown(ctx, "chunk"),
+        words=terms(keyword_query(query)),
     )
     return _Exact(part, [float(x) for x in vector]) if part else None
 
@@ -319,19 +326,21 @@ def _residual(
     """Keyword score of each reached chunk on the question words its source hit lacks (best over sources).
 
     Scored from the reached chunks' texts already read (`fulltext_rescore`, BM25 against the index's corpus),
-    not by one fulltext search per source: the same scores, without a round trip per source hit."""
+    not by one fulltext search per source: the same scores, without a round trip per source hit; from their term
+    counts where the spread's statement read them (`Spread.exact`), without tokenising the texts."""
     s = ctx.settings
     if s.chunk_fulltext_index is None:
         return {}
     wanted = content_terms(query)
     where = {**ctx.project_filter, **params.filters}
     best: dict[str, float] = {}
+    counts = {hit.id: hit.terms for hit in spread.exact}
     for source, reached in spread.reached_from.items():
         ids = [c for c in reached if c in by_id]
         missing = _uncovered(wanted, by_id[source].text if source in by_id else "")
         if not ids or not missing:
             continue
-        texts = [StoreHit(c, 0.0, {s.text_property: by_id[c].text}) for c in ids]
+        texts = [StoreHit(c, 0.0, {s.text_property: by_id[c].text}, counts.get(c)) for c in ids]
         found = ctx.store.fulltext_rescore(
             s.chunk_label, " ".join(missing), texts, index=s.chunk_fulltext_index, filters=where
         )

@@ -60,7 +60,7 @@ def retrieve(
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
     hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
-    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, scoring=(params, query_vector))
+    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, scoring=(params, query_vector, query))
 
     def bridged() -> bridge.Bridged:
         return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)

@@ -73,6 +73,9 @@ class GraphStore(ABC):
     #: is the server's (its vector index calls), and each connection has a server thread; the embedded store's
     #: searches spend theirs in client-side Python, under one GIL.
     parallel_reads: ClassVar[bool] = False
+    #: Whether the indexer stores each chunk's BM25 profile beside its text (`bm25.stored`) for this store's searches
+    #: to read instead of tokenising texts (Neo4j: `neo4j_terms`). Elsewhere it would be memory no read uses.
+    stores_term_counts: ClassVar[bool] = False
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -256,7 +259,7 @@ class GraphStore(ABC):
         if not words or not unique:
             return []
         fields, corpus = self._bm25_basis(label, index, words)
-        rows = [{"id": h.id, "props": h.props} for h in unique]
+        rows = [{"id": h.id, "props": h.props, "terms": h.terms} for h in unique]
         return bm25.ranked(rows, fields, words, corpus, len(rows))
 
     def holds(
@@ -315,13 +318,21 @@ class GraphStore(ABC):
         return None
 
     def exact_part(
-        self, label: str, ids: str, *, index: str | None, filters: Filters | None, props: Sequence[str]
+        self,
+        label: str,
+        ids: str,
+        *,
+        index: str | None,
+        filters: Filters | None,
+        props: Sequence[str],
+        words: Sequence[str] = (),
     ) -> ExactPart | None:
         """A subquery another read may end with: for the list variable `ids` of `label` node ids and the query
         vector `$q`, the column `exact` holding what `exact_vector_search(label, $q, len(ids), filters=...)` finds,
-        each hit with the indexed properties of `index` and `props` only; with its parameters and the decoder of
-        `exact` into hits. Why: a statement that chooses nodes (the bridge's spread) then scores them too, without
-        a round trip. None (this default) where a read cannot compute cosines: the caller reads them itself."""
+        each hit with the indexed properties of `index` and `props` only (and, where the store keeps them, its term
+        counts of `words`: `StoreHit.terms`); with its parameters and the decoder of `exact` into hits. Why: a
+        statement that chooses nodes (the bridge's spread) then scores them too, without a round trip. None (this
+        default) where a read cannot compute cosines: the caller reads them itself."""
         return None
 
     def properties(self, label: str, ids: Sequence[str]) -> dict[str, Row]:
@@ -330,7 +341,8 @@ class GraphStore(ABC):
             return {}
         prop = ident(self.settings.embedding_property)
         rows = self.read(
-            f"MATCH (n:{ident(label)}) WHERE n.id IN $ids RETURN n.id AS id, n {{.*, {prop}: null}} AS props",
+            f"MATCH (n:{ident(label)}) WHERE n.id IN $ids "
+            f"RETURN n.id AS id, n {{.*, {prop}: null, {ident(bm25.TERMS)}: null}} AS props",
             {"ids": list(ids)},
         )
         return {str(r["id"]): {k: v for k, v in r["props"].items() if v is not None} for r in rows}

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from retrieval.store.records import Filters, StoreHit, filter_clause, ident
+from retrieval.store.records import Filters, StoreHit, TermCounts, filter_clause, ident
 
 if TYPE_CHECKING:
+    from retrieval.config import Settings
     from retrieval.store.base import GraphStore
 
 K1 = 1.2
@@ -30,6 +31,17 @@ B = 0.75
 STEM_SLACK = 3
 #: ...and only terms this long get stemmed variants ("cat" must not match "cattle").
 MIN_STEM = 4
+#: Where the indexer stores a chunk's profile (`stored`): its stemmed frequencies as one string, ` word:count` per
+#: key with a space after the last, and its length. Why one string and not two parallel lists: the server looks
+#: a word up with `CONTAINS ' word:'` and one `split` (native string work), where a list needs the word's position,
+#: which Cypher finds only by a list comprehension over the profile's hundreds of keys. The leading underscore keeps
+#: them out of the node views (`retrieval/search/explore.py` hides such properties).
+TERMS = "_bm25_terms"
+LENGTH = "_bm25_length"
+#: ...and the size (characters) of the text it was built from: a reader takes the profile only while the text has
+#: that size, so a text rewritten by a writer that knows nothing of profiles (an importer's `SET n += ...`) is
+#: tokenised, not scored by a stale profile.
+SIZE = "_bm25_size"
 #: Documents whose token counts stay cached (chunks re-scored by later queries skip tokenising): 1,890 MuSiQue
 #: passages' profiles take ~16 MiB (tracemalloc, texts not counted).
 PROFILE_CACHE = 2048
@@ -81,6 +93,37 @@ def _profile(document: str) -> _Profile:
             stem = word[:end]
             frequency[stem] = get(stem, 0) + n
     return _Profile(frequency, len(words))
+
+
+def profiled_fields(settings: Settings) -> dict[str, list[str]]:
+    """The labels the indexer stores profiles for, each with the indexed properties the profile is built from (as
+    `Neo4jStore` lists an index's: sorted): the chunks' text, the entities' name and description."""
+    return {
+        settings.chunk_label: [settings.text_property],
+        settings.entity_label: sorted([settings.entity_name_property, "description"]),
+    }
+
+
+def stored(props: Mapping[str, Any], fields: Sequence[str]) -> dict[str, object]:
+    """The properties (`TERMS`, `LENGTH`, `SIZE`) the indexer writes beside a node's indexed text: its profile, so
+    that a search reads each candidate's frequencies of the query's words (`counted`) instead of tokenising the
+    text. Built outside the profile cache: indexing reads each text once."""
+    document = _text(props, fields)
+    profile = _profile.__wrapped__(document)
+    terms = " " + "".join(f"{word}:{n} " for word, n in profile.frequency.items())
+    return {TERMS: terms, LENGTH: profile.length, SIZE: len(document)}
+
+
+def _text(props: Mapping[str, Any], fields: Sequence[str]) -> str:
+    """What BM25 reads of a node: its indexed properties, joined by a space."""
+    return " ".join(str(props.get(f) or "") for f in fields)
+
+
+def counted(words: Sequence[str], frequencies: Sequence[Any], length: Any) -> TermCounts:
+    """A candidate's `TermCounts` from what the server read of its stored profile: `frequencies` in the order of
+    `words` (0 where absent), `length` its token count."""
+    found = {word: int(n) for word, n in zip(words, frequencies, strict=True) if n}
+    return TermCounts(frozenset(words), found, int(length))
 
 
 def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
@@ -186,12 +229,19 @@ def match_counter(
 def ranked(
     rows: Iterable[Mapping[str, Any]], fields: Sequence[str], words: Sequence[str], corpus: Corpus, k: int
 ) -> list[StoreHit]:
-    """Candidate rows (`id`, `props`) as hits scored by BM25 over `fields`, best `k` that match at all."""
+    """Candidate rows (`id`, `props`, and `terms` where the store read the stored profile) as hits scored by BM25
+    over `fields`, best `k` that match at all. A row's `terms` that cover `words` stand for its text's profile:
+    the same frequencies and length, so the same score, without tokenising."""
     weights = _weights(words, corpus)
+    wanted = set(words)
     scored = []
     for r in rows:
-        props = r["props"]
-        value = _scored(_profile(" ".join(str(props.get(f) or "") for f in fields)), weights, corpus.mean_length)
+        props, counts = r["props"], r.get("terms")
+        if counts is not None and wanted <= counts.words:
+            profile = _Profile(counts.frequency, counts.length)
+        else:
+            counts, profile = None, _profile(_text(props, fields))
+        value = _scored(profile, weights, corpus.mean_length)
         if value > 0:
-            scored.append(StoreHit(str(r["id"]), value, props))
+            scored.append(StoreHit(str(r["id"]), value, props, counts))
     return sorted(scored, key=lambda hit: -hit.score)[:k]

@@ -61,6 +61,9 @@ BM25_POOL = 200
 #: ranks low. Pools of 240, 60, 40, 30, 20 and 15 gave the same R@2/5/10 and all-gold@10 on MuSiQue (tuning),
 #: and 60, 30 and 20 on HotpotQA (held out): see docs/benchmarks.md, "The hybrid search's own time".
 HYBRID_POOL = 0.5
+#: Appended to a `{.*, ...}` projection: a node's stored BM25 profile (`bm25.TERMS`, a chunk's ~2-3 kB) is for the
+#: server's lookups (`neo4j_terms`), not for the reply.
+_NO_TERMS = f", {ident(bm25.TERMS)}: null"
 #: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
 READ_ONLY_CACHE = 1024
 #: Neo4j's words for an index a query names that does not exist (any more).
@@ -75,6 +78,7 @@ _UNREACHABLE = (ServiceUnavailable, SessionExpired, DriverError, OSError)
 class Neo4jStore(GraphStore):
     backend = "neo4j"
     parallel_reads = True  # each pooled connection has its own server thread
+    stores_term_counts = True  # the hybrid statement and the spread's exact part read them (`neo4j_terms`)
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
@@ -282,7 +286,7 @@ class Neo4jStore(GraphStore):
         search on Neo4j (60 records)."""
         params = dict(params or {})
         limit = int(params.pop("limit", fetch))
-        projection = ", ".join(f".{ident(p)}" for p in props) if props else f".*, {ident(prop)}: null"
+        projection = ", ".join(f".{ident(p)}" for p in props) if props else f".*, {ident(prop)}: null{_NO_TERMS}"
         reply = self.read(
             "CALL db.index.vector.queryNodes($index, $fetch, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
@@ -319,7 +323,7 @@ class Neo4jStore(GraphStore):
         fields = self._fulltext_fields(name)
         where, params = filter_clause("node", filters)
         emb = ident(self.settings.embedding_property)
-        projection = ", ".join(f".{ident(f)}" for f in ["id", *fields]) if text_only else f".*, {emb}: null"
+        projection = ", ".join(f".{ident(f)}" for f in ["id", *fields]) if text_only else f".*, {emb}: null{_NO_TERMS}"
         rows = self.read(
             "CALL db.index.fulltext.queryNodes($index, $q) YIELD node, score "
             + (f"WHERE {where} " if where else "")
@@ -387,17 +391,33 @@ class Neo4jStore(GraphStore):
             prop=prop,
             fetch_limits=(self.settings.neo4j_vector_min_k, self.max_overfetch),
             pool_share=HYBRID_POOL,
+            counted=self._counted(search.label, fields),
         )
         return plan, stats
 
     def exact_part(
-        self, label: str, ids: str, *, index: str | None, filters: Filters | None, props: Sequence[str]
+        self,
+        label: str,
+        ids: str,
+        *,
+        index: str | None,
+        filters: Filters | None,
+        props: Sequence[str],
+        words: Sequence[str] = (),
     ) -> ExactPart:
-        """The server's cosine for each node (`neo4j_hybrid.exact_part`), with `index`'s properties and `props`."""
+        """The server's cosine for each node (`neo4j_hybrid.exact_part`), with `index`'s properties and `props`, and
+        its stored profile's counts of `words` where BM25 reads those (`_counted`)."""
         prop = self.settings.embedding_property
-        returned = list(dict.fromkeys([*(self._fulltext_fields(index) if index else []), *props]))
-        cypher, params = neo4j_hybrid.exact_part(label, prop, ids, filters, returned)
-        return ExactPart(cypher, params, lambda exact: neo4j_hybrid.exact_hits(exact, returned))
+        fields = self._fulltext_fields(index) if index else []
+        returned = list(dict.fromkeys([*fields, *props]))
+        counted = list(words) if index and self._counted(label, fields) else []
+        cypher, params = neo4j_hybrid.exact_part(label, prop, ids, filters, returned, counted=counted, fields=fields)
+        return ExactPart(cypher, params, lambda exact: neo4j_hybrid.exact_hits(exact, returned, counted))
+
+    def _counted(self, label: str, fields: Sequence[str]) -> bool:
+        """Whether BM25 over `fields` of `label` may read the stored profiles: the indexer builds them from the
+        fields `bm25.profiled_fields` names for the label, so only an index over those matches them."""
+        return bm25.profiled_fields(self.settings).get(label) == list(fields)
 
     def _filter_keeps_all(self, label: str, filters: Filters | None) -> bool:
         """Whether every `label` node passes `filters` (one project in the graph, the usual case), read once per
@@ -427,7 +447,7 @@ class Neo4jStore(GraphStore):
         emb = ident(prop)
         rows = self.read(
             f"{match} WITH n, vector.similarity.cosine(n.{emb}, $q) AS score ORDER BY score DESC LIMIT $k "
-            f"RETURN n.id AS id, score, n {{.*, {emb}: null}} AS props",
+            f"RETURN n.id AS id, score, n {{.*, {emb}: null{_NO_TERMS}}} AS props",
             {**params, "q": [float(x) for x in vector], "k": int(k)},
         )
         # (1 + cos) / 2 like the vector index: plain cosine, as `_vector_candidates` reports it.

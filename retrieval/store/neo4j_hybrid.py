@@ -23,8 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval.store import bm25
-from retrieval.store.records import Filters, HybridSearch, Row, StoreHit, filter_clause, ident
+from retrieval.store import bm25, neo4j_terms
+from retrieval.store.records import Filters, HybridSearch, Row, StoreHit, TermCounts, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
 
 
@@ -45,6 +45,10 @@ class HybridPlan:
     fields: Sequence[str]  # the indexed properties (BM25's input)
     whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
     filters: Filters | None = None  # what a candidate must match
+    #: BM25's words, when each candidate's counts of them are read from its stored profile (`neo4j_terms`): the
+    #: label's profiles were built from this index's fields (`bm25.profiled_fields`). Empty: BM25 tokenises the
+    #: texts.
+    counted: Sequence[str] = ()
 
 
 @dataclass
@@ -64,10 +68,12 @@ def plan(
     prop: str,
     fetch_limits: tuple[int, int],
     pool_share: float,
+    counted: bool,
 ) -> HybridPlan:
     """One search's plan: the vector index asked for at least `fetch_limits[0]` candidates, over-fetched (up to
     `fetch_limits[1]`) when a filter may drop some; Lucene's pool `pool_share` of the fetch; the words of `words`
-    the label's statistics have not counted yet."""
+    the label's statistics have not counted yet; `counted`: the candidates' counts of `words` are read from their
+    stored profiles."""
     fetch = int(search.fetch)
     min_k, max_overfetch = fetch_limits
     first = fetch if whole else min(max(fetch * 4, fetch, 32), max_overfetch)
@@ -85,6 +91,7 @@ def plan(
         fields=fields,
         whole=whole,
         filters=search.filters,
+        counted=list(words) if counted else (),
     )
 
 
@@ -95,7 +102,8 @@ def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
     vector `$q` is shared. Why several plans in one statement: a search's chunk and entity arms (the ranking's
     first step, `retrieval/search/hybrid.py`) then cost one round trip, not two statements on two threads.
     Each candidate is a list, not a map: a vector one `[id, score, *returned]` (the index's score), a pool one
-    `[id, cosine, *returned]` (the cosine null where it has no vector), or `[id]` when the vector arm holds it.
+    `[id, cosine, *returned]` (the cosine null where it has no vector), or `[id]` when the vector arm holds it; a
+    plan that reads stored profiles adds their counts (`neo4j_terms.column`) after `returned`.
     Why: the reply holds a hundred candidates, and a map repeats every key in each, which the driver decodes one by
     one; positions halve the values a search decodes."""
     parts: list[str] = []
@@ -106,6 +114,8 @@ def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
         params.update(found)
         where_clause = f"WHERE {where} " if where else ""
         values = "".join(f", node.{ident(f)}" for f in plan.returned)
+        if plan.counted:
+            values += ", " + neo4j_terms.column("node", f"{p}keys", plan.fields)
         cosine = f"vector.similarity.cosine(node.{ident(plan.prop)}, $q)"
         parts.append(
             f"CALL {{ CALL db.index.vector.queryNodes({p}vector_index, {p}vector_fetch, $q) YIELD node, score "
@@ -141,6 +151,7 @@ def parameters(plans: Sequence[HybridPlan], vector: Sequence[float], text: str, 
                 f"{p}lucene": lucene,
                 f"{p}lucene_options": {"limit": plan.pool} if plan.whole else {},
                 f"{p}words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
+                f"{p}keys": neo4j_terms.keys(plan.counted),
             }
         )
     return params
@@ -155,27 +166,29 @@ def arms(
     row: Mapping[str, Any], plan: HybridPlan, text: str, *, corpus: Callable[[Mapping[str, int]], bm25.Corpus]
 ) -> HybridArms:
     """Both completed arms from the statement's row; each hit's props are the plan's `returned` properties."""
-    returned, fields = plan.returned, plan.fields
-    vector = [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h[2:])) for h in row["vector"]]
-    shown = {h.id: h.props for h in vector}
+    returned, fields, counted = plan.returned, plan.fields, plan.counted
+    vector = [_hit(h, _cosine(h[1]), returned, counted) for h in row["vector"]]
+    shown = {h.id: h for h in vector}
     cosines: dict[str, object] = {}
     pool = []
     for h in row["pool"]:
         if len(h) == 1:
-            pool.append({"id": h[0], "props": shown[h[0]]})
+            held = shown[h[0]]
+            pool.append({"id": h[0], "props": held.props, "terms": held.terms})
         else:
             cosines[str(h[0])] = h[1]
-            pool.append({"id": h[0], "props": _props(returned, h[2:])})
+            hit = _hit(h, 0.0, returned, counted)
+            pool.append({"id": h[0], "props": hit.props, "terms": hit.terms})
     counts = {str(word): int(n) for word, n in row["counts"]}
     words = terms(text)
     stats = corpus(counts)
     keyword = bm25.ranked(pool, fields, words, stats, plan.fetch)
     keyword_ids = {h.id for h in keyword}
-    only_vector = [{"id": h.id, "props": h.props} for h in vector if h.id not in keyword_ids]
+    only_vector = [{"id": h.id, "props": h.props, "terms": h.terms} for h in vector if h.id not in keyword_ids]
     if only_vector and words:
         keyword += bm25.ranked(only_vector, fields, words, stats, len(only_vector))
     vector += [
-        StoreHit(h.id, _cosine(cosines[h.id]), h.props)
+        StoreHit(h.id, _cosine(cosines[h.id]), h.props, h.terms)
         for h in keyword
         if h.id not in shown and cosines.get(h.id) is not None
     ]
@@ -183,15 +196,29 @@ def arms(
     return HybridArms(sorted(vector, key=by_score), sorted(keyword, key=by_score))
 
 
-def exact_part(label: str, prop: str, ids: str, filters: Filters | None, returned: Sequence[str]) -> tuple[str, Row]:
+def exact_part(
+    label: str,
+    prop: str,
+    ids: str,
+    filters: Filters | None,
+    returned: Sequence[str],
+    *,
+    counted: Sequence[str],
+    fields: Sequence[str],
+) -> tuple[str, Row]:
     """A subquery for a statement holding the list `ids` (a variable) of `label` node ids and the query vector `$q`:
-    `exact`, each node with a vector that `filters` keeps as `[id, score, *returned]`, best first.
+    `exact`, each node with a vector that `filters` keeps as `[id, score, *returned]`, best first, and with
+    `counted` (words) its stored profile's counts of them (`neo4j_terms.column`, the profile of `fields`), for
+    `fulltext_rescore`.
 
     What `Neo4jStore.exact_vector_search` returns for these ids (`exact_hits` decodes it), read by the statement
     that chose them (the bridge's spread), so their scores cost no round trip of their own."""
     where, params = filter_clause("node", filters, prefix="x_f_")
     kept = f"{where} AND " if where else ""
     values = "".join(f", node.{ident(f)}" for f in returned)
+    if counted:
+        values += ", " + neo4j_terms.column("node", "$x_keys", fields)
+        params["x_keys"] = neo4j_terms.keys(counted)
     cypher = (
         f"CALL {{ WITH {ids} UNWIND {ids} AS id MATCH (node:{ident(label)} {{id: id}}) "
         f"WHERE {kept}node.{ident(prop)} IS NOT NULL "
@@ -201,9 +228,16 @@ def exact_part(label: str, prop: str, ids: str, filters: Filters | None, returne
     return cypher, params
 
 
-def exact_hits(exact: Sequence[Sequence[Any]], returned: Sequence[str]) -> list[StoreHit]:
+def exact_hits(exact: Sequence[Sequence[Any]], returned: Sequence[str], counted: Sequence[str]) -> list[StoreHit]:
     """`exact_part`'s column as hits, plain cosine and the `returned` properties each node has."""
-    return [StoreHit(str(h[0]), _cosine(h[1]), _props(returned, h[2:])) for h in exact]
+    return [_hit(h, _cosine(h[1]), returned, counted) for h in exact]
+
+
+def _hit(candidate: Sequence[Any], score: float, returned: Sequence[str], counted: Sequence[str]) -> StoreHit:
+    """A candidate list `[id, score, *returned]`, with the counts of `counted` after them when read, as a hit."""
+    end = 2 + len(returned)
+    terms: TermCounts | None = neo4j_terms.decoded(candidate[end], counted) if counted else None
+    return StoreHit(str(candidate[0]), score, _props(returned, candidate[2:end]), terms)
 
 
 def _cosine(score: object) -> float:

@@ -45,6 +45,19 @@ class StoreHit:
     id: str
     score: float
     props: dict[str, Any] = field(default_factory=dict)
+    #: The node's BM25 term counts for the search's words, read from what the indexer stored (`bm25.TERMS`), when
+    #: the store read them: BM25 then scores it without tokenising its text.
+    terms: TermCounts | None = None
+
+
+@dataclass(frozen=True)
+class TermCounts:
+    """A node's BM25 statistics for some words: each word's stemmed frequency (`bm25._Profile`'s, zero left out)
+    and the node's length in tokens. Valid only for `words`: scoring any other word needs the text."""
+
+    words: frozenset[str]
+    frequency: Mapping[str, int]
+    length: int
 
 
 @dataclass(frozen=True)
