@@ -94,16 +94,16 @@ def collect(split: str, modes: list[Mode], saved: Path | None) -> list[Example]:
     ]
 
 
-def collect_run(path: Path) -> list[Example]:
-    """The `tune` half of a saved dev-set run (`eval_answers.py HOTPOT --unanswerable MUSIQUE --dump FILE`): right
-    as that run judged it (`unanswerable.is_correct`: the key facts contain the gold answer, or hold every
-    supporting sentence of a yes/no question; `unanswerable.py` relabels older runs). Each row's mode is tagged
-    with the file's name, so the threshold holds the share of right answers flagged on this corpus apart from the
-    demo's."""
+def collect_run(path: Path, part: str = "tune") -> list[Example]:
+    """The `tune` half (or `part`: `rescore_confidence.py` reads the `test` half) of a saved dev-set run
+    (`eval_answers.py HOTPOT --unanswerable MUSIQUE --dump FILE`): right as that run judged it
+    (`unanswerable.is_correct`: the key facts contain the gold answer, or hold every supporting sentence of a yes/no
+    question; `unanswerable.py` relabels older runs). Each row's mode is tagged with the file's name, so the
+    threshold holds the share of right answers flagged on this corpus apart from the demo's."""
     examples = []
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line) if line.strip() else {"part": None}
-        if row["part"] == "tune":
+        if row["part"] == part:
             answer = Answer.model_validate(row["answer"])
             group = f"{answer.mode} ({path.stem})"
             examples.append(
