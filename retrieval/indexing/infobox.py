@@ -43,9 +43,7 @@ def cells(ent: Span) -> list[Span]:
         return [ent]
     bounds = [ent.start - 1, *cuts, ent.end]
     return [
-        Span(ent.doc, start + 1, end, label=ent.label_)
-        for start, end in itertools.pairwise(bounds)
-        if end > start + 1
+        Span(ent.doc, start + 1, end, label=ent.label_) for start, end in itertools.pairwise(bounds) if end > start + 1
     ]
 
 
