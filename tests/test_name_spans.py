@@ -60,6 +60,18 @@ def test_a_name_cut_after_of_or_no_is_finished_or_dropped() -> None:
     assert completed(whole_name) == whole_name
 
 
+def test_a_cut_name_is_not_carried_into_the_next_name() -> None:
+    """Carried on, a cut name would run two names together: a span ending with a joining word ("to", "and") is
+    dropped, and so is one whose link leads into another link or into more capitalised words than a name's."""
+    trade = "Trade runs from Burkina Faso to South Africa by road."
+    assert completed(_words(trade, "Burkina Faso to")) is None
+    chain = "Directorate of Administration Directorate of Counter Terrorism Directorate of Logistics"
+    assert completed(_words(chain, "Directorate of")) is None
+    cells = "Province of Canada Leadership Lieutenant Governor Hon. Sir Edmund Head"
+    assert completed(_words(cells, "Province of")) is None
+    assert completed(_words("Rain fell west of Carolina today.", "west of")) is not None  # lower case: left as it was
+
+
 def test_backquotes_are_quote_marks() -> None:
     """Encyclopaedia dumps quote with backquotes: ``First Family of Soul''."""
     assert _clean("``First Family of Soul") == "First Family of Soul"
