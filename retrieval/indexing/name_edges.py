@@ -56,9 +56,11 @@ def completed(ent: Span) -> Span | None:
 
 def _last_word(ent: Span) -> int | None:
     """Index of the span's last word (trailing full stops skipped) when it is one a name cannot end with; None for a
-    span of one word or one that opens in lower case ("west of"), which the extractor's filters judge as before."""
+    span of one word or one whose first word after an article is in lower case ("west of"), which the extractor's
+    filters judge as before."""
     words = [token for token in ent if token.text != "."]
-    if len(words) < 2 or not _capitalised(words[0].text):
+    named = [token for token in words if token.lower_ not in _ARTICLES]  # the model's spans often open with "the"
+    if len(words) < 2 or not named or not _capitalised(named[0].text):
         return None
     last = words[-1]
     return last.i if last.lower_ in LINKS | JOINS or last.text in NUMBERING else None
