@@ -21,7 +21,9 @@ from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
 from retrieval.indexing.entity_names import author_named, kind_after, kinds_after, piece_of_a_name, place_named
+from retrieval.indexing.infobox import cells
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
+from retrieval.indexing.name_edges import completed
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
 
@@ -49,7 +51,7 @@ def _clean(surface: str) -> str:
     """A mention's name without the words and marks around it. An opening quote left after a leading article
     ('the "Big Bang of evolution', 'the “People of Philadelphia') is no part of the name unless the name closes
     it ('"Modern Drummer" Hall of Fame')."""
-    text = " ".join(surface.split()).strip(" .,:;!?\"'()[]-")
+    text = " ".join(surface.split()).strip(" .,:;!?\"'`()[]-")
     lowered = text.lower()
     for lead in _LEADING:
         if lowered.startswith(lead):
@@ -132,7 +134,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
                 surfaces[key][name] += 1
                 person[key] += 1
-        for ent in (name for span in doc.ents for name in _names(span, words)):
+        for ent in (name for span in doc.ents for cell in _repaired(span) for name in _names(cell, words)):
             surface = _clean(ent.text)
             key = slug(surface)
             if "\n" in ent.text.strip() or _inside(ent.start_char, markup):
@@ -229,6 +231,13 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
     if ent.label_ in _WHOLE_COORDINATIONS and several and any(alone):
         return parts  # two names of several words, one written alone too: "Shadows of the Apt and Children of Time"
     return [ent]
+
+
+def _repaired(ent: Span) -> list[Span]:
+    """The model's span with its edges mended: cut at an infobox's field labels (infobox.py), then each piece
+    carried over the words that finish a name cut after "of" or "No." (name_edges.py); a piece no words finish
+    is dropped."""
+    return [whole for cell in cells(ent) if (whole := completed(cell)) is not None]
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:

@@ -1,0 +1,78 @@
+"""The offline extractor's span repairs (issue #25, branch wt212): names cut at an infobox's field labels, names
+cut short after "of" or "No." carried over the words that finish them, backquotes stripped. Extraction only, no
+store."""
+
+from __future__ import annotations
+
+from spacy.tokens import Span
+
+from retrieval.indexing.chunking import chunk_text
+from retrieval.indexing.extract_offline import _clean, extract_document
+from retrieval.indexing.infobox import cells
+from retrieval.indexing.name_edges import completed
+from retrieval.text.nlp import nlp
+
+INFOBOX = (
+    "Iron Maiden (album)\n\n"
+    "Iron Maiden Studio album by Iron Maiden Released 14 April 1980 Recorded January 1980 Studio Kingsway "
+    "Studios, London, England Genre Heavy metal Length 39 : 11 Label EMI Producer Will Malone. Iron Maiden is the "
+    "debut studio album by the English heavy metal band Iron Maiden."
+)
+
+
+def _words(text: str, words: str) -> Span:
+    """`words` in the parsed `text` as a span, whatever the model made of them."""
+    doc = nlp()(text)
+    start = text.index(words)
+    span = doc.char_span(start, start + len(words))
+    assert span is not None
+    return span
+
+
+def test_an_infobox_name_is_cut_at_its_field_labels() -> None:
+    """ "Iron Maiden Studio album", "Gifu Dates 28 October": a label run into the value beside it is two cells."""
+    assert [s.text for s in cells(_words(INFOBOX, "Iron Maiden Studio"))] == ["Iron Maiden"]
+    gifu = "Host country Japan City Kakamigahara, Gifu Dates 28 October Teams 8 Venue (s) 1 Top three teams"
+    assert [s.text for s in cells(_words(gifu, "Gifu Dates"))] == ["Gifu"]
+    assert [s.text for s in cells(_words(gifu, "Teams 8 Venue"))] == ["8"]
+    keys = {m.key for chunk in extract_document(INFOBOX, chunk_text(INFOBOX, 256, 0.15)) for m in chunk.mentions}
+    assert "iron-maiden" in keys
+    assert not {key for key in keys if key.endswith("-studio") or key.startswith(("released", "genre", "label"))}
+
+
+def test_label_words_outside_an_infobox_stay_in_names() -> None:
+    """Prose writes the same words as parts of names ("Studio Ghibli"); only an infobox's labels cut a name."""
+    prose = "Studio Ghibli released the film in 1988, and its Genre was hard to name."
+    span = _words(prose, "Studio Ghibli")
+    assert cells(span) == [span]
+
+
+def test_a_name_cut_after_of_or_no_is_finished_or_dropped() -> None:
+    """ "Grand Army of" is "Grand Army of the Republic", "Municipal District of Badlands No." is "... No. 7";
+    "Mother Church of the worldwide ..." has no capitalised words to finish it: no name."""
+    army = _words("Most influential was the Grand Army of the Republic, founded in 1866.", "Grand Army of")
+    assert (whole := completed(army)) is not None and whole.text == "Grand Army of the Republic"
+    badlands = _words("It was a hamlet within the Municipal District of Badlands No. 7 then.", "Badlands No.")
+    assert (whole := completed(badlands)) is not None and whole.text == "Badlands No. 7"
+    church = "It is the Mother Church of the worldwide Anglican Communion."
+    assert completed(_words(church, "Mother Church of the")) is None
+    assert completed(_words(church, "the Mother Church of the")) is None  # the model's span opens with "the"
+    whole_name = _words("He joined the Grand Army of the Republic.", "Grand Army of the Republic")
+    assert completed(whole_name) == whole_name
+
+
+def test_a_cut_name_is_not_carried_into_the_next_name() -> None:
+    """Carried on, a cut name would run two names together: a span ending with a joining word ("to", "and") is
+    dropped, and so is one whose link leads into another link or into more capitalised words than a name's."""
+    trade = "Trade runs from Burkina Faso to South Africa by road."
+    assert completed(_words(trade, "Burkina Faso to")) is None
+    chain = "Directorate of Administration Directorate of Counter Terrorism Directorate of Logistics"
+    assert completed(_words(chain, "Directorate of")) is None
+    cells = "Province of Canada Leadership Lieutenant Governor Hon. Sir Edmund Head"
+    assert completed(_words(cells, "Province of")) is None
+    assert completed(_words("Rain fell west of Carolina today.", "west of")) is not None  # lower case: left as it was
+
+
+def test_backquotes_are_quote_marks() -> None:
+    """Encyclopaedia dumps quote with backquotes: ``First Family of Soul''."""
+    assert _clean("``First Family of Soul") == "First Family of Soul"
