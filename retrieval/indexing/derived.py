@@ -129,20 +129,19 @@ class DerivedStages(RunState):
     def write_vectors(
         self, todo: list[entities.Entity], entity_vectors: np.ndarray, plan: _Communities, community_vectors: np.ndarray
     ) -> None:
-        """The vectors of the entities `describe` wrote and of the communities `write_communities` wrote."""
+        """The vectors of the entities `describe` wrote and of the communities `write_communities` wrote, as the
+        embedder's float32 rows: the graph stores float32 values either way, and a row written as it is encodes in
+        half the time of the same values as a Python float list (store/falkordb_params.py)."""
         g = self.graph
         with self.stage("vectors", len(todo) + len(plan.made)):
             g.write_vectors(
                 g.settings.entity_label,
-                [
-                    {"id": e.id, "type": e.type, "embedding": v.tolist()}
-                    for e, v in zip(todo, entity_vectors, strict=True)
-                ],
+                [{"id": e.id, "type": e.type, "embedding": v} for e, v in zip(todo, entity_vectors, strict=True)],
             )
             g.write_vectors(
                 g.settings.community_label,
                 [
-                    {"id": c.id, "level": c.level, "embedding": v.tolist()}
+                    {"id": c.id, "level": c.level, "embedding": v}
                     for (c, _r), v in zip(plan.made, community_vectors, strict=True)
                 ],
             )

@@ -104,7 +104,8 @@ def document_rows(project: str, doc_id: str, written: WrittenDocument) -> tuple[
                 "line_end": chunk.lines[1] if chunk.lines else 0,
                 "symbol": chunk.symbol,
                 "relations": json.dumps(claims),
-                "embedding": vector.tolist(),
+                # the embedder's float32 row as it is: the stores write it exactly and cheaper than a float list
+                "embedding": vector,
             }
         )
         mention_rows.extend(

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 from falkordb.helpers import stringify_param_value
 
-#: Significant digits that round-trip any float32 (FLT_DECIMAL_DIG).
-FLOAT32_DIGITS = ".9g"
+#: Significant digits that round-trip any float32 (FLT_DECIMAL_DIG); `#` keeps the decimal point, so -0.0 is written
+#: "-0.00000000", a float, where ".9g" wrote "-0", which Cypher reads as the integer 0 (tests/test_vector_rows.py).
+FLOAT32_DIGITS = "#.9g"
 _NUMBERS = {float, int}
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
@@ -164,7 +165,7 @@ class QdrantVectors(VectorStore):
         points = [
             models.PointStruct(
                 id=point_id(row["id"]),
-                vector=list(row["embedding"]),
+                vector=np.asarray(row["embedding"]).tolist(),  # a float list or the indexer's float32 row
                 payload={NODE_ID: row["id"], **{f: row[f] for f in PAYLOAD_FIELDS if row.get(f) is not None}},
             )
             for row in rows
