@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 from retrieval.config import Settings
 from retrieval.indexing import run_index
-from retrieval.indexing.community_passing import Passing
+from retrieval.indexing.community_passing import Passing, _within
 from retrieval.store import GraphStore, open_store
 from tests.conftest import make_settings
 from tests.test_indexing import Occupant, embedder, write_corpus  # noqa: F401 (fixtures)
@@ -105,3 +106,27 @@ def test_an_aside_is_a_name_mentioned_once_outside_the_title_and_one_of_its_docu
     # a name mentioned twice is no aside; without titled documents nothing is
     assert Passing.of([*mentions, {**mentions[2], "count": 1}], texts).documents["silva"] == {"c"}
     assert Passing.of(mentions, {k: v.replace("\n\n", " ") for k, v in texts.items()}).documents == {}
+
+
+@pytest.mark.parametrize(
+    ("surface", "title", "within"),
+    [
+        ("Chi Chi", "chi chi (giant panda)", True),
+        ("Chi   Chi", "chi chi (giant panda)", True),  # the surface's own spacing does not count
+        ("chi", "chichi", False),  # part of a longer word
+        ("york", "new_york", False),  # `_` is a word character, as `\w` has it
+        ("café", "le café", True),
+        ("caf", "le café", False),  # é is a word character
+        ("a", "ab a", True),  # the second occurrence stands alone
+        ("", "anything", False),
+        ("2", "apollo 2", True),
+        ("apollo", "apollo-soyuz", True),
+    ],
+)
+def test_a_surface_is_within_a_title_when_its_words_are_a_run_of_whole_words(
+    surface: str, title: str, within: bool
+) -> None:
+    """`_within` without a regex (it runs per entity and document) answers as the regex it replaced."""
+    pattern = rf"(?<!\w){re.escape(' '.join(surface.lower().split()))}(?!\w)"
+    by_regex = bool(surface.split()) and re.search(pattern, title) is not None
+    assert (_within(surface, title), by_regex) == (within, within)
