@@ -35,6 +35,11 @@ PAD_ID = 0
 #: this factor of its real tokens. Why: key-fact sentences run from 5 to 100 words, and 16 of them padded to the
 #: longest cost 2.4x the CPU of the same texts in batches of similar length (an answer's largest single cost).
 PADDING_SLACK = 1.25
+#: A batch also stops before its padded size (items x the longest) passes this many tokens. Why: 16 chunks of ~256
+#: tokens ran as one batch of 4,096 tokens whose activations (the 1,536-wide feed-forward layer alone ~25 MB) miss
+#: the CPU caches; one or a few such texts per batch cost less CPU for the same vectors, since each row's vector
+#: does not depend on the batch it is in (tests/test_embed.py). Short texts still fill batches of `batch_size`.
+MAX_BATCH_TOKENS = 384
 
 OPENAI_BATCH = 64
 #: API version of Azure AI model inference (`<resource>.services.ai.azure.com/models`), the `azure-ai` embedder's.
@@ -164,13 +169,14 @@ _SECRET_LIKE = re.compile(r"sk-[A-Za-z0-9_\-*]+")
 
 def _batches(lengths: Sequence[int], size: int) -> list[range]:
     """Consecutive runs of `lengths` (ascending) of at most `size` items whose padded size (items x the last, the
-    longest) stays within PADDING_SLACK of their real total."""
+    longest) stays within PADDING_SLACK of their real total and within MAX_BATCH_TOKENS."""
     batches: list[range] = []
     start = 0
     while start < len(lengths):
         end, total = start + 1, lengths[start]
         while end < len(lengths) and end - start < size:
-            if (end - start + 1) * lengths[end] > PADDING_SLACK * (total + lengths[end]):
+            padded = (end - start + 1) * lengths[end]
+            if padded > PADDING_SLACK * (total + lengths[end]) or padded > MAX_BATCH_TOKENS:
                 break
             total += lengths[end]
             end += 1

@@ -117,8 +117,28 @@ def test_a_calls_batches_run_side_by_side_on_its_threads_with_the_same_vectors()
 def test_texts_of_like_length_share_a_batch_a_much_longer_one_starts_the_next() -> None:
     # Token counts, ascending: a batch of three is full; 40 tokens beside 12 would pad it by more than a quarter.
     assert embed._batches([10, 11, 12, 12, 40, 41], 3) == [range(0, 3), range(3, 4), range(4, 6)]
-    assert embed._batches([256] * 5, 16) == [range(0, 5)]
     assert embed._batches([], 16) == []
+
+
+def test_a_batch_stops_before_its_padded_tokens_pass_the_cap() -> None:
+    # MAX_BATCH_TOKENS = 384: one 256-token chunk a batch; 16 texts of 24 tokens fill one, 16 of 25 do not.
+    assert embed._batches([256] * 3, 16) == [range(0, 1), range(1, 2), range(2, 3)]
+    assert embed._batches([24] * 20, 16) == [range(0, 16), range(16, 20)]
+    assert embed._batches([25] * 16, 16) == [range(0, 15), range(15, 16)]
+
+
+def test_the_token_cap_changes_no_vector_bit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts from 1 to 256 tokens, as the indexer embeds them (chunks, entity and community texts): the capped
+    batches give the very bits of each text embedded alone and of the batches before the cap (16 texts a batch,
+    padded to the longest): a row's vector does not depend on the rows beside it, so the cap is free to regroup."""
+    texts = [words(FINANCE if i % 2 else COOKING, n) for i, n in enumerate([1, 3, 8, 20, 24, 30, 60, 100, 180, 400])]
+    texts += [words(COOKING, 12 + i) for i in range(20)] + [words(FINANCE, 240 + i) for i in range(4)]
+    capped = LocalMiniLMEmbedder(batch_size=16, threads=1).embed(texts)
+    alone = np.vstack([LocalMiniLMEmbedder(batch_size=16, threads=1).embed([text]) for text in texts])
+    monkeypatch.setattr(embed, "MAX_BATCH_TOKENS", 16 * embed.MAX_TOKENS)
+    before = LocalMiniLMEmbedder(batch_size=16, threads=1).embed(texts)
+    assert np.array_equal(capped.view(np.uint32), alone.view(np.uint32))
+    assert np.array_equal(capped.view(np.uint32), before.view(np.uint32))
 
 
 def test_long_text_is_truncated_at_256_tokens(embedder: LocalMiniLMEmbedder) -> None:
