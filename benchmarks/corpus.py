@@ -14,6 +14,7 @@ add up to more than the total.
 
 Usage: nice -n 10 .venv/bin/python benchmarks/corpus.py [--episodes N] [--extract-processes N] [--json]
        nice -n 10 .venv/bin/python benchmarks/corpus.py --small [--backend falkordb|neo4j|both]
+           [--corpora small,long,joined]
 Targets: cold <= 300 s; embed stage <= 1.2x the embedder alone; the rest <= 0.5x the embed stage; one edited
 episode re-indexed <= 15 s, only its chunks embedded, only changed communities rewritten.
 `--small` (many small documents): the MuSiQue train corpus (1,890 passages, one file each) indexed cold, next to
@@ -24,6 +25,8 @@ load blurs far less than wall seconds. Target: small documents take <= 2x the ti
 joined passages too: the podcast holds ~14x fewer entities per word than Wikipedia prose, and the entities' and
 communities' embeddings follow them, so "small / long" mixes the cost of small documents with the cost of what
 they say; "small / joined" reads the same text both ways, so it is the cost of the documents being small alone.
+`--corpora` builds only the named corpora (default all three; a ratio needs "small" and the other one): a
+side-by-side of two branches spends its time on the builds it compares.
 """
 
 from __future__ import annotations
@@ -131,9 +134,12 @@ def write_joined(folder: Path, documents: int, source: Path = PASSAGES) -> int:
     return words
 
 
-def small_documents(chosen: Sequence[str]) -> None:
+CORPORA = ("small", "long", "joined")
+
+
+def small_documents(chosen: Sequence[str], corpora: Sequence[str] = CORPORA) -> None:
     """Cold indexing of many small documents next to the same number of words in long ones (the podcast's) and
-    the same passages joined into long ones, per backend."""
+    the same passages joined into long ones, per backend: those of `corpora` (CORPORA's names), in CORPORA's order."""
     from retrieval.embed import make_embedder
     from retrieval.indexing import graph_stats, run_index
 
@@ -147,7 +153,10 @@ def small_documents(chosen: Sequence[str]) -> None:
         write_words(long, words)
         write_joined(joined, len(list(long.glob("*.txt"))))
         for backend in chosen:
+            built: dict[str, list[object]] = {}
             for name, folder in (("small", small), ("long", long), ("joined", joined)):
+                if name not in corpora:
+                    continue
                 settings = backends.settings_for(backend, Path(tmp) / f"{backend}-{name}", neo4j, project=name)
                 store = backends.open_empty(settings)
                 try:
@@ -161,10 +170,12 @@ def small_documents(chosen: Sequence[str]) -> None:
                     store.close()
                 stages = ", ".join(f"{k} {v:.0f}" for k, v in sorted(report.seconds.items(), key=lambda kv: -kv[1]))
                 counts = [stats["documents"], stats["chunks"], stats["entities"]]
-                rows.append([backend, name, *counts, seconds, cpu, stages, busy.summary()])
-            small_row, long_row, joined_row = rows[-3:]
-            for name, other in (("long", long_row), ("joined", joined_row)):
-                ratio = [small_row[i] / other[i] for i in (5, 6)]  # type: ignore[operator]
+                built[name] = [backend, name, *counts, seconds, cpu, stages, busy.summary()]
+                rows.append(built[name])
+            for name in ("long", "joined"):
+                if "small" not in built or name not in built:
+                    continue
+                ratio = [built["small"][i] / built[name][i] for i in (5, 6)]  # type: ignore[operator]
                 rows.append([backend, f"small / {name}", "", "", "", *ratio, "target <= 2 (seconds)", ""])
     load = " / ".join(", ".join(f"{x:.1f}" for x in la) for la in (load_start, os.getloadavg()))
     print_table(
@@ -381,10 +392,16 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--small", action="store_true", help="many small documents vs long ones (see above)")
+    parser.add_argument(
+        "--corpora", default=",".join(CORPORA), help="with --small: the corpora to build, comma-separated (see above)"
+    )
     backends.add_argument(parser)
     args = parser.parse_args()
     if args.small:
-        small_documents(backends.chosen(args))
+        corpora = args.corpora.split(",")
+        if unknown := set(corpora) - set(CORPORA):
+            parser.error(f"--corpora: unknown {', '.join(sorted(unknown))} (choose from {', '.join(CORPORA)})")
+        small_documents(backends.chosen(args), corpora)
         return
     result = measure(args.episodes, args.threads, args.extract_processes)
     if args.json:
