@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from retrieval.store.records import Filters, StoreHit, TermCounts, filter_clause, ident
@@ -203,14 +203,21 @@ class LabelStats:
             return max(self.cap, round(share * self.size))
         return count
 
-    def idf_table(self, word: str) -> list[float]:
-        """`word`'s idf as `corpus` would make it, for a server that scores BM25 itself (`neo4j_fold`): one value
-        for a word counted already, else one per match count the server may find (0 to the cap), so that the
-        server picks its value by the count it reads, and never computes a logarithm (Java's `log` may differ from
-        Python's in the last bit). Counts nothing and records nothing: `corpus` does that from the server's reply."""
+    def idf_of(self, word: str) -> tuple[float | None, float | None]:
+        """`word`'s idf as `corpus` would make it, for a server that scores BM25 itself (`neo4j_fold`): for a word
+        counted already its idf, else its idf should the server's count reach the cap (below it, the count's own:
+        `idf_below_cap`). So the server picks the value by the count it reads and never computes a logarithm (Java's
+        `log` may differ from Python's in the last bit). Counts and records nothing: `corpus` does that from the
+        server's reply."""
         if word in self.freq:
-            return [idf(self.size, max(1, self.freq[word]))]
-        return [idf(self.size, max(1, self._estimated(word, n))) for n in range(self.cap + 1)]
+            return idf(self.size, max(1, self.freq[word])), None
+        return None, idf(self.size, max(1, self._estimated(word, self.cap)))
+
+    @cached_property
+    def idf_below_cap(self) -> list[float]:
+        """The idf of a word with each match count below the cap (0 to cap - 1), the same for every such word:
+        computed once per label's statistics (until the next write), not per search and word."""
+        return [idf(self.size, max(1, n)) for n in range(self.cap)]
 
 
 def match_counter(

@@ -6,11 +6,12 @@ entities). With each candidate's BM25 counts read from its stored profile (`neo4
 BM25 and the linear fusion itself (+ * / on doubles: the same in Java and Python when the terms are summed in the
 same order), rank each search and go on into the spread in the same statement: one round trip, not two.
 What the server does not do is a logarithm: each word's idf comes as a parameter, computed by Python as BM25
-computes it (`bm25.LabelStats.idf_table`: one value per match count the statement may find for a word not counted
-yet). Nor does it tokenise: a candidate without a (current) stored profile makes the server decline (its ranking
-is then empty), and the caller reads the spread as before. The server's ranking is a proposal: Python ranks the
-same candidates from the same reply as it always did (`neo4j_hybrid.arms`), and the caller uses the continuation
-only when its own best hits are the server's (a tie's order or a last bit may differ).
+computes it (`bm25.LabelStats.idf_of`; for a word not counted yet, its value at the cap and the values of the
+counts below it, which the server picks by the count the statement finds). Nor does it tokenise: a candidate
+without a (current) stored profile makes the server decline (its ranking is then empty), and the caller reads the
+spread as before. The server's ranking is a proposal: Python ranks the same candidates from the same reply as it
+always did (`neo4j_hybrid.arms`), and the caller uses the continuation only when its own best hits are the
+server's (a tie's order or a last bit may differ).
 It assumes that Lucene's pool is no larger than the hits each arm keeps (`neo4j.HYBRID_POOL` < 1): then the
 keyword arm is every candidate BM25 scores above 0, as the server ranks it; were it larger, the server's ranking
 could differ, and the caller would read the spread as before.
@@ -54,8 +55,9 @@ def statement(planned: Sequence[Planned], words: Sequence[str], then: ThenRead) 
             f"CALL {{ WITH vector{i}, pool{i}, counts{i} "
             f"WITH [c IN vector{i} | [c[0], 2.0 * c[1] - 1.0, c[{at}], true]] "
             f"+ [c IN pool{i} WHERE size(c) > 1 | [c[0], {cosine}, c[{at}], false]] AS found, "
-            f"[j IN range(0, size({p}idf) - 1) | {p}idf[j][coalesce(head([n IN counts{i} WHERE n[0] = {p}words[j] "
-            "| n[1]]), 0)]] AS idf "
+            f"[j IN range(0, size({p}words) - 1) | coalesce({p}idf[j], [n IN [coalesce(head([w IN counts{i} "
+            f"WHERE w[0] = {p}words[j] | w[1]]), 0)] | CASE WHEN n >= {p}cap THEN {p}capped[j] ELSE {p}below[n] END]"
+            "[0])] AS idf "
             "UNWIND CASE WHEN any(c IN found WHERE c[2] IS NULL) THEN [] ELSE found END AS c "
             "WITH c, idf, c[2][1] AS tf, CASE c[2][0] WHEN 0 THEN 1 ELSE c[2][0] END AS length "
             f"WITH c, idf, tf, $u_k1 * (1.0 - $u_b + $u_b * length / {p}mean) AS norm "
@@ -67,9 +69,13 @@ def statement(planned: Sequence[Planned], words: Sequence[str], then: ThenRead) 
             f"WITH id, $u_alpha * vector + $u_beta * keyword AS score ORDER BY score DESC LIMIT {p}keep "
             f"RETURN collect([id, score]) AS fused{i} }}"
         )
+        known, capped = zip(*(stats.idf_of(word) for word in words), strict=True) if words else ((), ())
         params.update(
             {
-                f"u{i}_idf": [stats.idf_table(word) for word in words],
+                f"u{i}_idf": list(known),
+                f"u{i}_capped": list(capped),
+                f"u{i}_below": stats.idf_below_cap,
+                f"u{i}_cap": stats.cap,
                 f"u{i}_words": list(words),
                 f"u{i}_mean": max(stats.mean_length, 1.0),
                 f"u{i}_keep": int(keep),
