@@ -203,15 +203,15 @@ class LabelStats:
             return max(self.cap, round(share * self.size))
         return count
 
-    def idf_of(self, word: str) -> tuple[float | None, float | None]:
+    def idf_of(self, word: str) -> tuple[float, float]:
         """`word`'s idf as `corpus` would make it, for a server that scores BM25 itself (`neo4j_fold`): for a word
-        counted already its idf, else its idf should the server's count reach the cap (below it, the count's own:
-        `idf_below_cap`). So the server picks the value by the count it reads and never computes a logarithm (Java's
-        `log` may differ from Python's in the last bit). Counts and records nothing: `corpus` does that from the
-        server's reply."""
+        counted already `(its idf, 0.0)`, else `(-1.0, its idf should the server's count reach the cap)` (below it,
+        the count's own: `idf_below_cap`; an idf is never negative). So the server picks the value by the count it
+        reads and never computes a logarithm (Java's `log` may differ from Python's in the last bit). Counts and
+        records nothing: `corpus` does that from the server's reply."""
         if word in self.freq:
-            return idf(self.size, max(1, self.freq[word])), None
-        return None, idf(self.size, max(1, self._estimated(word, self.cap)))
+            return idf(self.size, max(1, self.freq[word])), 0.0
+        return -1.0, idf(self.size, max(1, self._estimated(word, self.cap)))
 
     @cached_property
     def idf_below_cap(self) -> list[float]:

@@ -55,9 +55,9 @@ def statement(planned: Sequence[Planned], words: Sequence[str], then: ThenRead) 
             f"CALL {{ WITH vector{i}, pool{i}, counts{i} "
             f"WITH [c IN vector{i} | [c[0], 2.0 * c[1] - 1.0, c[{at}], true]] "
             f"+ [c IN pool{i} WHERE size(c) > 1 | [c[0], {cosine}, c[{at}], false]] AS found, "
-            f"[j IN range(0, size({p}words) - 1) | coalesce({p}idf[j], [n IN [coalesce(head([w IN counts{i} "
-            f"WHERE w[0] = {p}words[j] | w[1]]), 0)] | CASE WHEN n >= {p}cap THEN {p}capped[j] ELSE {p}below[n] END]"
-            "[0])] AS idf "
+            f"[j IN range(0, size({p}words) - 1) | CASE WHEN {p}idf[j] >= 0.0 THEN {p}idf[j] ELSE [n IN "
+            f"[coalesce(head([w IN counts{i} WHERE w[0] = {p}words[j] | w[1]]), 0)] | CASE WHEN n >= {p}cap "
+            f"THEN {p}capped[j] ELSE {p}below[n] END][0] END] AS idf "
             "UNWIND CASE WHEN any(c IN found WHERE c[2] IS NULL) THEN [] ELSE found END AS c "
             "WITH c, idf, c[2][1] AS tf, CASE c[2][0] WHEN 0 THEN 1 ELSE c[2][0] END AS length "
             f"WITH c, idf, tf, $u_k1 * (1.0 - $u_b + $u_b * length / {p}mean) AS norm "
@@ -69,6 +69,8 @@ def statement(planned: Sequence[Planned], words: Sequence[str], then: ThenRead) 
             f"WITH id, $u_alpha * vector + $u_beta * keyword AS score ORDER BY score DESC LIMIT {p}keep "
             f"RETURN collect([id, score]) AS fused{i} }}"
         )
+        # Lists of floats only (a sentinel, not null, for a new word's idf): Neo4j's plan cache keys on the
+        # parameters' types, and planning this statement took 0.7-1.0 s at load ~19 (a search that pays it stalls).
         known, capped = zip(*(stats.idf_of(word) for word in words), strict=True) if words else ((), ())
         params.update(
             {
