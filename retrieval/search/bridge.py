@@ -186,54 +186,50 @@ class Fold:
     from the server's own best hits: `read` is what the store runs, `exact` decodes its exact part."""
 
     read: ThenRead
-    exact: _Exact | None
+    exact: _Exact
 
 
 def fold(ctx: Context, params: QueryParams, query_vector: list[float] | None, query: str) -> Fold | None:
     """The spread read (links, the server's pick and the exact part, as `_read` builds it without the walk) to run
     in the hybrid statement, from its fused hits (`fused0`: the chunks, best `params.top_k`; `fused1`: the question's
     entities, best QUESTION_ENTITIES). None where the server cannot fuse as the search does (`fusion.linear` of
-    both arms only). Why: the spread depends on the first statement only through those hits; one statement is one
+    both arms only) or does not score the reached chunks in the read (`_exact_part`: where the hybrid statement
+    applies, it does). Why: the spread depends on the first statement only through those hits; one statement is one
     round trip. `spread` uses its rows only where Python's own best hits are the server's."""
     if params.search_type != "hybrid" or params.fusion != "linear" or query_vector is None:
         return None
     exact = _exact_part(ctx, (params, query_vector, query))
+    if exact is None:
+        return None
     links = _links(ctx, "fold_hits", "fold_entities")
+    # The weights as `spread` computes them (`_PICK`'s sums need not match Python's bitwise: `Spread.exact_of`).
+    weight = "head([w IN {} WHERE w[0] = source | w[1]])"
     cypher = (
         "CALL { WITH fused0, fused1 WITH [x IN fused0[..$fold_sources] | x[0]] AS fold_hits, "
         f"[x IN fused1[..$fold_asked] | x[0]] AS fold_entities CALL {{ {links} }} RETURN collect(rows) AS parts }} "
+        "CALL { WITH parts, fused0, fused1 WITH parts, fused0, fused1, [x IN fused0 | x[0]] AS fold_hit_ids, "
+        "CASE WHEN fused0[0][1] = 0.0 THEN 1.0 ELSE fused0[0][1] END AS unit, "
+        "CASE WHEN fused1[0][1] = 0.0 THEN 1.0 ELSE fused1[0][1] END AS best "
+        "WITH parts, fold_hit_ids, [x IN fused0[..$fold_sources] | [x[0], x[1] / unit]] AS fold_lenders, "
+        "[x IN fused1[..$fold_asked] | [x[0], $fold_weight * x[1] / best]] AS fold_question "
+        f"{_pick(weight.format('fold_lenders'), weight.format('fold_question'), 'fold_hit_ids', _FOLD_KEPT)} }} "
+        f"{exact.part.cypher} "
     )
     values: dict[str, object] = {
+        **exact.part.params,
         "limit": MAX_MENTIONS + 1,
         "max_mentions": MAX_MENTIONS,
         "project": ctx.project,
         "fold_sources": SOURCE_HITS,
         "fold_asked": QUESTION_ENTITIES,
+        "fold_weight": QUESTION_WEIGHT,
+        "power": SPECIFICITY_POWER,
+        "candidates": CANDIDATES,
+        "tie": 1.0 - _TIE,
     }
-    columns = ["parts"]
-    if exact is not None:
-        # The weights as `spread` computes them (`_PICK`'s sums need not match Python's bitwise: `Spread.exact_of`).
-        weight = "head([w IN {} WHERE w[0] = source | w[1]])"
-        cypher += (
-            "CALL { WITH parts, fused0, fused1 WITH parts, fused0, fused1, [x IN fused0 | x[0]] AS fold_hit_ids, "
-            "CASE WHEN fused0[0][1] = 0.0 THEN 1.0 ELSE fused0[0][1] END AS unit, "
-            "CASE WHEN fused1[0][1] = 0.0 THEN 1.0 ELSE fused1[0][1] END AS best "
-            "WITH parts, fold_hit_ids, [x IN fused0[..$fold_sources] | [x[0], x[1] / unit]] AS fold_lenders, "
-            "[x IN fused1[..$fold_asked] | [x[0], $fold_weight * x[1] / best]] AS fold_question "
-            f"{_pick(weight.format('fold_lenders'), weight.format('fold_question'), 'fold_hit_ids', _FOLD_KEPT)} }} "
-            f"{exact.part.cypher} "
-        )
-        values.update(
-            exact.part.params,
-            fold_weight=QUESTION_WEIGHT,
-            power=SPECIFICITY_POWER,
-            candidates=CANDIDATES,
-            tie=1.0 - _TIE,
-        )
-        columns += ["picked", "exact"]
     keep = (params.top_k, QUESTION_ENTITIES)
     reference = KEYWORD_REFERENCE * max(1, len(content_terms(query)))
-    return Fold(ThenRead(cypher, values, columns, keep, params.alpha, reference), exact)
+    return Fold(ThenRead(cypher, values, ["parts", "picked", "exact"], keep, params.alpha, reference), exact)
 
 
 def _replied(fold: Fold | None, folded: Folded | None, sources: list[str], asked: list[str]) -> _Reply | None:
@@ -244,12 +240,12 @@ def _replied(fold: Fold | None, folded: Folded | None, sources: list[str], asked
     chunks, entities = ([hit_id for hit_id, _ in hits] for hits in folded.fused)
     if chunks[:SOURCE_HITS] != sources or entities[:QUESTION_ENTITIES] != asked:
         return None
-    row, exact = folded.row, fold.exact
+    row = folded.row
     return _Reply(
         [{"rows": part} for part in row["parts"]],
         None,
-        frozenset(str(c) for c in row["picked"]) if exact is not None else None,
-        exact.part.hits(row["exact"]) if exact is not None else [],
+        frozenset(str(c) for c in row["picked"]),
+        fold.exact.part.hits(row["exact"]),
     )
 
 
