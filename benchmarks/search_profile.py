@@ -37,6 +37,7 @@ from retrieval.embed import make_embedder
 
 #: A statement's kind, by a marker in its text (first match wins); anything else is "other".
 KINDS = (
+    ("fused0, fused1", "hybrid: chunks + entities, ranked, + spread + reached chunks' cosines"),
     ("$h1_vector_index", "hybrid: chunks + entities"),
     ("$h0_vector_index", "hybrid (both arms)"),
     ("db.index.vector.queryNodes($index", "vector search"),

@@ -193,6 +193,8 @@ def test_the_ranking_sends_two_statements_and_ranks_as_before(
     assert [(h.id, h.score, h.text) for h in folded.seeds] == [(h.id, h.score, h.text) for h in apart.seeds]
     assert folded.chunks and folded.seeds and folded.hit_entities == apart.hit_entities
     assert folded.expansion == apart.expansion and bool(folded.expansion.entities) == walk
+    # This graph is written without stored BM25 profiles, so the server does not rank it and the spread is a
+    # statement of its own (`bridge.fold`: tests/test_ranking_fold.py has the one statement of an indexed graph).
     if engine.store.backend == "neo4j":  # a top 3 of this graph reaches no chunk past its hits: no scores to read
         saved = 2 if top_k == 1 else 1
         assert len(reads) - len(sent) == saved and (walk or len(sent) == 2), (sent, reads)

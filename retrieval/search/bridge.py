@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
 from retrieval.search.expand import SEED_COLUMNS, hop_parameters, seed_rows
-from retrieval.search.fusion import keyword_norm
+from retrieval.search.fusion import KEYWORD_REFERENCE, keyword_norm
 from retrieval.search.hybrid import search_chunks, shown
 from retrieval.search.keywords import content_terms, keyword_query
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
 from retrieval.store.base import ExactPart
-from retrieval.store.records import Row, StoreHit, ident, packed, unpacked
+from retrieval.store.records import Folded, Row, StoreHit, ThenRead, ident, packed, unpacked
 from retrieval.store.text_query import terms
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
@@ -50,25 +50,35 @@ RESIDUAL_WEIGHT = 0.2
 CANDIDATES = 30
 #: The spread read's columns: who lends ('hit' or 'question'), its id, the entity, a chunk mentioning it, how often.
 _LINKS = ("kind", "source", "entity", "chunk", "count")
+#: The fold's variables `_PICK` carries through its steps (`fold`).
+_FOLD_KEPT = ", fold_lenders, fold_question, fold_hit_ids"
 #: A float sum's share by which the server's pick may differ from `_spread`'s (the same terms in another order).
 _TIE = 1e-9
+
+
+def _pick(lender: str, asked: str, hit_ids: str, kept: str = "") -> str:
+    """`_PICK` with the weight of a lending source hit and of a question entity (Cypher expressions of `source`),
+    the hits' ids, and the variables `kept` (`, a, b`) carried through its steps (the fold's are variables)."""
+    return (
+        "UNWIND parts AS part UNWIND part AS link "
+        f"WITH link[0] AS kind, link[1] AS source, link[2] AS entity, collect(link) AS chunks{kept} "
+        "WHERE size(chunks) <= $max_mentions AND none(c IN chunks WHERE c[3] IS NULL) "
+        f"WITH kind, source, [c IN chunks WHERE c[3] <> source] AS others{kept} UNWIND others AS other "
+        f"WITH other[3] AS chunk, sum(CASE kind WHEN 'hit' THEN {lender} ELSE {asked} END "
+        "* CASE WHEN other[4] IS NULL OR other[4] = 0 THEN 1.0 ELSE toFloat(other[4]) END "
+        f"/ size(others) ^ $power) AS score{kept} WHERE NOT chunk IN {hit_ids} "
+        "WITH chunk, score ORDER BY score DESC WITH collect([chunk, score]) AS ranked "
+        "RETURN [x IN ranked WHERE size(ranked) <= $candidates OR x[1] >= ranked[$candidates - 1][1] * $tie "
+        "| x[0]] AS picked"
+    )
+
+
 #: The spread's pick on the server (`Spread.exact_of`): each reached chunk's spread score summed as `_spread` sums
 #: it (the links of a hub skipped, the source itself not reached), the hits left out, best first, and every chunk
 #: within `_TIE` of the CANDIDATES-th kept: a tie's order is the rows' order, so all of it is kept. A link with a
 #: hub's row (no chunk: see `_spread`) lends nothing, nor one whose rows add up past the cap (an entity the source
 #: mentions twice is two subquery rows of one link, as in `_spread`).
-_PICK = (
-    "UNWIND parts AS part UNWIND part AS link "
-    "WITH link[0] AS kind, link[1] AS source, link[2] AS entity, collect(link) AS chunks "
-    "WHERE size(chunks) <= $max_mentions AND none(c IN chunks WHERE c[3] IS NULL) "
-    "WITH kind, source, [c IN chunks WHERE c[3] <> source] AS others UNWIND others AS other "
-    "WITH other[3] AS chunk, sum(CASE kind WHEN 'hit' THEN $lenders[source] ELSE $question[source] END "
-    "* CASE WHEN other[4] IS NULL OR other[4] = 0 THEN 1.0 ELSE toFloat(other[4]) END "
-    "/ size(others) ^ $power) AS score WHERE NOT chunk IN $hit_ids "
-    "WITH chunk, score ORDER BY score DESC WITH collect([chunk, score]) AS ranked "
-    "RETURN [x IN ranked WHERE size(ranked) <= $candidates OR x[1] >= ranked[$candidates - 1][1] * $tie "
-    "| x[0]] AS picked"
-)
+_PICK = _pick("$lenders[source]", "$question[source]", "$hit_ids")
 
 
 @dataclass
@@ -110,6 +120,8 @@ def spread(
     walk: QueryParams | None = None,
     *,
     scoring: tuple[QueryParams, list[float] | None, str] | None = None,
+    fold: Fold | None = None,
+    folded: Folded | None = None,
 ) -> Spread:
     """One round trip: what the best hits and the question's entities lend to the chunks sharing their entities;
     with `walk` (the walk's parameters), the walk's seeds with their first hop as well (`Spread.seed_rows`);
@@ -120,15 +132,22 @@ def spread(
     Apart from `rerank` so that a caller may start the walk from `hit_entities` while the reached chunks are
     scored (`retrieval/search/ranking.py`). Why the seeds here: they are the entities this read finds (and the
     question's), so reading them in the same statement saves the walk's first round trip, on the search's
-    longest path."""
+    longest path.
+
+    With `fold` and `folded` (the hybrid statement continued by `fold`, `GraphStore.hybrid_arms_then`), the
+    spread's rows are that statement's where the server's best hits are these (`_replied`): no round trip here."""
     if not hits:
         return Spread()
     unit = hits[0].score or 1.0
     lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
     best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
     question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    exact = _exact_part(ctx, scoring) if scoring else None
-    found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk, exact=exact, hits=hits)
+    reply = _replied(fold, folded, list(lenders), list(question)) if walk is None else None
+    if reply is not None:
+        found = _scored(reply, lenders, question)
+    else:
+        exact = _exact_part(ctx, scoring) if scoring else None
+        found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk, exact=exact, hits=hits)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
     return found
 
@@ -159,6 +178,75 @@ def _exact_part(ctx: Context, scoring: tuple[QueryParams, list[float] | None, st
         words=terms(keyword_query(query)),
     )
     return _Exact(part, [float(x) for x in vector]) if part else None
+
+
+@dataclass(frozen=True)
+class Fold:
+    """The spread's statement as the continuation of the ranking's hybrid statement (`GraphStore.hybrid_arms_then`),
+    from the server's own best hits: `read` is what the store runs, `exact` decodes its exact part."""
+
+    read: ThenRead
+    exact: _Exact
+
+
+def fold(ctx: Context, params: QueryParams, query_vector: list[float] | None, query: str) -> Fold | None:
+    """The spread read (links, the server's pick and the exact part, as `_read` builds it without the walk) to run
+    in the hybrid statement, from its fused hits (`fused0`: the chunks, best `params.top_k`; `fused1`: the question's
+    entities, best QUESTION_ENTITIES). None where the server cannot fuse as the search does (`fusion.linear` of
+    both arms only) or does not score the reached chunks in the read (`_exact_part`: where the hybrid statement
+    applies, it does). Why: the spread depends on the first statement only through those hits; one statement is one
+    round trip. `spread` uses its rows only where Python's own best hits are the server's."""
+    if params.search_type != "hybrid" or params.fusion != "linear" or query_vector is None:
+        return None
+    exact = _exact_part(ctx, (params, query_vector, query))
+    if exact is None:
+        return None
+    links = _links(ctx, "fold_hits", "fold_entities")
+    # The weights as `spread` computes them (`_PICK`'s sums need not match Python's bitwise: `Spread.exact_of`).
+    weight = "head([w IN {} WHERE w[0] = source | w[1]])"
+    cypher = (
+        "CALL { WITH fused0, fused1 WITH [x IN fused0[..$fold_sources] | x[0]] AS fold_hits, "
+        f"[x IN fused1[..$fold_asked] | x[0]] AS fold_entities CALL {{ {links} }} RETURN collect(rows) AS parts }} "
+        "CALL { WITH parts, fused0, fused1 WITH parts, fused0, fused1, [x IN fused0 | x[0]] AS fold_hit_ids, "
+        "CASE WHEN fused0[0][1] = 0.0 THEN 1.0 ELSE fused0[0][1] END AS unit, "
+        "CASE WHEN fused1[0][1] = 0.0 THEN 1.0 ELSE fused1[0][1] END AS best "
+        "WITH parts, fold_hit_ids, [x IN fused0[..$fold_sources] | [x[0], x[1] / unit]] AS fold_lenders, "
+        "[x IN fused1[..$fold_asked] | [x[0], $fold_weight * x[1] / best]] AS fold_question "
+        f"{_pick(weight.format('fold_lenders'), weight.format('fold_question'), 'fold_hit_ids', _FOLD_KEPT)} }} "
+        f"{exact.part.cypher} "
+    )
+    values: dict[str, object] = {
+        **exact.part.params,
+        "limit": MAX_MENTIONS + 1,
+        "max_mentions": MAX_MENTIONS,
+        "project": ctx.project,
+        "fold_sources": SOURCE_HITS,
+        "fold_asked": QUESTION_ENTITIES,
+        "fold_weight": QUESTION_WEIGHT,
+        "power": SPECIFICITY_POWER,
+        "candidates": CANDIDATES,
+        "tie": 1.0 - _TIE,
+    }
+    keep = (params.top_k, QUESTION_ENTITIES)
+    reference = KEYWORD_REFERENCE * max(1, len(content_terms(query)))
+    return Fold(ThenRead(cypher, values, ["parts", "picked", "exact"], keep, params.alpha, reference), exact)
+
+
+def _replied(fold: Fold | None, folded: Folded | None, sources: list[str], asked: list[str]) -> _Reply | None:
+    """The folded statement's spread rows, where the server's best hits were `sources` (the source hits) and its
+    best entities `asked` (the question's), in this order (the rows' order is the sums' order); else None."""
+    if fold is None or folded is None or len(folded.fused) != len(fold.read.keep):
+        return None
+    chunks, entities = ([hit_id for hit_id, _ in hits] for hits in folded.fused)
+    if chunks[:SOURCE_HITS] != sources or entities[:QUESTION_ENTITIES] != asked:
+        return None
+    row = folded.row
+    return _Reply(
+        [{"rows": part} for part in row["parts"]],
+        None,
+        frozenset(str(c) for c in row["picked"]),
+        fold.exact.part.hits(row["exact"]),
+    )
 
 
 def rerank(
@@ -209,6 +297,22 @@ def _spread(
     """One round trip: the chunks sharing an entity with each source hit, and those mentioning question entities;
     with `walk`, the rows of every hit entity and of `seeds` (`expand.seed_rows`); with `exact`, the reached chunks
     the server picks by spread score (of those not in `hits`), scored exactly (`Spread.exact`)."""
+    params: dict[str, object] = {
+        "limit": MAX_MENTIONS + 1,
+        "max_mentions": MAX_MENTIONS,
+        "project": ctx.project,
+        "hits": list(sources),
+        "entities": list(question),
+    }
+    walked = (seeds, walk) if walk is not None else None
+    links = _links(ctx, "$hits", "$entities")
+    reply = _read(ctx, links, params, walk=walked, exact=exact, weights=(sources, question), hits=hits)
+    return _scored(reply, sources, question)
+
+
+def _links(ctx: Context, hits: str, entities: str) -> str:
+    """The spread's rows (`_LINKS`, packed, one part per UNION branch) of the source hits `hits` (a list of chunk
+    ids) and the question's entities `entities`: two parameters, or two variables the statement holds (`fold`)."""
     s = ctx.settings
     # The far chunk carries no label (the mention implies it); the LIMIT stops a hub's walk one past the cap. A hub
     # (more than MAX_MENTIONS chunks) is one row without a chunk: it lends nothing, but a hit's hub is still a hit
@@ -219,21 +323,17 @@ def _spread(
         "UNWIND CASE WHEN size(found) > $max_mentions THEN [[null, null]] ELSE found END AS found_link "
         f"WITH kind, source, e.id AS entity, found_link[0] AS chunk, found_link[1] AS count {packed(_LINKS)}"
     )
-    links = (
-        f"UNWIND $hits AS source MATCH {mention(s, f'(:{ident(s.chunk_label)} {{id: source}})', '(e)')} "
+    hits_in, entities_in = ("" if h.startswith("$") else f"WITH {h} " for h in (hits, entities))
+    return (
+        f"{hits_in}UNWIND {hits} AS source MATCH {mention(s, f'(:{ident(s.chunk_label)} {{id: source}})', '(e)')} "
         f"WITH 'hit' AS kind, source, e {mentions} UNION ALL "
-        f"UNWIND $entities AS source MATCH (e:{ident(s.entity_label)} {{id: source}}) WHERE {ctx.in_scope('e')} "
-        f"WITH 'question' AS kind, source, e {mentions}"
+        f"{entities_in}UNWIND {entities} AS source MATCH (e:{ident(s.entity_label)} {{id: source}}) "
+        f"WHERE {ctx.in_scope('e')} WITH 'question' AS kind, source, e {mentions}"
     )
-    params: dict[str, object] = {
-        "limit": MAX_MENTIONS + 1,
-        "max_mentions": MAX_MENTIONS,
-        "project": ctx.project,
-        "hits": list(sources),
-        "entities": list(question),
-    }
-    walked = (seeds, walk) if walk is not None else None
-    reply = _read(ctx, links, params, walk=walked, exact=exact, weights=(sources, question), hits=hits)
+
+
+def _scored(reply: _Reply, sources: Mapping[str, float], question: Mapping[str, float]) -> Spread:
+    """The spread of the links' rows, each source weighted as given (`sources`: the hits, `question`: entities)."""
     by_link: dict[tuple[str, str, str], list[tuple[str, float]]] = defaultdict(list)
     hubs: set[tuple[str, str, str]] = set()
     for row in unpacked(reply.parts, _LINKS):

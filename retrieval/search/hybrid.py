@@ -17,7 +17,7 @@ from retrieval.models import Hit, Lines, QueryParams
 from retrieval.search import fusion
 from retrieval.search.enrich import enrich
 from retrieval.search.keywords import content_terms, keyword_query
-from retrieval.store.records import Arms, HybridSearch, StoreHit
+from retrieval.store.records import Arms, Folded, HybridSearch, StoreHit, ThenRead
 
 Kind = Literal["chunk", "entity"]
 #: Each arm fetches top_k candidates, but at least this many, for fusion to choose from (as the peers' arms do).
@@ -60,24 +60,37 @@ def search_entities(
 
 
 def search_chunks_and_entities(
-    ctx: Context, query: str, params: QueryParams, *, query_vector: list[float] | None, k: int
-) -> tuple[list[Hit], list[Hit]] | None:
+    ctx: Context,
+    query: str,
+    params: QueryParams,
+    *,
+    query_vector: list[float] | None,
+    k: int,
+    then: ThenRead | None = None,
+) -> tuple[list[Hit], list[Hit], Folded | None] | None:
     """`search_chunks` and `search_entities(k=k)` of one question in one statement where the store folds hybrid
     searches (`GraphStore.hybrid_arms_together`: Neo4j); None where it does not apply (the caller then runs the
     two searches). Why: they are the ranking's first step, and one round trip is shorter than two on two threads
     (the driver's work for both then runs on one thread, but it was one process's CPU either way). The same
-    hits: each search is ranked from its arms exactly as alone, and one the fold left short runs its steps."""
+    hits: each search is ranked from its arms exactly as alone, and one the fold left short runs its steps.
+    With `then`, the same statement continued by it where the store can (`GraphStore.hybrid_arms_then`): its
+    reply is the third item (None where it did not run, or a search ran its steps: the server's ranking then is
+    not of the hits returned)."""
     chunk = _plan(ctx, "chunk", query, params, k=params.top_k, query_vector=query_vector, filters=None, ids=None)
     entity = _plan(ctx, "entity", query, params, k=k, query_vector=query_vector, filters=None, ids=None)
     if not (chunk.one_statement and entity.one_statement):
         return None
-    found = ctx.store.hybrid_arms_together(chunk.vector, chunk.keywords, [chunk.search, entity.search])
+    searches = [chunk.search, entity.search]
+    folded = ctx.store.hybrid_arms_then(chunk.vector, chunk.keywords, searches, then) if then else None
+    found = folded.arms if folded else ctx.store.hybrid_arms_together(chunk.vector, chunk.keywords, searches)
     if found is None:
         return None
     chunks, entities = (
         _ranked(ctx, plan, query, arms, params) for plan, arms in zip((chunk, entity), found, strict=True)
     )
-    return (enrich(ctx, chunks) if ctx.settings.retrieval_query else chunks), entities
+    if any(arms is None for arms in found):
+        folded = None
+    return (enrich(ctx, chunks) if ctx.settings.retrieval_query else chunks), entities, folded
 
 
 @dataclass(frozen=True)

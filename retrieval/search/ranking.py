@@ -20,7 +20,7 @@ from retrieval.models import Hit, QueryParams
 from retrieval.search import bridge
 from retrieval.search.expand import Expansion, expand
 from retrieval.search.hybrid import search_chunks, search_chunks_and_entities, search_entities
-from retrieval.store.records import ident
+from retrieval.store.records import Folded, ident
 
 #: Entities matched from the question directly (seeds of both graph steps).
 QUESTION_SEEDS = 5
@@ -59,8 +59,11 @@ def retrieve(
         hits = search_chunks(ctx, query, params, query_vector=query_vector)
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
-    hits, entity_hits = _chunks_and_seeds(ctx, query, params, query_vector, clock)
-    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, scoring=(params, query_vector, query))
+    # Without the walk, the spread's statement continues the hybrid one where the store can (`bridge.fold`).
+    fold = None if walk else bridge.fold(ctx, params, query_vector, query)
+    hits, entity_hits, folded = _chunks_and_seeds(ctx, query, params, query_vector, clock, fold)
+    scoring = (params, query_vector, query)
+    spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, scoring=scoring, fold=fold, folded=folded)
 
     def bridged() -> bridge.Bridged:
         return bridge.rerank(ctx, query, params, query_vector=query_vector, hits=hits, spread=spread)
@@ -82,18 +85,24 @@ def retrieve(
     return Retrieval(ranked.chunks, entity_hits, expansion, query_vector, ranked.hit_entities, clock.laps)
 
 
-def _chunks_and_seeds(
-    ctx: Context, query: str, params: QueryParams, query_vector: list[float] | None, clock: _Clock
-) -> tuple[list[Hit], list[Hit]]:
+def _chunks_and_seeds(  # noqa: PLR0917 - the search's inputs
+    ctx: Context,
+    query: str,
+    params: QueryParams,
+    query_vector: list[float] | None,
+    clock: _Clock,
+    fold: bridge.Fold | None,
+) -> tuple[list[Hit], list[Hit], Folded | None]:
     """The chunk hits and the question's seed entities: one statement where the store folds both hybrid searches
-    (`search_chunks_and_entities`: Neo4j), else two independent searches (on two threads where reads run in
-    parallel). The one statement's lap is "chunks" (both searches, ranked); "entities" is then 0, its key kept for
-    the service's `meta.timings`."""
-    folded = search_chunks_and_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
-    if folded is not None:
+    (`search_chunks_and_entities`: Neo4j), continued by `fold` where it can (its reply the third item), else two
+    independent searches (on two threads where reads run in parallel). The one statement's lap is "chunks" (both
+    searches, ranked); "entities" is then 0, its key kept for the service's `meta.timings`."""
+    then = fold.read if fold else None
+    found = search_chunks_and_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS, then=then)
+    if found is not None:
         clock.lap("chunks")
         clock.lap("entities")
-        return folded
+        return found
 
     def chunks() -> list[Hit]:
         return search_chunks(ctx, query, params, query_vector=query_vector)
@@ -101,7 +110,7 @@ def _chunks_and_seeds(
     def entities() -> list[Hit]:
         return search_entities(ctx, query, params, query_vector=query_vector, k=QUESTION_SEEDS)
 
-    return _together(ctx, (chunks, "chunks"), (entities, "entities"), clock)
+    return (*_together(ctx, (chunks, "chunks"), (entities, "entities"), clock), None)
 
 
 def _together[A, B](ctx: Context, first: _Step[A], second: _Step[B], clock: _Clock) -> tuple[A, B]:

@@ -16,7 +16,18 @@ import numpy as np
 
 from retrieval.config import Settings
 from retrieval.store import bm25
-from retrieval.store.records import Arms, Filters, HybridSearch, Row, StoreHit, embedded_nodes, filter_clause, ident
+from retrieval.store.records import (
+    Arms,
+    Filters,
+    Folded,
+    HybridSearch,
+    Row,
+    StoreHit,
+    ThenRead,
+    embedded_nodes,
+    filter_clause,
+    ident,
+)
 from retrieval.store.text_query import terms
 from retrieval.store.vectors import GraphVectors, VectorStore
 
@@ -314,7 +325,21 @@ class GraphStore(ABC):
         an item is None where that search's filter left its vector arm short (its caller then runs its steps).
 
         Why: a ranking searches chunks and entities for the same question; one statement for both saves a round
-        trip on its path. None (this default) when the adapter has no such statement."""
+        trip on its path. None when the adapter has no such statement (`hybrid_arms_then`)."""
+        found = self.hybrid_arms_then(vector, text, searches, None)
+        return found.arms if found else None
+
+    def hybrid_arms_then(
+        self, vector: Sequence[float], text: str, searches: Sequence[HybridSearch], then: ThenRead | None
+    ) -> Folded | None:
+        """`hybrid_arms_together`'s statement (its arms in `Folded.arms`); with `then`, ranked on the server as well
+        (linear fusion of the same arms) and continued there by `then` from that ranking: one statement. The
+        server's ranking is its own (floats summed in another order, ties broken otherwise): a caller uses the
+        continuation only where its own ranking agrees.
+
+        Why: a ranking's next read (the bridge's spread) depends on the first only through its best hits; reading
+        it in the same statement saves a round trip. None (this default) when the adapter has no such statement,
+        or with `then` when it cannot rank these searches itself (it then has sent nothing)."""
         return None
 
     def exact_part(

@@ -15,7 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from retrieval.store.records import Filters, StoreHit, TermCounts, filter_clause, ident
@@ -132,11 +132,12 @@ def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
 
 def _weights(terms: Sequence[str], corpus: Corpus) -> list[tuple[str, float]]:
     """Each term with its idf: the same for every document, so a pool's scoring computes it once, not per document."""
-    weights = []
-    for term in terms:
-        df = max(1, corpus.doc_freq.get(term, 1))
-        weights.append((term, math.log(1.0 + (corpus.documents - df + 0.5) / (df + 0.5))))
-    return weights
+    return [(term, idf(corpus.documents, max(1, corpus.doc_freq.get(term, 1)))) for term in terms]
+
+
+def idf(documents: int, df: int) -> float:
+    """A word's weight among `documents` when `df` of them hold it."""
+    return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
 
 
 def _scored(profile: _Profile, weights: Sequence[tuple[str, float]], mean_length: float) -> float:
@@ -190,15 +191,33 @@ class LabelStats:
     def corpus(self, words: Sequence[str], count_matches: Callable[[str, int], int]) -> Corpus:
         """The corpus for `words`: `count_matches(word, cap)` counts a word's matches up to `cap`, and a word
         reaching the cap gets its frequency estimated from the sample instead."""
-        cap = self.cap
         for word in words:
             if word not in self.freq:
-                count = count_matches(word, cap)
-                if count >= cap and self.sample:
-                    share = sum(1 for tokens_ in self.sample if word in tokens_) / len(self.sample)
-                    count = max(cap, round(share * self.size))
-                self.freq[word] = count
+                self.freq[word] = self._estimated(word, count_matches(word, self.cap))
         return Corpus(self.size, self.mean_length, self.freq)
+
+    def _estimated(self, word: str, count: int) -> int:
+        """A word's document count from its counted matches: at the cap, the sample's share of the label."""
+        if count >= self.cap and self.sample:
+            share = sum(1 for tokens_ in self.sample if word in tokens_) / len(self.sample)
+            return max(self.cap, round(share * self.size))
+        return count
+
+    def idf_of(self, word: str) -> tuple[float, float]:
+        """`word`'s idf as `corpus` would make it, for a server that scores BM25 itself (`neo4j_fold`): for a word
+        counted already `(its idf, 0.0)`, else `(-1.0, its idf should the server's count reach the cap)` (below it,
+        the count's own: `idf_below_cap`; an idf is never negative). So the server picks the value by the count it
+        reads and never computes a logarithm (Java's `log` may differ from Python's in the last bit). Counts and
+        records nothing: `corpus` does that from the server's reply."""
+        if word in self.freq:
+            return idf(self.size, max(1, self.freq[word])), 0.0
+        return -1.0, idf(self.size, max(1, self._estimated(word, self.cap)))
+
+    @cached_property
+    def idf_below_cap(self) -> list[float]:
+        """The idf of a word with each match count below the cap (0 to cap - 1), the same for every such word:
+        computed once per label's statistics (until the next write), not per search and word."""
+        return [idf(self.size, max(1, n)) for n in range(self.cap)]
 
 
 def match_counter(

@@ -27,18 +27,19 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25, neo4j_hybrid, neo4j_rebuild, neo4j_schema, read_admission
+from retrieval.store import bm25, neo4j_fold, neo4j_hybrid, neo4j_rebuild, neo4j_schema, read_admission
 from retrieval.store.base import ExactPart, GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_params import quiet
 from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
 from retrieval.store.records import (
-    Arms,
     Filters,
+    Folded,
     HybridSearch,
     Row,
     StoreHit,
+    ThenRead,
     embedded_nodes,
     filter_clause,
     ident,
@@ -347,32 +348,26 @@ class Neo4jStore(GraphStore):
         fields = self._fulltext_fields(name)
         return fields, self._corpus(label, name, fields, words)
 
-    def hybrid_arms_together(
-        self, vector: Sequence[float], text: str, searches: Sequence[HybridSearch]
-    ) -> list[Arms | None] | None:
-        """One statement (`neo4j_hybrid`) for every search; an item is None when the filter left its vector arm
+    def hybrid_arms_then(
+        self, vector: Sequence[float], text: str, searches: Sequence[HybridSearch], then: ThenRead | None
+    ) -> Folded | None:
+        """One statement (`neo4j_hybrid`) for every search; an arm is None when the filter left its vector arm
         short while the index holds more nodes than it was asked for (the caller's `vector_search` then
-        over-fetches round by round); None when the text has no words."""
+        over-fetches round by round); with `then`, ranked and continued on the server (`neo4j_fold`) where every
+        search reads stored profiles. None when the text has no words."""
         if not searches or any(search.fetch < 1 for search in searches) or not lucene_query(text):
             return None
         words = terms(text)
         planned = [self._hybrid_plan(search, words) for search in searches]
         plans = [plan for plan, _ in planned]
-        cypher, filter_params = neo4j_hybrid.statement(plans)
-        row = self.read(cypher, neo4j_hybrid.parameters(plans, vector, text, filter_params))[0]
-        found: list[Arms | None] = []
-        for i, (search, (plan, stats)) in enumerate(zip(searches, planned, strict=True)):
-            part = neo4j_hybrid.columns(row, i)
-            if search.filters and len(part["vector"]) < search.fetch and plan.vector_fetch < stats.size:
-                found.append(None)  # the filter starved the arm and the index holds more: over-fetch round by round
-                continue
-
-            def corpus(counts: Mapping[str, int], stats: bm25.LabelStats = stats) -> bm25.Corpus:
-                return stats.corpus(words, lambda word, _cap: counts.get(word, 0))
-
-            arms = neo4j_hybrid.arms(part, plan, text, corpus=corpus)
-            found.append((arms.vector, arms.keyword))
-        return found
+        more: tuple[str, Row, list[str]] = ("", {}, [])
+        if then is not None:
+            if not neo4j_fold.applies(plans, then):
+                return None
+            more = neo4j_fold.statement(planned, words, then)
+        cypher, filter_params = neo4j_hybrid.statement(plans, more[0], more[2])
+        row = self.read(cypher, {**neo4j_hybrid.parameters(plans, vector, text, filter_params), **more[1]})[0]
+        return neo4j_fold.folded(row, searches, planned, text, then)
 
     def _hybrid_plan(
         self, search: HybridSearch, words: Sequence[str]

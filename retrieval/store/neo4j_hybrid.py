@@ -95,7 +95,7 @@ def plan(
     )
 
 
-def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
+def statement(plans: Sequence[HybridPlan], more: str = "", returned: Sequence[str] = ()) -> tuple[str, Row]:
     """The one read: per plan, vector candidates, the fulltext pool, and match counts for the new words.
 
     Plan `i`'s columns are `vector{i}`, `pool{i}` and `counts{i}`, its parameters prefixed `h{i}_`; the query
@@ -105,7 +105,8 @@ def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
     `[id, cosine, *returned]` (the cosine null where it has no vector), or `[id]` when the vector arm holds it; a
     plan that reads stored profiles adds their counts (`neo4j_terms.column`) after `returned`.
     Why: the reply holds a hundred candidates, and a map repeats every key in each, which the driver decodes one by
-    one; positions halve the values a search decodes."""
+    one; positions halve the values a search decodes. `more`: subqueries that follow, adding the columns
+    `returned` (`neo4j_fold`)."""
     parts: list[str] = []
     params: Row = {}
     for i, plan in enumerate(plans):
@@ -130,8 +131,8 @@ def statement(plans: Sequence[HybridPlan]) -> tuple[str, Row]:
             f"CALL db.index.fulltext.queryNodes({p}fulltext_index, w.q, {{limit: {p}cap}}) YIELD node "
             f"WITH node LIMIT {p}cap RETURN count(node) AS n }} RETURN collect([w.word, n]) AS counts{i} }}"
         )
-    columns = ", ".join(f"vector{i}, pool{i}, counts{i}" for i in range(len(plans)))
-    return " ".join(parts) + f" RETURN {columns}", params
+    columns = ", ".join([*(f"vector{i}, pool{i}, counts{i}" for i in range(len(plans))), *returned])
+    return " ".join([*parts, more]) + f" RETURN {columns}", params
 
 
 def parameters(plans: Sequence[HybridPlan], vector: Sequence[float], text: str, filter_params: Row) -> Row:

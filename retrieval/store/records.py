@@ -76,6 +76,32 @@ class HybridSearch:
 Arms = tuple[list[StoreHit], list[StoreHit]]
 
 
+@dataclass(frozen=True)
+class ThenRead:
+    """A read that continues `GraphStore.hybrid_arms_then`'s statement from the server's own ranking of each search:
+    `cypher` runs with the list `fused{i}` in scope (search `i`'s best `keep[i]` ids by linear fusion, `alpha` of
+    the vector arm and the rest of the keyword arm normalised by `reference`, each `[id, score]`, best first) and
+    adds `columns` to the statement's reply; `params` are its parameters."""
+
+    cypher: str
+    params: Row
+    columns: Sequence[str]
+    keep: Sequence[int]
+    alpha: float
+    reference: float
+
+
+@dataclass(frozen=True)
+class Folded:
+    """`GraphStore.hybrid_arms_then`'s reply: each search's arms (as `hybrid_arms_together`'s), the hits the server
+    ranked best for each, `(id, fused score)` (empty where it could not score every candidate), and the
+    continuation's `columns`."""
+
+    arms: list[Arms | None]
+    fused: list[list[tuple[str, float]]]
+    row: Row
+
+
 def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:
     """`WHERE`-ready conditions for equality (scalar) or membership (list/tuple/set) filters."""
     if not filters:
