@@ -142,7 +142,7 @@ def spread(
     lenders = {h.id: h.score / unit for h in hits[:SOURCE_HITS]}
     best_entity = max((e.score for e in entity_hits), default=0.0) or 1.0
     question = {e.id: QUESTION_WEIGHT * e.score / best_entity for e in entity_hits[:QUESTION_ENTITIES]}
-    reply = _replied(fold, folded, list(lenders), list(question)) if walk is None else None
+    reply = _replied(fold, folded, list(lenders), [e.id for e in entity_hits], walk is not None)
     if reply is not None:
         found = _scored(reply, lenders, question)
     else:
@@ -187,15 +187,21 @@ class Fold:
 
     read: ThenRead
     exact: _Exact
+    #: Whether it reads the walk's seed rows (`fold`'s `seeds`).
+    walked: bool = False
 
 
-def fold(ctx: Context, params: QueryParams, query_vector: list[float] | None, query: str) -> Fold | None:
-    """The spread read (links, the server's pick and the exact part, as `_read` builds it without the walk) to run
-    in the hybrid statement, from its fused hits (`fused0`: the chunks, best `params.top_k`; `fused1`: the question's
-    entities, best QUESTION_ENTITIES). None where the server cannot fuse as the search does (`fusion.linear` of
-    both arms only) or does not score the reached chunks in the read (`_exact_part`: where the hybrid statement
-    applies, it does). Why: the spread depends on the first statement only through those hits; one statement is one
-    round trip. `spread` uses its rows only where Python's own best hits are the server's."""
+def fold(
+    ctx: Context, params: QueryParams, query_vector: list[float] | None, query: str, seeds: int = 0
+) -> Fold | None:
+    """The spread read (links, the server's pick and the exact part, as `_read` builds it) to run in the hybrid
+    statement, from its fused hits (`fused0`: the chunks, best `params.top_k`; `fused1`: the question's entities,
+    best QUESTION_ENTITIES, or `seeds`); with `seeds` (the question's entities the walk starts from, `params` its
+    parameters), the walk's seed rows as `_read` reads them with the walk. None where the server cannot fuse as the
+    search does (`fusion.linear` of both arms only) or does not score the reached chunks in the read (`_exact_part`:
+    where the hybrid statement applies, it does). Why: the spread depends on the first statement only through those
+    hits, and the walk's seeds are theirs; one statement is one round trip. `spread` uses its rows only where
+    Python's own best hits (and seeds) are the server's."""
     if params.search_type != "hybrid" or params.fusion != "linear" or query_vector is None:
         return None
     exact = _exact_part(ctx, (params, query_vector, query))
@@ -207,6 +213,7 @@ def fold(ctx: Context, params: QueryParams, query_vector: list[float] | None, qu
     cypher = (
         "CALL { WITH fused0, fused1 WITH [x IN fused0[..$fold_sources] | x[0]] AS fold_hits, "
         f"[x IN fused1[..$fold_asked] | x[0]] AS fold_entities CALL {{ {links} }} RETURN collect(rows) AS parts }} "
+        f"{_fold_seeds(ctx) if seeds else ''}"
         "CALL { WITH parts, fused0, fused1 WITH parts, fused0, fused1, [x IN fused0 | x[0]] AS fold_hit_ids, "
         "CASE WHEN fused0[0][1] = 0.0 THEN 1.0 ELSE fused0[0][1] END AS unit, "
         "CASE WHEN fused1[0][1] = 0.0 THEN 1.0 ELSE fused1[0][1] END AS best "
@@ -226,24 +233,39 @@ def fold(ctx: Context, params: QueryParams, query_vector: list[float] | None, qu
         "power": SPECIFICITY_POWER,
         "candidates": CANDIDATES,
         "tie": 1.0 - _TIE,
+        **(hop_parameters(params) if seeds else {}),
     }
-    keep = (params.top_k, QUESTION_ENTITIES)
+    keep = (params.top_k, max(QUESTION_ENTITIES, seeds))
     reference = KEYWORD_REFERENCE * max(1, len(content_terms(query)))
-    return Fold(ThenRead(cypher, values, ["parts", "picked", "exact"], keep, params.alpha, reference), exact)
+    columns = ["parts", *(["rows"] if seeds else []), "picked", "exact"]
+    return Fold(ThenRead(cypher, values, columns, keep, params.alpha, reference), exact, bool(seeds))
 
 
-def _replied(fold: Fold | None, folded: Folded | None, sources: list[str], asked: list[str]) -> _Reply | None:
-    """The folded statement's spread rows, where the server's best hits were `sources` (the source hits) and its
-    best entities `asked` (the question's), in this order (the rows' order is the sums' order); else None."""
-    if fold is None or folded is None or len(folded.fused) != len(fold.read.keep):
+def _fold_seeds(ctx: Context) -> str:
+    """The walk's seed rows in the fold (`rows`), as `_read` reads them: every hit entity (the 'hit' links'), then
+    the server's best question entities, each once; its hop parameters are `hop_parameters`."""
+    return (
+        "CALL { WITH parts, fused1 WITH [link IN reduce(acc = [], part IN parts | acc + part) WHERE link[0] = 'hit' "
+        f"| link[2]] + [x IN fused1 | x[0]] AS ids UNWIND ids AS id WITH DISTINCT id {seed_rows(ctx, True)} "
+        f"{packed(SEED_COLUMNS)} }} "
+    )
+
+
+def _replied(
+    fold: Fold | None, folded: Folded | None, sources: list[str], seeds: list[str], walk: bool
+) -> _Reply | None:
+    """The folded statement's spread rows (with `walk`, and the walk's seed rows), where the server's best hits were
+    `sources` (the source hits) and its best entities the first of `seeds` (the question's entities, all of them
+    with the walk: they are its seeds), in this order (the rows' order is the sums' order); else None."""
+    if fold is None or folded is None or len(folded.fused) != len(fold.read.keep) or fold.walked != walk:
         return None
     chunks, entities = ([hit_id for hit_id, _ in hits] for hits in folded.fused)
-    if chunks[:SOURCE_HITS] != sources or entities[:QUESTION_ENTITIES] != asked:
+    if chunks[:SOURCE_HITS] != sources or entities != seeds[: fold.read.keep[1]]:
         return None
     row = folded.row
     return _Reply(
         [{"rows": part} for part in row["parts"]],
-        None,
+        unpacked([row], SEED_COLUMNS) if walk else None,
         frozenset(str(c) for c in row["picked"]),
         fold.exact.part.hits(row["exact"]),
     )

@@ -59,8 +59,8 @@ def retrieve(
         hits = search_chunks(ctx, query, params, query_vector=query_vector)
         clock.lap("chunks")
         return Retrieval(hits, [], Expansion(), query_vector, timings_ms=clock.laps)
-    # Without the walk, the spread's statement continues the hybrid one where the store can (`bridge.fold`).
-    fold = None if walk else bridge.fold(ctx, params, query_vector, query)
+    # The spread's statement (with the walk's seed rows) continues the hybrid one where the store can (`bridge.fold`).
+    fold = bridge.fold(ctx, params, query_vector, query, QUESTION_SEEDS if walk else 0)
     hits, entity_hits, folded = _chunks_and_seeds(ctx, query, params, query_vector, clock, fold)
     scoring = (params, query_vector, query)
     spread = bridge.spread(ctx, hits, entity_hits, params if walk else None, scoring=scoring, fold=fold, folded=folded)
