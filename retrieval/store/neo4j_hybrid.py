@@ -27,6 +27,12 @@ from retrieval.store import bm25, neo4j_terms
 from retrieval.store.records import Filters, HybridSearch, Row, StoreHit, TermCounts, filter_clause, ident
 from retrieval.store.text_query import lucene_query, terms
 
+#: The new words' parameter holds at least this many entries, blanks (`word` "") after the words, which the
+#: statement skips. Why: Neo4j's plan cache keys a statement on its parameters' types and each list's size bucket
+#: (0, 1, 2-10 and 11 or more, probed: docs/benchmarks.md, branch wt224), and the statement's plan costs ~1 s under
+#: load; none, one or a few new words were three plans a search, now one (11 or more new words are another).
+NEW_WORDS_FLOOR = 2
+
 
 @dataclass(frozen=True)
 class HybridPlan:
@@ -127,7 +133,7 @@ def statement(plans: Sequence[HybridPlan], more: str = "", returned: Sequence[st
             f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT {p}pool "
             f"RETURN collect(CASE WHEN node.id IN seen THEN [node.id] ELSE [node.id, {cosine}{values}] END) "
             f"AS pool{i} }} "
-            f"CALL {{ UNWIND {p}words AS w CALL {{ WITH w "
+            f"CALL {{ UNWIND [w IN {p}words WHERE w.word <> ''] AS w CALL {{ WITH w "
             f"CALL db.index.fulltext.queryNodes({p}fulltext_index, w.q, {{limit: {p}cap}}) YIELD node "
             f"WITH node LIMIT {p}cap RETURN count(node) AS n }} RETURN collect([w.word, n]) AS counts{i} }}"
         )
@@ -151,11 +157,16 @@ def parameters(plans: Sequence[HybridPlan], vector: Sequence[float], text: str, 
                 f"{p}cap": plan.cap,
                 f"{p}lucene": lucene,
                 f"{p}lucene_options": {"limit": plan.pool} if plan.whole else {},
-                f"{p}words": [{"word": w, "q": lucene_query(w)} for w in plan.new_words],
+                f"{p}words": _padded([{"word": w, "q": lucene_query(w)} for w in plan.new_words]),
                 f"{p}keys": neo4j_terms.keys(plan.counted),
             }
         )
     return params
+
+
+def _padded(words: list[Row]) -> list[Row]:
+    """`words` with blanks up to NEW_WORDS_FLOOR entries (one plan-cache signature for few new words or none)."""
+    return words + [{"word": "", "q": ""}] * (NEW_WORDS_FLOOR - len(words))
 
 
 def columns(row: Mapping[str, Any], i: int) -> Row:
