@@ -98,12 +98,13 @@ def test_a_person_cut_after_the_given_names_is_taken_back_over_them() -> None:
 
 def test_a_title_a_role_or_a_longer_name_before_a_person_is_left_out() -> None:
     """A rank, a cast list's role after "as", a span already opening with a given name, a given name after a
-    particle of a longer name: the span stays as the model gave it."""
+    particle of a longer name or a dash: the span stays as the model gave it."""
     for text, words in (
         ("The fleet sailed under Admiral Nelson that year.", "Nelson"),
         ("The film starred Masi Oka as Pilar Jiménez in 2009.", "Jiménez"),
         ("Rodney Nicholas Lyndhurst played him for years.", "Nicholas Lyndhurst"),
         ("She is María del Pilar Pereyra, born in 1960.", "Pereyra"),
+        ("The Shipton–Tilman Nanda Devi expeditions took place in 1934.", "Nanda Devi"),
     ):
         span = _person(text, words)
         assert begun(span) == span, text

@@ -7,8 +7,9 @@ words it left out are right before the span, tagged as nothing, and are given na
 over them. What stands before a name and is not part of it is guarded against: a title, a rank or an occupation
 ("President", "Sir", "Admiral": everyday words, honorifics, `person_words.OCCUPATIONS`, refused), a span that
 already opens with a given name ("Rodney Nicholas Lyndhurst", a cast list's role before its actor), a role after
-"as", a given name inside a longer name after its particle ("María del Pilar Pereyra": the run would still be cut),
-and a longer run of capitalised words (cells or a list run together): those leave the span as it was.
+"as", a given name inside a longer name after its particle ("María del Pilar Pereyra": the run would still be cut)
+or a dash ("Shipton–Tilman", two surnames), and a longer run of capitalised words (cells or a list run together):
+those leave the span as it was.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from retrieval.indexing.resolution import HONORIFICS
 #: Most given names taken in ("Blanca Estela"); more is a list or cells run together.
 MAX_GIVEN = 2
 #: Words before the given names that make them a role ("Masi Oka as Hiro ...") or a piece of a longer name ("María
-#: del Pilar Pereyra"): the span is left as it was.
-_NOT_BEFORE = frozenset({"as"}) | (LINKS - {"of", "the"})
+#: del Pilar Pereyra", "the Shipton–Tilman Nanda Devi expeditions": two surnames joined by a dash): the span is left
+#: as it was.
+_NOT_BEFORE = frozenset({"as", "-", "–", "—", "/"}) | (LINKS - {"of", "the"})
 
 
 def begun(ent: Span) -> Span:
