@@ -1,6 +1,6 @@
-"""The offline extractor's span repairs (issue #25, branch wt212): names cut at an infobox's field labels, names
-cut short after "of" or "No." carried over the words that finish them, backquotes stripped. Extraction only, no
-store."""
+"""The offline extractor's span repairs (issue #25, branches wt212 and wt223): names cut at an infobox's field
+labels, names cut short after "of" or "No." carried over the words that finish them, backquotes stripped, a person's
+given names the model left out taken back in. Extraction only, no store."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.extract_offline import _clean, extract_document
 from retrieval.indexing.infobox import cells
 from retrieval.indexing.name_edges import completed
+from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 
 INFOBOX = (
@@ -76,3 +77,34 @@ def test_a_cut_name_is_not_carried_into_the_next_name() -> None:
 def test_backquotes_are_quote_marks() -> None:
     """Encyclopaedia dumps quote with backquotes: ``First Family of Soul''."""
     assert _clean("``First Family of Soul") == "First Family of Soul"
+
+
+def _person(text: str, words: str) -> Span:
+    """`words` in the parsed `text` as a span the model typed PERSON."""
+    span = _words(text, words)
+    return Span(span.doc, span.start, span.end, label="PERSON")
+
+
+def test_a_person_cut_after_the_given_names_is_taken_back_over_them() -> None:
+    """The model keeps "Jiménez Castellanos" of "Adolfo Jiménez Castellanos": given names right before a span of
+    surnames are the rest of the name."""
+    adolfo = "Adolfo Jiménez Castellanos (1844 – January 18, 1929) was a Spanish Governor General of Cuba."
+    assert begun(_person(adolfo, "Jiménez Castellanos")).text == "Adolfo Jiménez Castellanos"
+    blanca = "Blanca Estela Jiménez Hernández (born 30 November 1964) is a Mexican politician."
+    assert begun(_person(blanca, "Jiménez Hernández")).text == "Blanca Estela Jiménez Hernández"
+    keys = {m.key for chunk in extract_document(adolfo, chunk_text(adolfo, 256, 0.15)) for m in chunk.mentions}
+    assert "jimenez-castellanos" not in keys
+
+
+def test_a_title_a_role_or_a_longer_name_before_a_person_is_left_out() -> None:
+    """A rank, a cast list's role after "as", a span already opening with a given name, a given name after a
+    particle of a longer name or a dash: the span stays as the model gave it."""
+    for text, words in (
+        ("The fleet sailed under Admiral Nelson that year.", "Nelson"),
+        ("The film starred Masi Oka as Pilar Jiménez in 2009.", "Jiménez"),
+        ("Rodney Nicholas Lyndhurst played him for years.", "Nicholas Lyndhurst"),
+        ("She is María del Pilar Pereyra, born in 1960.", "Pereyra"),
+        ("The Shipton–Tilman Nanda Devi expeditions took place in 1934.", "Nanda Devi"),
+    ):
+        span = _person(text, words)
+        assert begun(span) == span, text

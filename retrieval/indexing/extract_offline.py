@@ -24,6 +24,7 @@ from retrieval.indexing.entity_names import author_named, kind_after, kinds_afte
 from retrieval.indexing.infobox import cells
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.indexing.name_edges import completed
+from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
 
@@ -235,9 +236,9 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
 
 def _repaired(ent: Span) -> list[Span]:
     """The model's span with its edges mended: cut at an infobox's field labels (infobox.py), then each piece
-    carried over the words that finish a name cut after "of" or "No." (name_edges.py); a piece no words finish
-    is dropped."""
-    return [whole for cell in cells(ent) if (whole := completed(cell)) is not None]
+    carried over the words that finish a name cut after "of" or "No." (name_edges.py), a piece no words finish
+    dropped, and a person's piece carried back over the given names the model left out (name_starts.py)."""
+    return [begun(whole) for cell in cells(ent) if (whole := completed(cell)) is not None]
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:

@@ -11,6 +11,9 @@ everyday word off the list ("Best Buy", but also "Graham Hill", "Kate Winslet") 
 from __future__ import annotations
 
 import functools
+import importlib
+import inspect
+import pkgutil
 
 
 @functools.cache
@@ -23,3 +26,27 @@ def _names() -> frozenset[str]:
 def given_name(word: str) -> bool:
     """Whether `word` (any case) is a common English given name ("Jessica", "Will"; not "Best", "Castle")."""
     return word.lower() in _names()
+
+
+@functools.cache
+def _names_anywhere() -> frozenset[str]:
+    from faker.providers import person
+
+    names: set[str] = set()
+    for module in pkgutil.iter_modules(person.__path__):
+        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
+        for attribute in ("first_names", "first_names_male", "first_names_female"):
+            listed = inspect.getattr_static(provider, attribute, ())
+            if isinstance(listed, list | tuple | dict):  # a dict weighs names; a few locales compute theirs
+                names.update(name.lower() for name in listed if isinstance(name, str))
+    return frozenset(names)
+
+
+def given_name_anywhere(word: str) -> bool:
+    """Whether `word` (any case) is a given name in any of Faker's locales ("Adolfo", "Iosif", "Franjo").
+
+    Why a second, wider list: it says whether a capitalised word just before a surname is the rest of that person's
+    name (name_starts.py), where a name of any language counts. It is too wide to say alone that a word is a name
+    ("Major", "King", "Justice" are given names somewhere), so its callers also ask that the word is no everyday
+    English word."""
+    return word.lower() in _names_anywhere()
