@@ -192,7 +192,9 @@ def test_walk_and_spread_replies_are_one_row(ctx: Context, monkeypatch: pytest.M
     assert hops and all(n == 1 for n in hops)  # one row however many neighbours
     properties = [n for cypher, n in packed if "ingested_at" in cypher and "UNION ALL" not in cypher]
     assert properties and all(n == 1 for n in properties)
-    spread = [n for cypher, n in packed if "UNION ALL" in cypher]
+    # On Neo4j the hybrid statement carries the fold's continuation (`bridge.fold`); this graph is written without
+    # stored BM25 profiles, so the server declines it and the spread comes in a statement of its own.
+    spread = [n for cypher, n in packed if "UNION ALL" in cypher and "queryNodes" not in cypher]
     assert spread == [1]  # both sides of the union and the walk's seeds, one row
 
 
