@@ -31,7 +31,7 @@ def terms(text: str, max_terms: int = MAX_TERMS) -> list[str]:
 
 @functools.lru_cache(maxsize=TERMS_CACHE)
 def _terms(text: str, max_terms: int) -> tuple[str, ...]:
-    """Why cached: one search on Neo4j asks for its question's terms dozens of times (its stores, arms, fusion,
+    """Why cached: one search on Neo4j asks for its question's terms a dozen times or more (its stores, arms, fusion,
     spread and residual each from the text they were handed); a pure function of its arguments, keyed by the
     text itself, can never be stale."""
     seen: dict[str, None] = {}
