@@ -9,6 +9,7 @@ so a character either engine treats specially can never reach it unescaped.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -19,14 +20,26 @@ _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 MAX_TERMS = 48
 
 
+#: Distinct texts whose terms are kept: a search's question and the few texts derived from it, several searches over.
+TERMS_CACHE = 256
+
+
 def terms(text: str, max_terms: int = MAX_TERMS) -> list[str]:
-    """Distinct lower-cased word tokens in order of first appearance."""
+    """Distinct lower-cased word tokens in order of first appearance (a fresh list: the caller may change it)."""
+    return list(_terms(text, max_terms))
+
+
+@functools.lru_cache(maxsize=TERMS_CACHE)
+def _terms(text: str, max_terms: int) -> tuple[str, ...]:
+    """Why cached: one search on Neo4j asks for its question's terms a dozen times or more (its stores, arms, fusion,
+    spread and residual each from the text they were handed); a pure function of its arguments, keyed by the
+    text itself, can never be stale."""
     seen: dict[str, None] = {}
     for match in _WORD.finditer(text.lower()):
         seen.setdefault(match.group(0), None)
         if len(seen) >= max_terms:
             break
-    return list(seen)
+    return tuple(seen)
 
 
 def redisearch_query(text: str) -> str:
