@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from retrieval.context import Context
 from retrieval.models import Hit, QueryParams
 from retrieval.search.expand import SEED_COLUMNS, hop_parameters, seed_rows
-from retrieval.search.fusion import KEYWORD_REFERENCE, keyword_norm
+from retrieval.search.fusion import keyword_norm, keyword_reference
 from retrieval.search.hybrid import search_chunks, shown
 from retrieval.search.keywords import content_terms, keyword_query
 from retrieval.search.patterns import mention
@@ -135,7 +135,8 @@ def spread(
     longest path.
 
     With `fold` and `folded` (the hybrid statement continued by `fold`, `GraphStore.hybrid_arms_then`), the
-    spread's rows are that statement's where the server's best hits are these (`_replied`): no round trip here."""
+    spread's rows are that statement's where the server's best hits are these (`_replied`): no round trip here.
+    `fold` is built from `scoring`, so its exact part stands for `scoring`'s where the spread is read after all."""
     if not hits:
         return Spread()
     unit = hits[0].score or 1.0
@@ -146,7 +147,8 @@ def spread(
     if reply is not None:
         found = _scored(reply, lenders, question)
     else:
-        exact = _exact_part(ctx, scoring) if scoring else None
+        # The fold's exact part is this read's (built from the same scoring), so a fallback builds it once.
+        exact = fold.exact if fold is not None else _exact_part(ctx, scoring) if scoring else None
         found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk, exact=exact, hits=hits)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
     return found
@@ -236,7 +238,7 @@ def fold(
         **(hop_parameters(params) if seeds else {}),
     }
     keep = (params.top_k, max(QUESTION_ENTITIES, seeds))
-    reference = KEYWORD_REFERENCE * max(1, len(content_terms(query)))
+    reference = keyword_reference(len(content_terms(query)))
     columns = ["parts", *(["rows"] if seeds else []), "picked", "exact"]
     return Fold(ThenRead(cypher, values, columns, keep, params.alpha, reference), exact, bool(seeds))
 

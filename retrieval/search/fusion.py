@@ -28,9 +28,14 @@ def vector_norm(similarity: float) -> float:
     return min(1.0, max(0.0, similarity))
 
 
+def keyword_reference(n_terms: int) -> float:
+    """The keyword score that normalises to 0.5 for a query of `n_terms` terms (`keyword_norm`; the server's fusion,
+    `bridge.fold`, is handed the same number)."""
+    return KEYWORD_REFERENCE * max(1, n_terms)
+
+
 def keyword_norm(score: float, n_terms: int) -> float:
-    reference = KEYWORD_REFERENCE * max(1, n_terms)
-    return max(0.0, score) / (max(0.0, score) + reference)
+    return max(0.0, score) / (max(0.0, score) + keyword_reference(n_terms))
 
 
 def linear(vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float) -> list[Fused]:
