@@ -92,9 +92,9 @@ def assert_same_graph(a: Dump, b: Dump) -> None:
     assert nodes_a == nodes_b
     assert rels_a == rels_b
     assert sorted(vectors_a) == sorted(vectors_b)
-    # Bit for bit: the stored vectors are the embedder's float32 rows (tests/test_vector_rows.py), and a text's row
-    # does not depend on its batch (tests/test_embed.py; the suite's memo, tests/model_memo.py, gives it once anyway),
-    # so a vector that moved by one bit moved for a cause.
+    # Bit for bit: the stored vectors are the embedder's float32 rows (tests/test_vector_rows.py), and the suite's
+    # embedder gives a text one row per process (tests/model_memo.py), whatever batch it comes in (the model alone
+    # may move a row's last bits with its batch: tests/test_embed.py). So a vector that moved moved for a cause.
     for key, vector in vectors_a.items():
         assert vector.tobytes() == vectors_b[key].tobytes(), key
 
