@@ -81,9 +81,9 @@ def test_a_common_words_estimate_is_its_share_of_the_sample(seed: int) -> None:
     sample = [set(rng.sample(VOCABULARY, rng.randint(0, 8))) for _ in range(rng.randint(1, 40))]
     stats = bm25.LabelStats(size=rng.randint(50, 5000), mean_length=20.0, sample=sample, freq={})
     for word in [*VOCABULARY, "absent"]:
-        scanned = sum(1 for held in sample if word in held) / len(sample)
-        assert stats._estimated(word, stats.cap) == max(stats.cap, round(scanned * stats.size))
+        estimate = max(stats.cap, round(sum(1 for held in sample if word in held) / len(sample) * stats.size))
+        assert stats._estimated(word, stats.cap) == estimate
         assert stats._estimated(word, stats.cap - 1) == stats.cap - 1
-        assert stats.idf_of(word) == (-1.0, bm25.idf(stats.size, max(1, max(stats.cap, round(scanned * stats.size)))))
+        assert stats.idf_of(word) == (-1.0, bm25.idf(stats.size, estimate))
     empty = bm25.LabelStats(size=100, mean_length=20.0, sample=[], freq={})
     assert empty._estimated("cat", empty.cap) == empty.cap
