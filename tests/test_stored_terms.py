@@ -13,6 +13,7 @@ from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.indexing import run_index
 from retrieval.models import QueryParams
+from retrieval.search import bridge
 from retrieval.search.hybrid import search_chunks
 from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store import GraphStore, bm25
@@ -85,8 +86,9 @@ def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - f
     top_k: int,
     walk: bool,
 ) -> None:
-    """On Neo4j the ranking reads the candidates' counts and tokenises no chunk text but some of its direct
-    hits' (`bridge._residual` reads the source hits' texts, and the hits' own as reached chunks); its chunks,
+    """On Neo4j the ranking reads the candidates' counts and tokenises no chunk text (`bridge._residual` reads the
+    direct hits' counts from the hybrid statement's reply, `Folded.terms`, and the reached chunks' from the
+    spread's exact part); its chunks,
     scores, sources, seeds and walk are bitwise those of the texts' path (the store told not to read the profiles),
     and of a graph where three chunks have none (written before the profiles were stored): that graph is searched
     as it was. On the embedded store nothing changes."""
@@ -106,7 +108,8 @@ def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - f
         assert from_stored & chunk_texts == from_texts & chunk_texts
         return
     direct = {h.text for h in search_chunks(ctx, QUESTION, params)}
-    assert from_stored <= direct < from_texts & chunk_texts, (from_stored, direct, from_texts)
+    assert not from_stored & chunk_texts, from_stored
+    assert direct < from_texts & chunk_texts, (direct, from_texts)
     assert from_texts - chunk_texts  # the entities' texts, tokenised on that path only
     # Two chunks without profiles (written before them), and one whose text a writer that knows nothing of them
     # changed (its profile is then stale: its size tells).
@@ -127,3 +130,17 @@ def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - f
         mixed_texts, _ = _ranking(ctx, params, walk)
     assert_same(mixed, mixed_texts)
     assert any(t.endswith("flows through Warsaw.") for t in from_mixed), from_mixed
+
+
+def test_a_texts_uncovered_words_from_its_counts_are_those_of_its_text() -> None:
+    """`bridge._uncovered` answers from a text's term counts (its stored profile's) what it answers from the text,
+    stemmed variants included; counts that do not cover every word are not used (the text is read)."""
+    text = "Marie Curie discovered polonium; the Curies studied radiation in Paris laboratories."
+    wanted = ["curie", "polonium", "laboratory", "warsaw", "studi", "river"]
+    profile = bm25._profile(text)
+    counts = bm25.counted(wanted, [profile.frequency.get(w, 0) for w in wanted], profile.length)
+    from_text = bridge._uncovered(wanted, text)
+    assert from_text == ["laboratory", "warsaw", "river"]
+    assert bridge._uncovered(wanted, text, counts) == from_text
+    partial = bm25.counted(wanted[:2], [0, 0], profile.length)  # wrong counts, but for too few words: unused
+    assert bridge._uncovered(wanted, text, partial) == from_text
