@@ -20,10 +20,17 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
-from retrieval.indexing.entity_names import author_named, kind_after, kinds_after, piece_of_a_name, place_named
+from retrieval.indexing.entity_names import (
+    author_named,
+    kind_after,
+    kinds_after,
+    piece_of_a_name,
+    place_named,
+    regnal_named,
+)
 from retrieval.indexing.infobox import cells
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
-from retrieval.indexing.name_edges import completed
+from retrieval.indexing.name_edges import completed, coordinated
 from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -125,7 +132,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
-        named_spans: set[tuple[int, int]] = set()
+        named_spans: dict[tuple[int, int], str] = {}
         spoken = labels(chunk.text)
         markup = [*((lb.start, lb.end) for lb in spoken), *words.slug_lines(chunk.start, chunk.end)]
         for label in spoken:
@@ -145,7 +152,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 found.append((key, surface, kind, _sentence(ent, cut)))
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
-                named_spans.add((ent.start, ent.end))
+                named_spans[(ent.start, ent.end)] = kind
                 seen = entity_types.evidence(ent)
                 person[key] += seen.person
                 strong[key] += seen.strong
@@ -163,7 +170,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 key in keyphrases
                 and _usable(key)
                 and not generic
-                and (np_span.start, np_span.end) not in named_spans
+                and not _overlaps(np_span, named_spans)
                 and not _inside(np_span.start_char, markup)
                 and not junk(surface, CONCEPT, words)
             ):
@@ -191,6 +198,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = topic
             named_topics.add(key)
         kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
+        kind = regnal_named(surface, kind)  # "The Shunzhi Emperor"
         if kind == "PERSON" and not person[key]:
             after = kinds_after(surface, words)
             if piece_of_a_name(after):
@@ -236,9 +244,35 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
 
 def _repaired(ent: Span) -> list[Span]:
     """The model's span with its edges mended: cut at an infobox's field labels (infobox.py), then each piece
-    carried over the words that finish a name cut after "of" or "No." (name_edges.py), a piece no words finish
-    dropped, and a person's piece carried back over the given names the model left out (name_starts.py)."""
-    return [begun(whole) for cell in cells(ent) if (whole := completed(cell)) is not None]
+    carried over the words that finish a name cut after "of" or "No." or before a kind noun's complement, and back
+    over the "X and" of a coordinated name (name_edges.py), a piece no words finish dropped, and a person's piece
+    carried back over the given names the model left out (name_starts.py)."""
+    return [begun(coordinated(whole)) for cell in cells(ent) if (whole := completed(cell)) is not None]
+
+
+def _overlaps(np_span: Any, named: dict[tuple[int, int], str]) -> bool:
+    """Whether a noun chunk is a name kept from the chunk, the first words of one, or a person's name with words
+    before it.
+
+    Why: the parse cuts a name's noun chunk at its preposition ("The Indian Institute" of "the Indian Institute of
+    Tropical Meteorology": the name goes on past the chunk) or takes a title or an adjective in before a person
+    ("Representative James Madison", "American Herbert Hoover"), and yake ranks such pieces as topics (issue #25,
+    `musique_entity_labels_223.csv`). The words after a name's "of" often name a thing of their own ("the
+    Annunciation" of "the Church of the Annunciation"), and a chunk holding a name inside it whole ("Gila monster",
+    "Dutch language") or after an article only ("The Hopetoun Falls", whose vote the typer reads) is a topic as
+    before."""
+    for (start, end), kind in named.items():
+        if (start, end) == (np_span.start, np_span.end) or (start <= np_span.start < end and end > np_span.end):
+            return True  # the name itself, or its first words
+        words_before = np_span.doc[np_span.start : start]
+        if (
+            np_span.start < start
+            and end == np_span.end
+            and kind == "PERSON"
+            and not all(t.is_stop for t in words_before)
+        ):
+            return True  # a person with a title or an adjective before the name
+    return False
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
