@@ -158,3 +158,11 @@ def test_a_noun_chunk_inside_a_name_is_no_topic() -> None:
     keys = {m.key for chunk in extract_document(text, chunk_text(text, 256, 0.15)) for m in chunk.mentions}
     assert "indian-institute-of-tropical-meteorology" in keys
     assert "indian-institute" not in keys  # "Tropical Meteorology", after "of", may name a thing of its own
+
+
+def test_a_word_glued_into_a_compound_does_not_finish_a_name() -> None:
+    """ "a member of the House of Habsburg and Commander-in-Chief of the Austrian Navy": "Commander" opens a
+    compound, a role, not the end of the house's name (HotpotQA, found after wt233's build)."""
+    text = "He was a member of the House of Habsburg and Commander-in-Chief of the Austrian Navy."
+    house = _words(text, "House of Habsburg")
+    assert completed(house) == house

@@ -53,6 +53,8 @@ KIND_NOUNS = INSTITUTION_ENDINGS | frozenset(
 _POSSESSIVE = frozenset({"'", "’", "'s", "’s"})
 #: A French elided particle glued to the capitalised word it links: "d'État", "l'Ouest".
 _ELIDED = re.compile(r"^[dl]['’][A-ZÀ-Ý]", re.IGNORECASE)
+#: Marks that glue the word before them into a compound ("Commander-in-Chief"): no name ends before one.
+_HYPHENS = frozenset({"-", "–"})
 #: Most capitalised words after "and" that finish a name with an "of" ("Union of Cleaners and Housekeepers").
 MAX_COORDINATED = 2
 
@@ -98,7 +100,8 @@ def _continued(ent: Span) -> Span:
         run = end + 1
         while run < len(doc) and run - end <= MAX_COORDINATED + 1 and _untagged_capital(doc[run]):
             run += 1
-        closed = run == len(doc) or not (_capitalised(doc[run].text) or doc[run].lower_ in LINKS | JOINS)
+        following = doc[run].text if run < len(doc) else ""
+        closed = not (_capitalised(following) or following.lower() in LINKS | JOINS or following in _HYPHENS)
         if 1 <= run - end - 1 <= MAX_COORDINATED and closed:
             return Span(doc, ent.start, run, label=ent.label_)
     return ent
