@@ -132,7 +132,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
-        named_spans: dict[tuple[int, int], str] = {}
+        named_spans: set[tuple[int, int]] = set()
         spoken = labels(chunk.text)
         markup = [*((lb.start, lb.end) for lb in spoken), *words.slug_lines(chunk.start, chunk.end)]
         for label in spoken:
@@ -152,7 +152,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 found.append((key, surface, kind, _sentence(ent, cut)))
                 kinds[key][kind] += 1
                 surfaces[key][surface] += 1
-                named_spans[(ent.start, ent.end)] = kind
+                named_spans.add((ent.start, ent.end))
                 seen = entity_types.evidence(ent)
                 person[key] += seen.person
                 strong[key] += seen.strong
@@ -250,29 +250,18 @@ def _repaired(ent: Span) -> list[Span]:
     return [begun(coordinated(whole)) for cell in cells(ent) if (whole := completed(cell)) is not None]
 
 
-def _overlaps(np_span: Any, named: dict[tuple[int, int], str]) -> bool:
-    """Whether a noun chunk is a name kept from the chunk, the first words of one, or a person's name with words
-    before it.
+def _overlaps(np_span: Any, named: set[tuple[int, int]]) -> bool:
+    """Whether a noun chunk is a name kept from the chunk or the first words of one.
 
     Why: the parse cuts a name's noun chunk at its preposition ("The Indian Institute" of "the Indian Institute of
-    Tropical Meteorology": the name goes on past the chunk) or takes a title or an adjective in before a person
-    ("Representative James Madison", "American Herbert Hoover"), and yake ranks such pieces as topics (issue #25,
+    Tropical Meteorology": the name goes on past the chunk), and yake ranks the piece as a topic (issue #25,
     `musique_entity_labels_223.csv`). The words after a name's "of" often name a thing of their own ("the
     Annunciation" of "the Church of the Annunciation"), and a chunk holding a name inside it whole ("Gila monster",
-    "Dutch language") or after an article only ("The Hopetoun Falls", whose vote the typer reads) is a topic as
-    before."""
-    for (start, end), kind in named.items():
-        if (start, end) == (np_span.start, np_span.end) or (start <= np_span.start < end and end > np_span.end):
-            return True  # the name itself, or its first words
-        words_before = np_span.doc[np_span.start : start]
-        if (
-            np_span.start < start
-            and end == np_span.end
-            and kind == "PERSON"
-            and not all(t.is_stop for t in words_before)
-        ):
-            return True  # a person with a title or an adjective before the name
-    return False
+    "Dutch language") is a topic as before."""
+    return any(
+        (start, end) == (np_span.start, np_span.end) or (start <= np_span.start and end > np_span.end)
+        for start, end in named
+    )
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
