@@ -10,6 +10,7 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entities import defining
 from retrieval.indexing.entity_filter import DocumentWords, alias_map, junk
+from retrieval.indexing.entity_names import place_named, regnal_named
 from retrieval.indexing.extract_offline import _clean, extract_document
 from retrieval.text.nlp import nlp
 
@@ -507,3 +508,18 @@ def test_a_name_whose_object_his_or_her_owns_is_a_person() -> None:
     ):
         assert entity_types.evidence(_span(nlp()(text), name)).strong, text
     assert not entity_types.evidence(_span(nlp()("Loopt made its exit in 2012."), "Loopt")).strong
+
+
+def test_a_kind_word_in_the_name_checks_the_person_type() -> None:
+    """ "Cook Strait", "Gmina Kwidzyn": a strait and a district typed PERSON (the surname-like "Strait" only after a
+    first word that is no given name: "George Strait" stays); "The Shunzhi Emperor" typed ORG is a person, "Holy
+    Roman Emperor" a title (issue #25, wt233, `musique_entity_labels_223.csv`)."""
+    assert place_named("Cook Strait", "PERSON", 0) == "LOC"
+    assert place_named("Gmina Kwidzyn", "PERSON", 0) == "LOC"
+    assert place_named("George Strait", "PERSON", 0) == "PERSON"
+    assert place_named("Cook Strait", "PERSON", 1) == "PERSON"  # person evidence keeps the person
+    assert regnal_named("The Shunzhi Emperor", "ORG") == "PERSON"
+    assert regnal_named("Holy Roman Emperor", "ORG") == "ORG"
+    text = "Wellington lies at the south-western tip of the North Island, between Cook Strait and the Rimutaka Range."
+    types = {m.key: m.type for chunk in extract_document(text, chunk_text(text, 256, 0.15)) for m in chunk.mentions}
+    assert types.get("cook-strait") not in (None, "PERSON")

@@ -9,7 +9,7 @@ from spacy.tokens import Span
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.extract_offline import _clean, extract_document
 from retrieval.indexing.infobox import cells
-from retrieval.indexing.name_edges import completed
+from retrieval.indexing.name_edges import completed, coordinated
 from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 
@@ -108,3 +108,61 @@ def test_a_title_a_role_or_a_longer_name_before_a_person_is_left_out() -> None:
     ):
         span = _person(text, words)
         assert begun(span) == span, text
+
+
+def test_a_kind_noun_takes_its_complement() -> None:
+    """ "Indian Institute" before "of Tropical Meteorology", "Greek Trade Union of Cleaners" before "and
+    Housekeepers", "Conseil" before "d'État": the words after the span finish the name (issue #25, wt233)."""
+    text = "She worked at the Indian Institute of Tropical Meteorology (IITM) in Pune."
+    assert (whole := completed(_words(text, "Indian Institute"))) is not None
+    assert whole.text == "Indian Institute of Tropical Meteorology"
+    union = "She was secretary of the Greek Trade Union of Cleaners and Housekeepers. She was elected."
+    assert (whole := completed(_words(union, "Greek Trade Union of Cleaners"))) is not None
+    assert whole.text == "Greek Trade Union of Cleaners and Housekeepers"
+    conseil = "Courts sit there, while the Conseil d'État, which provides legal advice, sits in the Palais-Royal."
+    assert (whole := completed(_words(conseil, "Conseil"))) is not None and whole.text == "Conseil d'État"
+
+
+def test_a_complement_is_not_taken_without_a_kind_noun_or_into_another_name() -> None:
+    """A person's "of Virginia" is where he is from, and an "and" before a name the model tagged is two names."""
+    madison = "Some scholars suggest that Representative James Madison of Virginia led the House."
+    span = _words(madison, "James Madison")
+    assert completed(span) == span
+    doc = nlp()("He studied at the University of Oxford and Cambridge in 1900.")
+    oxford = next(ent for ent in doc.ents if ent.text.endswith("Oxford"))
+    assert "Cambridge" not in (completed(oxford) or oxford).text
+    long_run = "He joined the Union of Cleaners and Great Northern Railway Workers today."
+    assert completed(_words(long_run, "Union of Cleaners")).text == "Union of Cleaners"  # type: ignore[union-attr]
+
+
+def test_a_coordinated_name_is_taken_in_whole() -> None:
+    """ "The Liverpool and Manchester Railway": the model's "Manchester Railway" is the end of one line's name; a
+    run of capitalised words before "and" is another name, and a name with no kind noun is left alone."""
+    railway = "It won the Rainhill Trials. The Liverpool and Manchester Railway opened in 1830."
+    assert coordinated(_words(railway, "Manchester Railway")).text == "Liverpool and Manchester Railway"
+    two = "He rode the Great Western and Manchester Railway in 1840."
+    span = _words(two, "Manchester Railway")
+    assert coordinated(span) == span
+    people = "It was founded by Smith and John Taylor in 1900."
+    span = _words(people, "John Taylor")
+    assert coordinated(span) == span
+
+
+def test_a_noun_chunk_inside_a_name_is_no_topic() -> None:
+    """The parse cuts "The Indian Institute" out of the name "the Indian Institute of Tropical Meteorology"; the
+    piece is no keyphrase of its own."""
+    text = (
+        "Indian Institute of Tropical Meteorology\n\nThe Indian Institute of Tropical Meteorology (IITM) is a "
+        "scientific institution based in Pune. The Indian Institute of Tropical Meteorology studies the monsoon."
+    )
+    keys = {m.key for chunk in extract_document(text, chunk_text(text, 256, 0.15)) for m in chunk.mentions}
+    assert "indian-institute-of-tropical-meteorology" in keys
+    assert "indian-institute" not in keys  # "Tropical Meteorology", after "of", may name a thing of its own
+
+
+def test_a_word_glued_into_a_compound_does_not_finish_a_name() -> None:
+    """ "a member of the House of Habsburg and Commander-in-Chief of the Austrian Navy": "Commander" opens a
+    compound, a role, not the end of the house's name (HotpotQA, found after wt233's build)."""
+    text = "He was a member of the House of Habsburg and Commander-in-Chief of the Austrian Navy."
+    house = _words(text, "House of Habsburg")
+    assert completed(house) == house

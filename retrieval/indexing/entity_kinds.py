@@ -35,6 +35,14 @@ THING_ENDINGS = frozenset(
 )  # fmt: skip
 
 
+#: Last words of a public body's or a line's name, none a common surname either ("Liverpool and Manchester Railway",
+#: "Ministry of ..."): a PERSON ending so is a thing too (issue #25, branch wt233).
+INSTITUTION_ENDINGS = frozenset(
+    {"railway", "railroad", "ministry", "department", "bureau", "academy", "association", "federation", "league",
+     "commission", "authority"}
+)  # fmt: skip
+
+
 def counted_noun(word: str, text: str) -> bool:
     """Whether a lower-case one-word topic is a noun the text counts ("a robot", "a robot that ..."): a plural whose
     singular is once "a X" as a whole phrase, or a singular that is so in `COUNTED_SHARE` of the mentions of it and
@@ -54,6 +62,6 @@ def thing_named(surface: str, kind: str) -> str:
     """CONCEPT for a several-word PERSON whose last word is a kind of work or firm ("Harry Connick Show"); the
     type otherwise."""
     names = surface.split()
-    if kind == "PERSON" and len(names) > 1 and names[-1].lower() in THING_ENDINGS:
+    if kind == "PERSON" and len(names) > 1 and names[-1].lower() in THING_ENDINGS | INSTITUTION_ENDINGS:
         return CONCEPT
     return kind

@@ -10,6 +10,11 @@ wt144, from musique_entity_labels_132.csv: "Au Gres", "Carrock Fell", "Hotel Sid
   place: a person's name does not end with "Creek". Nouns that are also common surnames ("Hill", "Lane", "Park",
   "Bay", "Street", "Church", "Strait", "Lake" last: "Ricki Lake") are left out, and any person evidence (a role,
   "he", "said") keeps the person;
+- the same for a last word that is also a surname ("Strait", "Lake", "Bay": `SURNAME_PLACE_LAST`) when the first
+  word is no given name in any locale ("Cook Strait", not "Ricki Lake"), and for a first word that is the noun of an
+  administrative division ("Gmina Kwidzyn", "County Kerry"; issue #25, branch wt233, `musique_entity_labels_223.csv`);
+- a several-word name the model typed as a thing whose last word is a monarch's title and whose other words are no
+  rare in English ("The Shunzhi Emperor", not "Holy Roman Emperor") is a person: Chinese emperors are named so;
 - a PERSON with no person evidence that the document writes just before the capitalised noun of a kind of place,
   firm or work in more than half its occurrences ("Au Gres Township ... the city of Au Gres") is that place or thing
   (`kind_after`; one only ever written inside a longer name, "Warren Easton High School", is a piece: the
@@ -24,8 +29,11 @@ import functools
 import re
 from collections.abc import Sequence
 
+from wordfreq import zipf_frequency
+
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
+from retrieval.indexing.given_names import given_name_anywhere
 
 #: Last words that say a name is a place: features of the land and water, divisions, built places.
 PLACE_LAST = frozenset(
@@ -36,7 +44,17 @@ PLACE_LAST = frozenset(
      "fells", "forest", "neighbourhood", "neighborhood"}
 )  # fmt: skip
 #: First words that say a name is a place ("Mount Bates", "Lake Ladoga", "Cape Dart", "Fort Worth").
-PLACE_FIRST = frozenset({"mount", "lake", "cape", "fort", "port", "hotel"})
+PLACE_FIRST = frozenset(
+    {"mount", "lake", "cape", "fort", "port", "hotel", "gmina", "powiat", "county", "canton", "municipality"}
+)
+#: Last words that say a name is a place but are also surnames ("George Strait", "Ricki Lake"): read as a place's
+#: only after a first word that is no given name.
+SURNAME_PLACE_LAST = frozenset({"strait", "straits", "lake", "bay", "channel"})
+#: Titles of monarchs written after the reign's name ("the Shunzhi Emperor", "the Kangxi Emperor").
+REGNAL_LAST = frozenset({"emperor", "empress"})
+#: Most frequent in English a word before a monarch's title may be: a reign's name is rare ("Shunzhi" 0, "Qianlong"
+#: 1.8, "Meiji" 2.7), a title's words are not ("Holy", "Roman" 4.5, "Mask" 4.3).
+REGNAL_ZIPF = 3.0
 #: Works that have an author, not a publisher or a studio: whoever owns one in a sentence wrote it.
 AUTHORED_WORKS = frozenset({"play", "plays", "novel", "novels", "poem", "poems", "opera", "operas", "memoir", "essay"})
 #: A character that continues a name: a name owning a work starts after none of these.
@@ -50,7 +68,18 @@ def place_named(surface: str, kind: str, person_evidence: int) -> str:
     names = surface.lower().split()
     if kind != "PERSON" or person_evidence or len(names) < 2:
         return kind
+    if names[-1] in SURNAME_PLACE_LAST and not given_name_anywhere(surface.split(maxsplit=1)[0]):
+        return "LOC"
     return "LOC" if names[-1] in PLACE_LAST or names[0] in PLACE_FIRST else kind
+
+
+def regnal_named(surface: str, kind: str) -> str:
+    """PERSON for a name the model typed as a thing that ends with a monarch's title after words rare in English
+    (`REGNAL_ZIPF`: "The Shunzhi Emperor"); the type otherwise ("Holy Roman Emperor" is a title, not a person)."""
+    words = [word for word in surface.split() if word.lower() not in {"the", "a", "an"}]
+    if kind == "PERSON" or len(words) < 2 or words[-1].lower() not in REGNAL_LAST:
+        return kind
+    return kind if any(zipf_frequency(word, "en") >= REGNAL_ZIPF for word in words[:-1]) else "PERSON"
 
 
 def kinds_after(surface: str, words: DocumentWords) -> list[str]:

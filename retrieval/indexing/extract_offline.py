@@ -20,10 +20,17 @@ from retrieval.indexing import entity_types
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
-from retrieval.indexing.entity_names import author_named, kind_after, kinds_after, piece_of_a_name, place_named
+from retrieval.indexing.entity_names import (
+    author_named,
+    kind_after,
+    kinds_after,
+    piece_of_a_name,
+    place_named,
+    regnal_named,
+)
 from retrieval.indexing.infobox import cells
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
-from retrieval.indexing.name_edges import completed
+from retrieval.indexing.name_edges import completed, coordinated
 from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -163,7 +170,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 key in keyphrases
                 and _usable(key)
                 and not generic
-                and (np_span.start, np_span.end) not in named_spans
+                and not _overlaps(np_span, named_spans)
                 and not _inside(np_span.start_char, markup)
                 and not junk(surface, CONCEPT, words)
             ):
@@ -191,6 +198,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = topic
             named_topics.add(key)
         kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
+        kind = regnal_named(surface, kind)  # "The Shunzhi Emperor"
         if kind == "PERSON" and not person[key]:
             after = kinds_after(surface, words)
             if piece_of_a_name(after):
@@ -236,9 +244,24 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
 
 def _repaired(ent: Span) -> list[Span]:
     """The model's span with its edges mended: cut at an infobox's field labels (infobox.py), then each piece
-    carried over the words that finish a name cut after "of" or "No." (name_edges.py), a piece no words finish
-    dropped, and a person's piece carried back over the given names the model left out (name_starts.py)."""
-    return [begun(whole) for cell in cells(ent) if (whole := completed(cell)) is not None]
+    carried over the words that finish a name cut after "of" or "No." or before a kind noun's complement, and back
+    over the "X and" of a coordinated name (name_edges.py), a piece no words finish dropped, and a person's piece
+    carried back over the given names the model left out (name_starts.py)."""
+    return [begun(coordinated(whole)) for cell in cells(ent) if (whole := completed(cell)) is not None]
+
+
+def _overlaps(np_span: Any, named: set[tuple[int, int]]) -> bool:
+    """Whether a noun chunk is a name kept from the chunk or the first words of one.
+
+    Why: the parse cuts a name's noun chunk at its preposition ("The Indian Institute" of "the Indian Institute of
+    Tropical Meteorology": the name goes on past the chunk), and yake ranks the piece as a topic (issue #25,
+    `musique_entity_labels_223.csv`). The words after a name's "of" often name a thing of their own ("the
+    Annunciation" of "the Church of the Annunciation"), and a chunk holding a name inside it whole ("Gila monster",
+    "Dutch language") is a topic as before."""
+    return any(
+        (start, end) == (np_span.start, np_span.end) or (start <= np_span.start and end > np_span.end)
+        for start, end in named
+    )
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:

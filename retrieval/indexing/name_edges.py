@@ -11,11 +11,23 @@ the run ends there (a mark, a lower-case word); after "No." the number. A run th
 Leadership Lieutenant Governor Hon", cells run together) would join two names, so the span is dropped instead, as
 is a span ending with a word that joins two names ("Burkina Faso to", "Republic of the Congo and"): carried on,
 those run two names into one (seen in the scratch graph of this rule's first version, issue #25 branch wt212).
+
+A name the model ended on a word that *can* end one is still cut when the words after it finish it (issue #25,
+branch wt233, from `musique_entity_labels_223.csv`): the noun of a kind of institution or place followed by "of"
+and its complement ("Institute of Tropical Meteorology"; a person's "James Madison of Virginia" is left alone, no
+kind noun ends it), a name with an "of" followed by "and" and one or two capitalised words the model tagged as
+nothing ("Greek Trade Union of Cleaners and Housekeepers"), and a French elided particle glued to a capitalised
+word ("Conseil d'État"). At the start, a name ending with a kind noun after "X and", X one capitalised word, is the
+coordinated name "Liverpool and Manchester Railway", unless X is itself part of a longer capitalised run.
 """
 
 from __future__ import annotations
 
-from spacy.tokens import Span
+import re
+
+from spacy.tokens import Span, Token
+
+from retrieval.indexing.entity_kinds import INSTITUTION_ENDINGS
 
 #: Words inside a name that link it to the rest of it ("Grand Army of the Republic", "Vincent van Gogh"); no name
 #: ends with one.
@@ -28,6 +40,23 @@ _ARTICLES = frozenset({"the", "a", "an"})
 MAX_RUN = 4
 #: Abbreviations that number what follows them ("Municipal District of Badlands No. 7").
 NUMBERING = frozenset({"No", "Nos", "Vol", "Pt"})
+#: Last words of a name that say it names a body, a firm or a line, and so may take a complement ("Institute of
+#: X", "Union of X", "Liverpool and Manchester Railway"): the typers' nouns of institutions and of public bodies.
+#: Not a place's (a place's "of X" says where it is: "the Blue Ridge Mountains of North Carolina", and "the Azores
+#: and Canary Islands" are two places) nor an event's or a work's ("the New Yam Festival of the Igbo people").
+KIND_NOUNS = INSTITUTION_ENDINGS | frozenset(
+    {"union", "bank", "board", "court", "army", "navy", "order", "institute", "institution", "society",
+     "university", "college", "school", "museum", "library", "council", "committee", "agency", "foundation",
+     "company", "corporation"}
+)  # fmt: skip
+#: Marks that make the words before them an owner: "the Workers' Party" goes on past them.
+_POSSESSIVE = frozenset({"'", "’", "'s", "’s"})
+#: A French elided particle glued to the capitalised word it links: "d'État", "l'Ouest".
+_ELIDED = re.compile(r"^[dl]['’][A-ZÀ-Ý]", re.IGNORECASE)
+#: Marks that glue the word before them into a compound ("Commander-in-Chief"): no name ends before one.
+_HYPHENS = frozenset({"-", "–"})
+#: Most capitalised words after "and" that finish a name with an "of" ("Union of Cleaners and Housekeepers").
+MAX_COORDINATED = 2
 
 
 def completed(ent: Span) -> Span | None:
@@ -35,7 +64,7 @@ def completed(ent: Span) -> Span | None:
     when none do ("the Mother Church of the worldwide ...") or they run on into another name."""
     last = _last_word(ent)
     if last is None:
-        return ent
+        return _continued(ent)
     doc = ent.doc
     if doc[last].text in NUMBERING:
         after = ent.end
@@ -54,6 +83,47 @@ def completed(ent: Span) -> Span | None:
     return Span(doc, ent.start, end, label=ent.label_)
 
 
+def _continued(ent: Span) -> Span:
+    """`ent`, a span whose last word can end a name, carried over the words after it that finish it (the module
+    docstring's second paragraph): a kind noun's "of X", an "of" name's "and Y", an elided particle's word."""
+    doc, end = ent.doc, ent.end
+    named = [token for token in ent if token.lower_ not in _ARTICLES]
+    if end >= len(doc) or not named or not _capitalised(named[0].text):
+        return ent
+    if _ELIDED.match(doc[end].text) and doc[end].text[2:3].isupper():
+        return Span(doc, ent.start, end + 1, label=ent.label_)
+    if doc[end - 1].lower_ in KIND_NOUNS and doc[end].lower_ == "of" and _capitalised(doc[end - 1].text):
+        finished = completed(Span(doc, ent.start, end + 1, label=ent.label_))
+        owned = finished is not None and finished.end < len(doc) and doc[finished.end].text in _POSSESSIVE
+        return finished if finished is not None and finished.end > end + 1 and not owned else ent
+    if doc[end].lower_ in {"and", "&"} and any(t.lower_ == "of" for t in ent[1:-1]):
+        run = end + 1
+        while run < len(doc) and run - end <= MAX_COORDINATED + 1 and _untagged_capital(doc[run]):
+            run += 1
+        following = doc[run].text if run < len(doc) else ""
+        closed = not (_capitalised(following) or following.lower() in LINKS | JOINS or following in _HYPHENS)
+        if 1 <= run - end - 1 <= MAX_COORDINATED and closed:
+            return Span(doc, ent.start, run, label=ent.label_)
+    return ent
+
+
+def coordinated(ent: Span) -> Span:
+    """`ent` carried back over "X and" when it ends with a kind noun and X is one capitalised word after a word that
+    is not ("the Liverpool and Manchester Railway"); else `ent`. Two places joined by "and" name one line, canal or
+    firm; a longer capitalised run before "and" would be another name."""
+    doc, start = ent.doc, ent.start
+    if start < 2 or len(ent) < 2 or ent[-1].lower_ not in KIND_NOUNS or doc[start - 1].lower_ != "and":
+        return ent
+    first = doc[start - 2]
+    before = doc[start - 3] if start >= 3 else None
+    lone = (
+        before is None or before.lower_ == "the" or (before.is_alpha and before.is_lower and before.lower_ not in JOINS)
+    )
+    if _capitalised(first.text) and first.is_alpha and lone and _capitalised(ent[0].text):
+        return Span(doc, start - 2, ent.end, label=ent.label_)
+    return ent
+
+
 def _last_word(ent: Span) -> int | None:
     """Index of the span's last word (trailing full stops skipped) when it is one a name cannot end with; None for a
     span of one word or one whose first word after an article is in lower case ("west of"), which the extractor's
@@ -64,6 +134,11 @@ def _last_word(ent: Span) -> int | None:
         return None
     last = words[-1]
     return last.i if last.lower_ in LINKS | JOINS or last.text in NUMBERING else None
+
+
+def _untagged_capital(token: Token) -> bool:
+    """A capitalised word the model put in no name of its own ("Housekeepers", not "Cambridge")."""
+    return _capitalised(token.text) and not token.ent_type_
 
 
 def _capitalised(word: str) -> bool:
