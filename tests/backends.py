@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import atexit
 import os
-from collections.abc import Callable, Mapping
+import signal
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import pytest
+
 from retrieval.config.embedding_models import LOCAL_MINILM_DIM
 from retrieval.store import GraphStore
+from retrieval.store.falkordb import FalkorDBStore
 from retrieval.store.neo4j import Neo4jStore
 from tests.neo4j_snapshot import Snapshot
 from tools.neo4j.server import SHORT_LIVED, Neo4jServer, Neo4jUnavailable, missing_tools, start
@@ -188,3 +193,19 @@ def _default_schema(store: GraphStore) -> bool:
         "RETURN name, options.indexConfig['vector.dimensions'] AS dim"
     )
     return all(r["name"] in names and r["dim"] in (None, LOCAL_MINILM_DIM) for r in found)
+
+
+@contextmanager
+def hung(store: GraphStore) -> Iterator[None]:
+    """The graph's server process stopped (SIGSTOP) for the block: connections stay open, nothing answers."""
+    if isinstance(store, FalkorDBStore):
+        pid = int(store.server.owner()["server_pid"])
+    elif SESSION.server is not None:
+        pid = SESSION.server.process.pid
+    else:
+        pytest.skip("an external Neo4j (NEO4J_URI) is not stopped by tests")
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)

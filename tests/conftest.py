@@ -25,6 +25,10 @@ from tools.neo4j.server import Neo4jUnavailable
 #: Each distinct text is embedded once per test process (tests/model_memo.py).
 model_memo.install()
 
+#: Shared test-support modules whose asserts compare what the tests compare: rewritten as test modules are, so that
+#: a failure shows both sides (pytest rewrites only test modules, conftests and plugins of its own accord).
+pytest.register_assert_rewrite("tests.app_session", "tests.curie_corpus", "tests.indexing_runs")
+
 #: The data-folder, default-folder and process guards (tests/hermetic.py), and pytester to prove they fail.
 pytest_plugins = ["tests.hermetic", "pytester"]
 
@@ -360,10 +364,12 @@ CAROL = Path(__file__).resolve().parents[1] / "data" / "demo" / "a-christmas-car
 CAROL_EXCERPTS = (("marleys-ghost.txt", 195, 560), ("the-end-of-it.txt", 3280, 3520))
 
 
+#: What `carol_graph` gives a test: the graph's settings, its store and the embedder it was built with.
+CarolGraph = tuple[Settings, GraphStore, Embedder]
+
+
 @pytest.fixture(scope="session")
-def carol_graph(
-    tmp_path_factory: pytest.TempPathFactory, backend: str
-) -> Iterator[tuple[Settings, GraphStore, Embedder]]:
+def carol_graph(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[CarolGraph]:
     """The real offline indexer over two Christmas Carol excerpts (~40 chunks), built once per session."""
     from retrieval.indexing import run_index
 

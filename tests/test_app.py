@@ -23,22 +23,10 @@ from components.sidebar import TUNING_PANEL
 from retrieval.config import Settings
 from retrieval.conversation.thread import REWRITE_PROMPT
 from retrieval.judge.answerability import LABELS
+from tests.app_session import asked, opened, shown_text, started
 from tests.conftest import DemoGraph, backend_env, close_app
 from tests.e2e.graph import app_env
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-TIMEOUT = 120
-
-
-def _start(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> AppTest:
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    close_app()
-    app = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    app.session_state[TUNING_PANEL] = True  # the sidebar's knobs are drawn only while their panel is open
-    app.run()
-    return app
 
 
 @pytest.fixture(autouse=True)
@@ -50,14 +38,7 @@ def _app_closed() -> Iterator[None]:
 
 @pytest.fixture
 def app(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    return _start(monkeypatch, demo.env)
-
-
-def _text(app: AppTest) -> str:
-    parts = [
-        e.value for kind in ("markdown", "caption", "info", "warning", "error", "success") for e in getattr(app, kind)
-    ]
-    return "\n".join(str(p) for p in parts)
+    return started(monkeypatch, demo.env)
 
 
 def _figure(app: AppTest, key: str) -> dict:
@@ -76,17 +57,10 @@ def _nodes(figure: dict) -> dict[str, dict]:
     return out
 
 
-def _go(app: AppTest, page: str) -> AppTest:
-    app.switch_page(f"views/{page}.py")
-    app.run()
-    assert not app.exception, app.exception
-    return app
-
-
 # --- shell and home -------------------------------------------------------------------------
 def test_home_shows_backend_counts_and_extractive_state(app: AppTest, demo: DemoGraph) -> None:
     assert not app.exception
-    text = _text(app)
+    text = shown_text(app)
     assert demo.where in text and "healthy" in text
     assert "Searches read project 'demo'." in text  # a graph with projects is read one project at a time
     metrics = {m.label: m.value for m in app.metric}
@@ -108,18 +82,18 @@ def test_opening_the_graph_shows_each_step_then_how_long_it_took(app: AppTest, d
         assert steps[0].startswith(("Starting the graph server", "Graph indexes ready: ")), steps
         assert any(step.startswith("Graph indexes ready: ") for step in steps), steps
     assert steps[-2:] == ["Loading the embedder", "Checking the graph"]
-    assert not _go(app, "home").status, "shown while the graph opens, not on every page after"
+    assert not opened(app, "home").status, "shown while the graph opens, not on every page after"
 
 
 def test_invalid_settings_are_one_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = _start(monkeypatch, {**app_env(tmp_path / "graph.db"), "DRIFTLENS_TOP_K": "0"})
+    app = started(monkeypatch, {**app_env(tmp_path / "graph.db"), "DRIFTLENS_TOP_K": "0"})
     assert not app.exception
     assert len(app.error) == 1
     assert "DriftLens cannot start" in app.error[0].value and "top_k" in app.error[0].value
 
 
 def test_unreachable_backend_names_its_uri(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = _start(
+    app = started(
         monkeypatch, {**app_env(tmp_path / "graph.db"), "NEO4J_URI": "bolt://127.0.0.1:9", "NEO4J_PASSWORD": "x"}
     )
     assert not app.exception
@@ -131,7 +105,7 @@ def test_banner_while_the_embedded_server_is_down_clears_when_it_is_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     graph = tmp_path / "graph.db"
-    app = _start(monkeypatch, {**app_env(graph), "DRIFTLENS_DATA_DIR": str(tmp_path)})
+    app = started(monkeypatch, {**app_env(graph), "DRIFTLENS_DATA_DIR": str(tmp_path)})
     assert not app.error
     data = graph.with_name(graph.name + ".data")
     pid = int(json.loads((data / "server.lock").read_text())["server_pid"])
@@ -145,25 +119,25 @@ def test_banner_while_the_embedded_server_is_down_clears_when_it_is_back(
     app.button[0].click().run()  # "Retry now"
     assert not app.exception
     assert not app.error, "the banner clears once the server runs again, without restarting the app"
-    assert "graph is empty" in _text(app)
+    assert "graph is empty" in shown_text(app)
 
 
 def test_empty_graph_says_how_to_build_one(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = _start(monkeypatch, {**app_env(settings.embedded_graph_path), **backend_env(settings)})
+    app = started(monkeypatch, {**app_env(settings.embedded_graph_path), **backend_env(settings)})
     assert not app.exception
-    assert "graph is empty" in _text(app) and "Index" in _text(app)
-    _go(app, "ask")
-    assert "graph is empty" in _text(app) and not app.chat_input
-    _go(app, "graph_explorer")
-    assert "graph is empty" in _text(app)
+    assert "graph is empty" in shown_text(app) and "Index" in shown_text(app)
+    opened(app, "ask")
+    assert "graph is empty" in shown_text(app) and not app.chat_input
+    opened(app, "graph_explorer")
+    assert "graph is empty" in shown_text(app)
 
 
 def test_sliders_persist_across_pages_and_reset_to_defaults(app: AppTest) -> None:
     default_top_k = app.slider(key="tune_top_k").value
     app.slider(key="tune_top_k").set_value(default_top_k + 7).run()
     app.selectbox(key="tune_fusion").set_value("rrf").run()
-    _go(app, "graph_explorer")
-    _go(app, "ask")
+    opened(app, "graph_explorer")
+    opened(app, "ask")
     assert app.slider(key="tune_top_k").value == default_top_k + 7
     assert app.selectbox(key="tune_fusion").value == "rrf"
     app.button[[b.label for b in app.button].index("Reset to defaults")].click().run()
@@ -177,8 +151,8 @@ def test_closed_tuning_panel_draws_no_knobs_and_keeps_their_values(app: AppTest)
     app.session_state[TUNING_PANEL] = False
     app.run()
     assert not app.sidebar.slider
-    _go(app, "documents")
-    _go(app, "ask")
+    opened(app, "documents")
+    opened(app, "ask")
     assert app.session_state["tune_top_k"] == default_top_k + 3
     app.session_state[TUNING_PANEL] = True
     app.run()
@@ -186,7 +160,7 @@ def test_closed_tuning_panel_draws_no_knobs_and_keeps_their_values(app: AppTest)
 
 
 def test_drift_knobs_in_the_sidebar_reach_the_answer(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     app.slider(key="tune_drift_budget").set_value(0.05).run()
     app.slider(key="tune_degree_penalty").set_value(1.5).run()
     app.selectbox(key="tune_direction").set_value("out").run()
@@ -202,12 +176,12 @@ def test_drift_knobs_in_the_sidebar_reach_the_answer(app: AppTest) -> None:
 
 # --- Ask ------------------------------------------------------------------------------------
 def test_ask_answers_with_label_citations_usage_and_export(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     suggestions = [b.label for b in app.button if b.key and b.key.startswith("suggest-")]
     assert len(suggestions) == 4 and suggestions[0].endswith("?")
     app.chat_input[0].set_value("Who was Marley?").run()
     assert not app.exception
-    text = _text(app)
+    text = shown_text(app)
     assert "mode: Local" in text and "answered by: extractive" in text
     citations = [e.label for e in app.expander if e.label.startswith("[1]")]
     assert citations and "score" in citations[0]
@@ -219,11 +193,11 @@ def test_ask_answers_with_label_citations_usage_and_export(app: AppTest) -> None
 
 
 def test_compare_modes_answers_side_by_side(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     app.toggle(key="ask_compare").set_value(True).run()
     app.chat_input[0].set_value("What does Scrooge think of Christmas?").run()
     assert not app.exception
-    text = _text(app)
+    text = shown_text(app)
     for label in ("mode: Local", "mode: Global", "mode: DRIFT"):
         assert label in text
     turn = app.session_state["conversation"].turns()[0]
@@ -231,16 +205,10 @@ def test_compare_modes_answers_side_by_side(app: AppTest) -> None:
     assert len(app.session_state["drift_runs"]) == 1
 
 
-def _ask(app: AppTest, question: str) -> AppTest:
-    app.chat_input[0].set_value(question).run()
-    assert not app.exception, app.exception
-    return app
-
-
 def test_a_follow_up_uses_the_first_turn_and_the_thread_can_be_left_and_reopened(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Who was Marley?")
-    _ask(app, "What did he wear?")
+    opened(app, "ask")
+    asked(app, "Who was Marley?")
+    asked(app, "What did he wear?")
     chat = app.session_state["conversation"]
     turns = chat.turns()
     assert [t.question for t in turns] == ["Who was Marley?", "What did he wear?"]
@@ -263,23 +231,23 @@ def test_a_follow_up_uses_the_first_turn_and_the_thread_can_be_left_and_reopened
 def test_a_thread_and_a_drift_run_reopen_by_url_in_a_new_session(
     app: AppTest, demo: DemoGraph, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     app.selectbox(key="mode").set_value("drift").run()
-    _ask(app, "How does Scrooge treat his clerk?")
+    asked(app, "How does Scrooge treat his clerk?")
     chat = app.session_state["conversation"]
     run_id = chat.turns()[0].id
     assert any(f"run={run_id}" in str(p.proto) for p in app.get("page_link"))
 
-    fresh = _start(monkeypatch, demo.env)  # a reload: a new session, nothing in session state
+    fresh = started(monkeypatch, demo.env)  # a reload: a new session, nothing in session state
     fresh.query_params["thread"] = chat.thread_id
-    _go(fresh, "ask")
+    opened(fresh, "ask")
     assert [t.question for t in fresh.session_state["conversation"].turns()] == ["How does Scrooge treat his clerk?"]
-    assert "mode: DRIFT" in _text(fresh)
+    assert "mode: DRIFT" in shown_text(fresh)
 
-    reloaded = _start(monkeypatch, demo.env)
+    reloaded = started(monkeypatch, demo.env)
     reloaded.query_params["run"] = run_id
-    _go(reloaded, "drift_trace")
-    assert "No DRIFT run yet" not in _text(reloaded)
+    opened(reloaded, "drift_trace")
+    assert "No DRIFT run yet" not in shown_text(reloaded)
     pick = reloaded.selectbox(key="drift_pick")
     assert pick.value == 0 and "How does Scrooge treat his clerk?" in pick.format_func(pick.value)
     assert any("primer" in s for s in reloaded.selectbox(key="drift_step_0").options)
@@ -287,41 +255,41 @@ def test_a_thread_and_a_drift_run_reopen_by_url_in_a_new_session(
 
 def test_an_unknown_run_in_the_url_is_one_message(app: AppTest) -> None:
     app.query_params["run"] = "![x](http://203.0.113.9/a.png)"
-    _go(app, "drift_trace")
+    opened(app, "drift_trace")
     warning = next(w.value for w in app.warning if "No DRIFT run" in w.value)
     assert "!\\[x\\]" in warning  # shown as typed, never as an image
-    assert "No DRIFT run yet" in _text(app)
+    assert "No DRIFT run yet" in shown_text(app)
 
 
 def test_every_answer_shows_its_confidence_and_the_toggle_shows_its_parts(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Who was Marley?")
+    opened(app, "ask")
+    asked(app, "Who was Marley?")
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.confidence is not None
-    assert f"-badge[confidence {answer.confidence.score:.0%}]" in _text(app)
-    assert "support by the cited passages: **" not in _text(app)
+    assert f"-badge[confidence {answer.confidence.score:.0%}]" in shown_text(app)
+    assert "support by the cited passages: **" not in shown_text(app)
     assert any("quote match" in e.label for e in app.expander)  # each citation says how well the shown quote matched
     app.toggle(key="show_confidence").set_value(True).run()
     for part in (LABELS["support"], LABELS["coverage"], "similarity of the"):
-        assert f"- {part}" in _text(app), part
-    _go(app, "home")
-    _go(app, "ask")
+        assert f"- {part}" in shown_text(app), part
+    opened(app, "home")
+    opened(app, "ask")
     assert app.toggle(key="show_confidence").value  # remembered for the session
-    assert f"- {LABELS['coverage']}: **" in _text(app)
+    assert f"- {LABELS['coverage']}: **" in shown_text(app)
 
 
 def test_a_weak_answer_states_its_limitation(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Did the clerk own a violin factory in Peru?")
+    opened(app, "ask")
+    asked(app, "Did the clerk own a violin factory in Peru?")
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.confidence is not None and answer.confidence.score < 0.7
     assert [w.value for w in app.warning] == [answer.confidence.limitation]
 
 
 def test_asking_the_same_question_twice_keeps_both_turns_and_their_exports(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Who was Marley?")
-    _ask(app, "Who was Marley?")
+    opened(app, "ask")
+    asked(app, "Who was Marley?")
+    asked(app, "Who was Marley?")
     turns = app.session_state["conversation"].turns()
     assert len(turns) == 2
     keys = {d.proto.id for d in app.get("download_button")}
@@ -331,14 +299,14 @@ def test_asking_the_same_question_twice_keeps_both_turns_and_their_exports(app: 
 
 
 def test_knobs_say_which_modes_they_affect_and_the_answer_shows_their_effect(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     assert "Affects: Local, DRIFT" in app.slider(key="tune_top_k").help
     assert not app.slider(key="tune_top_k").proto.disabled
-    _ask(app, "Who was Marley?")
+    asked(app, "Who was Marley?")
     effect = next(c.value for c in app.caption if c.value.startswith("Knobs' effect:"))
     assert "evidence items" in effect and "entities expanded" in effect
     app.slider(key="tune_max_nodes").set_value(10).run()
-    _ask(app, "Who was Marley?")
+    asked(app, "Who was Marley?")
     moved = [c.value for c in app.caption if c.value.startswith("Since the previous local answer:")]
     assert moved and "max nodes 100 → 10" in moved[0]
 
@@ -353,8 +321,8 @@ def test_agent_mode_without_a_model_says_so_when_chosen_and_offers_the_modes_tha
     app.selectbox(key="mode").set_value("agent").run()
     assert any("Agent mode needs a language model" in w.value for w in app.sidebar.warning)
     assert {"use_local", "use_global", "use_drift"} <= {b.key for b in app.sidebar.button}
-    _go(app, "ask")
-    _ask(app, "Who was Marley?")
+    opened(app, "ask")
+    asked(app, "Who was Marley?")
     facts = app.session_state["conversation"].turns()[0].answers[0].key_facts
     assert facts and all(f.fact.rstrip("\"'").endswith((".", "!", "?")) for f in facts), facts  # no text cut mid-word
     app.button(key="use_local").click().run()
@@ -363,9 +331,9 @@ def test_agent_mode_without_a_model_says_so_when_chosen_and_offers_the_modes_tha
 
 
 def test_compare_marks_the_citations_the_modes_share(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     app.toggle(key="ask_compare").set_value(True).run()
-    _ask(app, "Who was Marley?")
+    asked(app, "Who was Marley?")
     answers = app.session_state["conversation"].turns()[0].answers
     cited = {a.mode: {c.chunk_id for c in a.citations()} for a in answers}
     assert cited["local"] & cited["drift"], "the demo question is one both modes answer from the same chunks"
@@ -385,11 +353,11 @@ def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
 
     scripted_openai.script(router=route)
     llm = {"OPENAI_BASE_URL": scripted_openai.base_url, "OPENAI_API_KEY": "sk-apptest", "RETRY_MAX_ATTEMPTS": "1"}
-    app = _start(monkeypatch, {**demo.env, **llm, "DRIFTLENS_USER": "model-user"})
-    _go(app, "ask")
+    app = started(monkeypatch, {**demo.env, **llm, "DRIFTLENS_USER": "model-user"})
+    opened(app, "ask")
     assert "Agent" in app.toggle(key="ask_compare").label
-    _ask(app, "Who was Marley?")
-    _ask(app, "What did he wear?")
+    asked(app, "Who was Marley?")
+    asked(app, "What did he wear?")
     assert any(c.value == "Rewritten by the model as: What did Marley wear\\?" for c in app.caption)
     rewrites = [r for r in scripted_openai.chat_requests() if r.json["messages"][0]["content"] == REWRITE_PROMPT]
     assert len(rewrites) == 1 and rewrites[0].json["messages"][-1]["content"] == "What did he wear?"
@@ -398,14 +366,14 @@ def test_with_a_model_the_follow_up_rewrite_is_shown_and_compare_includes_agent(
 
 # --- DRIFT trace ----------------------------------------------------------------------------
 def test_drift_trace_runs_and_lists_steps(app: AppTest) -> None:
-    _go(app, "drift_trace")
-    assert "No DRIFT run yet" in _text(app)
+    opened(app, "drift_trace")
+    assert "No DRIFT run yet" in shown_text(app)
     app.text_input(key="drift_question").set_value("How does Scrooge treat his clerk?")
     app.button[0].click().run()
     assert not app.exception
     steps = app.selectbox(key="drift_step_0").options
     assert any("primer" in s for s in steps) and any("followup" in s for s in steps)
-    assert "Target communities" in _text(app)
+    assert "Target communities" in shown_text(app)
     tree = _nodes(_figure(app, "drift_tree_0"))
     assert set(tree) == {s.id for s in app.session_state["drift_runs"][0]["answer"].trace if s.question}
     assert tree["primer"]["ring"] == SELECTED_RING and all(n["text"] for n in tree.values())
@@ -419,7 +387,7 @@ def test_drift_trace_runs_and_lists_steps(app: AppTest) -> None:
 
 # --- Graph explorer -------------------------------------------------------------------------
 def test_explorer_neighbourhood_respects_the_cap(app: AppTest) -> None:
-    _go(app, "graph_explorer")
+    opened(app, "graph_explorer")
     app.text_input(key="ex_query").set_value("Scrooge").run()
     assert not app.exception
     assert app.session_state["ex_seeds"] == [app.selectbox(key="ex_pick").value]
@@ -432,7 +400,7 @@ def test_explorer_neighbourhood_respects_the_cap(app: AppTest) -> None:
 
 
 def test_explorer_graph_has_a_legend_and_find_in_graph_selects_a_node(app: AppTest) -> None:
-    _go(app, "graph_explorer")
+    opened(app, "graph_explorer")
     app.text_input(key="ex_query").set_value("Scrooge").run()
     figure = _figure(app, "ex_graph")
     legend = [t["name"] for t in figure["data"] if t.get("showlegend") is not False and t.get("name")]
@@ -441,7 +409,7 @@ def test_explorer_graph_has_a_legend_and_find_in_graph_selects_a_node(app: AppTe
     seed = app.session_state["ex_seeds"][0]
     assert nodes[seed]["ring"] == SELECTED_RING and nodes[seed]["text"]
     labelled = sum(1 for n in nodes.values() if n["text"])
-    assert f"Names shown for {labelled} of {len(nodes)} nodes" in _text(app)
+    assert f"Names shown for {labelled} of {len(nodes)} nodes" in shown_text(app)
 
     target = next(i for i in nodes if i != seed)
     app.selectbox(key="ex_find").set_value(target).run()
@@ -453,7 +421,7 @@ def test_explorer_graph_has_a_legend_and_find_in_graph_selects_a_node(app: AppTe
 
 
 def test_explorer_community_network_beside_the_hierarchy(app: AppTest) -> None:
-    _go(app, "graph_explorer")
+    opened(app, "graph_explorer")
     communities = _nodes(_figure(app, "ex_communities"))
     listed = app.selectbox(key="ex_community").options
     assert len(communities) == len(listed) > 0
@@ -461,7 +429,7 @@ def test_explorer_community_network_beside_the_hierarchy(app: AppTest) -> None:
 
 
 def test_explorer_cypher_box_is_read_only(app: AppTest) -> None:
-    _go(app, "graph_explorer")
+    opened(app, "graph_explorer")
     app.text_area(key="ex_cypher").set_value("CREATE (n:Intruder {id: 'x'}) RETURN n")
     app.button(key="ex_run").click().run()
     assert any("only read queries" in e.value for e in app.error)
@@ -472,9 +440,9 @@ def test_explorer_cypher_box_is_read_only(app: AppTest) -> None:
 
 # --- Memory and Index -----------------------------------------------------------------------
 def test_memory_delete_asks_first_takes_the_whole_turn_and_invalidate_is_the_primary_action(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Who was Bob Cratchit?")
-    _go(app, "memory")
+    opened(app, "ask")
+    asked(app, "Who was Bob Cratchit?")
+    opened(app, "memory")
     app.selectbox(key="mem_application_id").set_value("driftlens").run()
     before = len(app.dataframe[0].value)
     app.session_state["mem_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
@@ -492,19 +460,19 @@ def test_memory_delete_asks_first_takes_the_whole_turn_and_invalidate_is_the_pri
 
 
 def test_memory_page_lists_the_conversations(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Who was Marley?")
+    opened(app, "ask")
+    asked(app, "Who was Marley?")
     thread = app.session_state["conversation"].thread_id
-    _go(app, "memory")
+    opened(app, "memory")
     links = [str(p.proto) for p in app.get("page_link")]
     assert any(f"thread={thread}" in link and "Who was Marley" in link for link in links), links
 
 
 def test_invalidating_a_turn_on_the_memory_page_changes_the_next_follow_up(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "Who was Marley?")
+    opened(app, "ask")
+    asked(app, "Who was Marley?")
     thread = app.session_state["conversation"].thread_id
-    _go(app, "memory")
+    opened(app, "memory")
     app.selectbox(key="mem_thread_id").set_value(thread).run()
     question = next(i for i, role in enumerate(app.dataframe[0].value["role"]) if role == "user")
     app.session_state["mem_table"] = {"selection": {"rows": [question], "columns": [], "cells": []}}
@@ -513,25 +481,25 @@ def test_invalidating_a_turn_on_the_memory_page_changes_the_next_follow_up(app: 
     app.button(key="mem_invalidate").click().run()
     assert not app.exception
 
-    _go(app, "ask")
+    opened(app, "ask")
     assert any(c.value.startswith("Invalidated on the Memory page") for c in app.caption)
-    _ask(app, "What did he wear?")
+    asked(app, "What did he wear?")
     turn = app.session_state["conversation"].turns()[-1]
     assert turn.meta.context_terms == [] and turn.meta.searched_as == "What did he wear?"
     assert not any(c.value.startswith(("Searched with words", "Follow-up read as")) for c in app.caption)
 
 
 def test_memory_page_lists_scoped_memories(app: AppTest) -> None:
-    _go(app, "memory")
+    opened(app, "memory")
     app.selectbox(key="mem_application_id").set_value("driftlens-tests").run()
-    assert "Scope: application_id=driftlens-tests" in _text(app)
+    assert "Scope: application_id=driftlens-tests" in shown_text(app)
     assert len(app.dataframe[0].value) == 3
     app.text_input(key="mem_query").set_value("business partner").run()
     assert app.dataframe[0].value.iloc[0]["text"].startswith("Marley was")
 
 
 def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, demo: DemoGraph, tmp_path: Path) -> None:
-    _go(app, "index")
+    opened(app, "index")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.txt").write_text("Not for the app: outside the index roots.\n")
@@ -552,7 +520,7 @@ def test_index_page_indexes_a_folder_into_a_new_project(app: AppTest, demo: Demo
 
 
 def test_labels_from_an_answer_feed_the_tuning_grid_and_its_best_setting_applies(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     app.chat_input[0].set_value("Who was Marley?").run()
     assert not app.exception, app.exception
     thumbs = [f for f in app.feedback if f.key and "-thumb-" in f.key]
@@ -561,15 +529,15 @@ def test_labels_from_an_answer_feed_the_tuning_grid_and_its_best_setting_applies
     thumbs[1].set_value(0)
     app.text_input(key=thumbs[0].key.split("-thumb-")[0] + "-set").set_value("carol-labels")
     app.button(key=thumbs[0].key.split("-thumb-")[0] + "-save").click().run()
-    assert "Saved 2 labels (1 relevant) to 'carol-labels'" in _text(app)
-    _go(app, "tuning")
+    assert "Saved 2 labels (1 relevant) to 'carol-labels'" in shown_text(app)
+    opened(app, "tuning")
     assert app.selectbox(key="tune_set").value == "carol-labels"
     app.multiselect(key="tune_grid_alpha").set_value([0.2, 0.8])
     app.multiselect(key="tune_grid_max_hops").set_value([0, 1])
     app.multiselect(key="tune_grid_top_k").set_value([5])
     app.button(key="tune_run").click().run()
     assert not app.exception, app.exception
-    text = _text(app)
+    text = shown_text(app)
     assert "Best on the train part" in text and not app.error
     table = app.dataframe[0].value  # the settings table (the per-question one follows)
     assert len(table) == 5 and set(table["recall"]) <= {0.0, 1.0}  # 4 settings + current; one question

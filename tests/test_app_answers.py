@@ -8,18 +8,18 @@ from collections.abc import Iterator
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app_session import asked, opened, shown_text, started
 from tests.conftest import DemoGraph, close_app
-from tests.test_app import _ask, _go, _start, _text
 
 
 @pytest.fixture
 def app(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
-    yield _start(monkeypatch, demo.env)
+    yield started(monkeypatch, demo.env)
     close_app()  # the app closes its graph with the test, and leaves no script as __main__
 
 
 def test_a_suggested_corpus_wide_question_runs_in_global_mode(app: AppTest) -> None:
-    _go(app, "ask")
+    opened(app, "ask")
     suggestion = app.button(key="suggest-0")
     assert "Global" in suggestion.help  # the first suggestions are corpus-wide questions
     suggestion.click().run()
@@ -30,10 +30,10 @@ def test_a_suggested_corpus_wide_question_runs_in_global_mode(app: AppTest) -> N
 
 
 def test_a_question_the_documents_do_not_answer_reads_not_in_these_documents(app: AppTest) -> None:
-    _go(app, "ask")
-    _ask(app, "What is the capital of Australia?")
+    opened(app, "ask")
+    asked(app, "What is the capital of Australia?")
     answer = app.session_state["conversation"].turns()[0].answers[0]
     assert answer.outcome == "not_in_documents"
-    text = _text(app)
+    text = shown_text(app)
     assert ":red-badge[not in these documents]" in text and "Not in these documents" in text
     assert "**Key facts**" not in text  # what was found is shown as the nearest material, not as the answer

@@ -14,13 +14,13 @@ from streamlit.testing.v1 import AppTest
 from components.untrusted import inert
 from retrieval.conversation.thread import Conversation
 from retrieval.text.readable import NOTHING_TO_SEARCH
+from tests.app_session import asked, opened, shown_text, started
 from tests.conftest import DemoGraph, close_app
-from tests.test_app import _ask, _go, _start, _text
 
 
 @pytest.fixture
 def ask_page(demo: DemoGraph, monkeypatch: pytest.MonkeyPatch) -> Iterator[AppTest]:
-    yield _go(_start(monkeypatch, demo.env), "ask")
+    yield opened(started(monkeypatch, demo.env), "ask")
     close_app()
 
 
@@ -29,14 +29,14 @@ def _questions(chat: Conversation) -> list[str]:
 
 
 def test_a_question_of_common_words_is_one_clear_message_and_the_thread_keeps_answering(ask_page: AppTest) -> None:
-    app = _ask(ask_page, "the")
+    app = asked(ask_page, "the")
     assert [i.value for i in app.info] == [inert(NOTHING_TO_SEARCH)]  # untrusted text: drawn escaped
     chat: Conversation = app.session_state["conversation"]
     assert app.query_params["thread"] == chat.thread_id
 
-    _ask(app, "Who was Marley?")
+    asked(app, "Who was Marley?")
     assert _questions(chat) == ["the", "Who was Marley?"]
-    assert "answered by: extractive" in _text(app)
+    assert "answered by: extractive" in shown_text(app)
     app.run()  # the thread read back from the store, as a reload or a reopened link reads it
     assert not app.exception, app.exception
     marley = chat.turns()[1].answers[0]
@@ -46,7 +46,7 @@ def test_a_question_of_common_words_is_one_clear_message_and_the_thread_keeps_an
 
 
 def test_a_turn_that_lost_its_answer_shows_as_damaged_and_the_thread_keeps_answering(ask_page: AppTest) -> None:
-    app = _ask(ask_page, "Who was Marley?")
+    app = asked(ask_page, "Who was Marley?")
     chat: Conversation = app.session_state["conversation"]
     assert chat.memory is not None
     answer = next(r for r in chat.memory.page(chat.scope).items if r.role == "assistant")
@@ -57,6 +57,6 @@ def test_a_turn_that_lost_its_answer_shows_as_damaged_and_the_thread_keeps_answe
     assert [w.value for w in app.warning] == [
         "This turn is damaged: its answer was deleted. Later answers no longer use it."
     ]
-    _ask(app, "What did he wear?")  # a follow-up: the damaged turn no longer feeds it
+    asked(app, "What did he wear?")  # a follow-up: the damaged turn no longer feeds it
     assert _questions(chat) == ["Who was Marley?", "What did he wear?"]
     assert chat.turns()[1].meta.context_terms == [] and chat.turns()[1].answers

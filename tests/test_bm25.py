@@ -70,3 +70,20 @@ def test_ranked_scores_the_fields_joined(fields: list[str]) -> None:
         ((i, s) for i, s in expected.items() if s > 0), key=lambda pair: -pair[1]
     )
     assert {h.id for h in found} == ({"a", "b", "c"} if len(fields) == 2 else {"a", "b"})
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_common_words_estimate_is_its_share_of_the_sample(seed: int) -> None:
+    """A word counted up to the cap gets its document count from the sample: the share of the sample's texts
+    holding it (counted once per label's statistics, `sample_holding`), as a scan of the sample counts it; below
+    the cap, its own count; with no sample, the count."""
+    rng = random.Random(seed)
+    sample = [set(rng.sample(VOCABULARY, rng.randint(0, 8))) for _ in range(rng.randint(1, 40))]
+    stats = bm25.LabelStats(size=rng.randint(50, 5000), mean_length=20.0, sample=sample, freq={})
+    for word in [*VOCABULARY, "absent"]:
+        estimate = max(stats.cap, round(sum(1 for held in sample if word in held) / len(sample) * stats.size))
+        assert stats._estimated(word, stats.cap) == estimate
+        assert stats._estimated(word, stats.cap - 1) == stats.cap - 1
+        assert stats.idf_of(word) == (-1.0, bm25.idf(stats.size, estimate))
+    empty = bm25.LabelStats(size=100, mean_length=20.0, sample=[], freq={})
+    assert empty._estimated("cat", empty.cap) == empty.cap

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -24,15 +23,9 @@ from retrieval.search.hybrid import search_chunks, search_entities
 from retrieval.store import GraphStore, open_store
 from tests.backends import Occupant
 from tests.conftest import close_app, make_settings
+from tests.workshop_kg import REPO, WORKSHOP, WORKSHOP_ENV, exports
 
-REPO = Path(__file__).resolve().parents[1]
-WORKSHOP = REPO / "tests" / "fixtures" / "neo4j-genai-workshop-kg"
-WORKSHOP_ENV = REPO / "examples" / "neo4j-workshop-kg.env"
 APPLE_10K = "data/form10k-sample/0000320193-23-000106.pdf"
-
-
-def _exports() -> list[Path]:
-    return sorted(WORKSHOP.glob("*.json"))
 
 
 def _workshop_settings(base: Settings, **overrides: object) -> Settings:
@@ -60,7 +53,7 @@ def workshop(
     built: dict[str, object] = {}
 
     def build(store: GraphStore) -> None:
-        built["loaded"] = load_native(store, _exports())
+        built["loaded"] = load_native(store, exports())
         built["reembedded"] = reembed(settings, store, embedder)
 
     with open_store(settings) as store:
@@ -78,8 +71,8 @@ def _workshop_in_place(request: pytest.FixtureRequest) -> None:
 
 def test_native_load_writes_what_simplekgpipeline_writes(workshop: tuple[Settings, GraphStore, dict]) -> None:
     _settings, store, _ = workshop
-    nodes = [n for path in _exports() for n in json.loads(path.read_text())["nodes"]]
-    relationships = [r for path in _exports() for r in json.loads(path.read_text())["relationships"]]
+    nodes = [n for path in exports() for n in json.loads(path.read_text())["nodes"]]
+    relationships = [r for path in exports() for r in json.loads(path.read_text())["relationships"]]
     per_label = store.read(
         f"MATCH (n:{KG_BUILDER}) UNWIND labels(n) AS label RETURN label, count(*) AS n ORDER BY label"
     )
@@ -103,7 +96,7 @@ def test_native_load_writes_what_simplekgpipeline_writes(workshop: tuple[Setting
 def test_loading_again_changes_nothing(workshop: tuple[Settings, GraphStore, dict]) -> None:
     _settings, store, _ = workshop
     before = store.read("MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS n, count(r) AS r")
-    load_native(store, _exports())
+    load_native(store, exports())
     after = store.read("MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS n, count(r) AS r")
     assert after == before
 

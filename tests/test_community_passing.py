@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,9 +10,9 @@ import pytest
 from retrieval.config import Settings
 from retrieval.indexing import run_index
 from retrieval.indexing.community_passing import Passing, _within
-from retrieval.store import GraphStore, open_store
-from tests.conftest import make_settings
-from tests.test_indexing import Occupant, embedder, write_corpus  # noqa: F401 (fixtures)
+from retrieval.store import GraphStore
+from tests.community_graphs import graph, members  # noqa: F401 (fixture)
+from tests.indexing_runs import write_corpus
 
 #: Two encyclopaedia articles of unrelated subjects, each naming Portugal once in passing.
 ARTICLES = {
@@ -29,52 +28,17 @@ ARTICLES = {
 }
 
 
-@pytest.fixture
-def graph(tmp_path: Path, backend: str) -> Iterator[tuple[Settings, GraphStore]]:
-    """tests/test_indexing.py's graph with the default community size: each article's names fit one community."""
-    settings = make_settings(tmp_path / "db", backend, chunk_tokens=48)
-    (tmp_path / "db").mkdir()
-    with open_store(settings) as store:
-        Occupant.own(store)
-        yield settings, store
-        Occupant.release(store)
-
-
-def _members(store: GraphStore) -> list[tuple[int, set[str]]]:
-    """(level, the entity titles beneath) of every community."""
-    rows = store.query(
-        "MATCH (e:__Entity__ {projectId: 'p'})-[:IN_COMMUNITY]->(k:__Community__) RETURN k.id AS k, e.title AS e"
-    )
-    level0: dict[str, set[str]] = {}
-    for row in rows:
-        level0.setdefault(str(row["k"]), set()).add(str(row["e"]))
-    parent_of = {
-        str(r["k"]): str(r["parent"] or "")
-        for r in store.query(
-            "MATCH (k:__Community__ {projectId: 'p'}) OPTIONAL MATCH (k)-[:IN_COMMUNITY]->(p:__Community__) "
-            "RETURN k.id AS k, p.id AS parent"
-        )
-    }
-    found: dict[tuple[int, str], set[str]] = {}
-    for community, members in level0.items():
-        level = 0
-        while community:
-            found.setdefault((level, community), set()).update(members)
-            level, community = level + 1, parent_of[community]
-    return [(level, members) for (level, _k), members in found.items()]
-
-
 def test_a_name_two_articles_mention_in_passing_joins_them_in_no_community(
-    graph: tuple[Settings, GraphStore],
+    graph: tuple[Settings, GraphStore],  # noqa: F811
     tmp_path: Path,
-    embedder,  # noqa: F811
+    embedder,
 ) -> None:
     """Without the rule, Portugal's co-occurrences tie the painter's names to the bridge's at some level, and that
     community's title lists both; with it each article's names stay apart at every level, and Portugal keeps one
     home."""
     settings, store = graph
     run_index(settings, store, embedder, [write_corpus(tmp_path / "corpus", ARTICLES)], project="p")
-    found = _members(store)
+    found = members(store)
     assert any("Maria Lopes" in members for _level, members in found)
     assert any("Dorman Long" in members for _level, members in found)
     joined = [(level, m) for level, m in found if {"Maria Lopes", "Dorman Long"} <= m]

@@ -9,8 +9,8 @@ from retrieval.indexing import run_index
 from retrieval.indexing.community_passing import Passing
 from retrieval.indexing.community_subjects import Subjects, group
 from retrieval.store import GraphStore
-from tests.test_community_passing import _members, graph  # noqa: F401 (fixture)
-from tests.test_indexing import embedder, write_corpus  # noqa: F401 (fixture)
+from tests.community_graphs import graph, members  # noqa: F401 (fixture)
+from tests.indexing_runs import write_corpus
 
 #: Two films that both write "Las Vegas" more than once (no aside, so Leiden joins their names through it), the
 #: first most; a third film that shares no name with them; a river. Each first sentence says what its subject is.
@@ -44,7 +44,7 @@ def _titles(store: GraphStore) -> dict[str, str]:
 def test_an_encyclopaedia_s_level_0_keeps_each_subject_s_names_apart_and_the_level_above_groups_its_films(
     graph: tuple[Settings, GraphStore],  # noqa: F811
     tmp_path: Path,
-    embedder,  # noqa: F811
+    embedder,
 ) -> None:
     """Without the rules, Leiden puts Las Vegas with the comedy's names, whose community is then titled by the
     crime film's passages ("Films: Casino Nights, Las Vegas & American"), and the third film, sharing no name, is
@@ -52,7 +52,7 @@ def test_an_encyclopaedia_s_level_0_keeps_each_subject_s_names_apart_and_the_lev
     led by its own title, and the level above holds the three films (not the river) under a title that says so."""
     settings, store = graph
     run_index(settings, store, embedder, [write_corpus(tmp_path / "corpus", ARTICLES)], project="p")
-    found = _members(store)
+    found = members(store)
     level0 = [m for level, m in found if level == 0]
     crime = {"American", "Casino Nights", "Las Vegas", "Martin Brody", "Sharon Stone"}
     assert [m for m in level0 if "Las Vegas" in m] == [crime], level0
@@ -93,13 +93,13 @@ def test_the_level_above_groups_one_kind_in_runs_under_the_cap_keeping_linked_co
 
 
 def _levels(store: GraphStore) -> list[tuple[int, frozenset[str]]]:
-    return sorted((level, frozenset(m)) for level, m in _members(store))
+    return sorted((level, frozenset(m)) for level, m in members(store))
 
 
 def test_an_article_added_later_is_grouped_as_in_a_whole_build_and_its_removal_restores_the_graph(
     graph: tuple[Settings, GraphStore],  # noqa: F811
     tmp_path: Path,
-    embedder,  # noqa: F811
+    embedder,
 ) -> None:
     """An incremental run keeps the communities none of whose entities changed, so the encyclopaedia rules must
     hold across runs too: the comedy added to a graph of the other three articles gets the level-0 community
@@ -112,7 +112,7 @@ def test_an_article_added_later_is_grouped_as_in_a_whole_build_and_its_removal_r
     before = _levels(store)
     (corpus / "weekend.txt").write_text(ARTICLES["weekend.txt"], encoding="utf-8")
     run_index(settings, store, embedder, [corpus], project="p")
-    found = _members(store)
+    found = members(store)
     crime = {"American", "Casino Nights", "Las Vegas", "Martin Brody", "Sharon Stone"}
     assert [m for level, m in found if level == 0 and "Las Vegas" in m] == [crime], found
     films = [m for level, m in found if level > 0 and {"Martin Brody", "Jon Turteltaub", "Anne Leclerc"} <= m]

@@ -11,9 +11,7 @@ from typing import Any
 
 import pytest
 
-from retrieval.config import Settings
 from retrieval.context import Context
-from retrieval.embed import Embedder
 from retrieval.engine import Engine
 from retrieval.llm.client import ChatModel
 from retrieval.models import Answer, Hit, QueryParams
@@ -23,10 +21,10 @@ from retrieval.search.community_context import CommunityReport
 from retrieval.search.evidence import extractive_facts
 from retrieval.store import GraphStore, open_store
 from retrieval.telemetry.events import ProgressBus, ProgressEvent
-from tests.conftest import CAROL_PROJECT, make_settings
+from tests.conftest import CAROL_PROJECT, CarolGraph, make_settings
+from tests.scripted_model import ids_in, schema_name
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply, reply
 
-Graph = tuple[Settings, GraphStore, Embedder]
 QUESTION = "Why does Marley's ghost visit Scrooge, and what does he warn him about?"
 PHASE_ORDER = [
     "initializing",
@@ -39,7 +37,7 @@ PHASE_ORDER = [
 BOGUS_CHUNK = "never-retrieved:999"
 
 
-def llm_context(graph: Graph, server: ScriptedOpenAI, tmp_path: Path, **overrides: Any) -> Context:
+def llm_context(graph: CarolGraph, server: ScriptedOpenAI, tmp_path: Path, **overrides: Any) -> Context:
     _settings, store, embedder = graph
     llm_settings = make_settings(
         tmp_path,
@@ -64,14 +62,6 @@ def section(request: dict[str, Any], title: str) -> str:
     return match.group(1).strip() if match else ""
 
 
-def schema_name(request: dict[str, Any]) -> str:
-    return str(request.get("response_format", {}).get("json_schema", {}).get("name", "hyde"))
-
-
-def ids_in(request: dict[str, Any], kind: str) -> list[str]:
-    return re.findall(rf"\[{kind} ([^\]]+)\]", request["messages"][-1]["content"])
-
-
 def run_drift(ctx: Context, params: QueryParams, events: list[ProgressEvent] | None = None) -> Answer:
     progress = ProgressBus(ctx.settings).retrieval(ctx.project, callbacks=[events.append] if events is not None else [])
     return drift.answer(ctx, QUESTION, params, progress)
@@ -88,7 +78,7 @@ def assert_citations_verified(answer: Answer, texts: dict[str, str]) -> None:
 
 
 # --- offline --------------------------------------------------------------------------------------
-def test_offline_drift_builds_a_real_tree_with_verified_citations(carol_graph: Graph) -> None:
+def test_offline_drift_builds_a_real_tree_with_verified_citations(carol_graph: CarolGraph) -> None:
     settings, store, embedder = carol_graph
     ctx = Context(settings, store, embedder, None, CAROL_PROJECT)
     params = QueryParams.from_settings(settings, drift_rounds=2, drift_followups_per_round=2)
@@ -128,7 +118,7 @@ OVERLAPPING = [
 ]
 
 
-def test_extractive_answers_say_each_sentence_once(carol_graph: Graph) -> None:
+def test_extractive_answers_say_each_sentence_once(carol_graph: CarolGraph) -> None:
     _settings, _store, embedder = carol_graph
     facts = extractive_facts("Who signed the register of Marley's burial?", None, OVERLAPPING, embedder, 5)
 
@@ -153,7 +143,7 @@ def test_primer_answer_skips_variants_of_a_sentence_already_said() -> None:
     assert text == f"[Marley] {WHOLE} [Fezziwig] Scrooge said Mr. Fezziwig was kind to all."
 
 
-def test_progress_reports_every_phase_in_order_with_each_finished_step(carol_graph: Graph) -> None:
+def test_progress_reports_every_phase_in_order_with_each_finished_step(carol_graph: CarolGraph) -> None:
     settings, store, embedder = carol_graph
     engine = Engine(settings, store=store, embedder=embedder, llm=None)
     events: list[ProgressEvent] = []
@@ -181,7 +171,7 @@ def test_progress_reports_every_phase_in_order_with_each_finished_step(carol_gra
     assert events[-1].phase == "completed" and events[-1].details_md == ", ".join(f"[{n}]" for n in names)
 
 
-def test_empty_graph_is_no_data_found_not_an_error(tmp_path: Path, carol_graph: Graph) -> None:
+def test_empty_graph_is_no_data_found_not_an_error(tmp_path: Path, carol_graph: CarolGraph) -> None:
     settings = make_settings(tmp_path, carol_graph[0].backend, project="nothing")
     with open_store(settings) as store:
         store.ensure_schema(carol_graph[2].dim)
@@ -235,7 +225,7 @@ def scripted_tree(delay: float = 0.0, primer: Any = None) -> Any:
 
 
 def test_scripted_drift_ranks_followups_and_validates_citations(
-    carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    carol_graph: CarolGraph, scripted_openai: ScriptedOpenAI, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     scripted_openai.script(router=scripted_tree())
     ctx = llm_context(carol_graph, scripted_openai, tmp_path)
@@ -267,7 +257,7 @@ def test_scripted_drift_ranks_followups_and_validates_citations(
 
 
 def test_malformed_primer_json_degrades_to_the_extractive_primer_with_a_note(
-    carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path
+    carol_graph: CarolGraph, scripted_openai: ScriptedOpenAI, tmp_path: Path
 ) -> None:
     scripted_openai.script(router=scripted_tree(primer=reply('{"answer": "cut off', delay=0.0)))
     ctx = llm_context(carol_graph, scripted_openai, tmp_path)
@@ -288,7 +278,7 @@ def test_malformed_primer_json_degrades_to_the_extractive_primer_with_a_note(
 
 
 def test_followups_of_a_round_run_in_parallel(
-    carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path
+    carol_graph: CarolGraph, scripted_openai: ScriptedOpenAI, tmp_path: Path
 ) -> None:
     """Each round's three follow-ups are in flight together: the scripted server holds every follow-up reply until
     all three of its round have arrived. Sent one after another, the first would wait for the other two in vain
@@ -331,7 +321,7 @@ def test_followups_of_a_round_run_in_parallel(
     assert len(arrived) == 6 and all(together), f"follow-ups not in flight together: {together}"
 
 
-def test_a_passage_found_for_the_question_keeps_the_question_s_scores(carol_graph: Graph) -> None:
+def test_a_passage_found_for_the_question_keeps_the_question_s_scores(carol_graph: CarolGraph) -> None:
     """A follow-up's copy of a passage is scored against the follow-up: it never replaces the copy the question's
     own search found (the confidence reads that one as the evidence's similarity to the question); a passage only
     follow-ups found keeps its best-scored copy."""

@@ -14,31 +14,27 @@ from retrieval.indexing.model import graph_type, slug
 from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.indexing.resolution_spelling import misspelled_pairs
 from retrieval.search.explore import node_details
-from retrieval.store import GraphStore
-from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
-
-
-def _mention(doc: str, key: str, surface: str, kind: str, count: int = 1) -> dict[str, object]:
-    return {"chunk": f"p:{doc}:0", "entity": f"p:{key}", "surface": surface, "type": kind, "count": count}
+from tests.indexing_runs import graph, write_corpus  # noqa: F401 (fixtures)
+from tests.resolution_rows import entity, mention
 
 
 def test_forms_of_one_name_resolve_to_the_full_name_with_reasons() -> None:
     rows = [
-        _mention("a", "lisa-su", "Lisa Su", "PERSON", 5),
-        _mention("a", "amd", "AMD", "ORG", 4),
-        _mention("a", "advanced-micro-devices", "Advanced Micro Devices", "ORG"),
-        _mention("b", "lisa-sus", "Lisa Sus", "PERSON"),
-        _mention("b", "lisa-su", "Lisa Su", "PERSON", 2),
-        _mention("c", "dr-lisa-su", "Dr. Lisa Su", "PERSON"),
-        _mention("c", "lisa", "Lisa", "PERSON", 3),
-        _mention("c", "lisa-su", "Lisa Su", "PERSON"),
-        _mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 2),
-        _mention("c", "feifei-li", "FeiFei Li", "PERSON"),
-        _mention("d", "neil-degrasse-tyson", "Neil deGrasse Tyson", "PERSON", 3),
-        _mention("d", "neil-tyson", "Neil Tyson", "PERSON"),
-        _mention("d", "tyson", "Tyson", "CONCEPT"),
-        _mention("d", "google-brain", "Google Brain", "ORG", 2),
-        _mention("d", "google-brain-team", "Google Brain Team", "ORG"),
+        mention("a", "lisa-su", "Lisa Su", "PERSON", 5),
+        mention("a", "amd", "AMD", "ORG", 4),
+        mention("a", "advanced-micro-devices", "Advanced Micro Devices", "ORG"),
+        mention("b", "lisa-sus", "Lisa Sus", "PERSON"),
+        mention("b", "lisa-su", "Lisa Su", "PERSON", 2),
+        mention("c", "dr-lisa-su", "Dr. Lisa Su", "PERSON"),
+        mention("c", "lisa", "Lisa", "PERSON", 3),
+        mention("c", "lisa-su", "Lisa Su", "PERSON"),
+        mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 2),
+        mention("c", "feifei-li", "FeiFei Li", "PERSON"),
+        mention("d", "neil-degrasse-tyson", "Neil deGrasse Tyson", "PERSON", 3),
+        mention("d", "neil-tyson", "Neil Tyson", "PERSON"),
+        mention("d", "tyson", "Tyson", "CONCEPT"),
+        mention("d", "google-brain", "Google Brain", "ORG", 2),
+        mention("d", "google-brain-team", "Google Brain Team", "ORG"),
     ]
     merged = resolve(keys_of(rows))
     for variant in ("lisa-sus", "dr-lisa-su", "lisa"):
@@ -56,15 +52,15 @@ def test_a_topic_that_is_a_graph_persons_first_name_or_surname_is_a_person() -> 
     """ "Richard" (Feynman or Dawkins: not merged) and "Elon" typed as a topic in an interview that never says
     "Musk" are names; a lower-case topic, an organisation named like a person and a word no person has are not."""
     rows = [
-        _mention("a", "richard-feynman", "Richard Feynman", "PERSON", 2),
-        _mention("b", "richard-dawkins", "Richard Dawkins", "PERSON", 2),
-        _mention("c", "richard", "Richard", "CONCEPT", 2),
-        _mention("d", "elon-musk", "Elon Musk", "PERSON"),
-        _mention("e", "elon", "Elon", "CONCEPT", 3),
-        _mention("e", "dell", "Dell", "ORG", 2),
-        _mention("f", "michael-dell", "Michael Dell", "PERSON"),
-        _mention("f", "physics", "Physics", "CONCEPT", 2),
-        _mention("f", "musk", "musk", "CONCEPT", 2),
+        mention("a", "richard-feynman", "Richard Feynman", "PERSON", 2),
+        mention("b", "richard-dawkins", "Richard Dawkins", "PERSON", 2),
+        mention("c", "richard", "Richard", "CONCEPT", 2),
+        mention("d", "elon-musk", "Elon Musk", "PERSON"),
+        mention("e", "elon", "Elon", "CONCEPT", 3),
+        mention("e", "dell", "Dell", "ORG", 2),
+        mention("f", "michael-dell", "Michael Dell", "PERSON"),
+        mention("f", "physics", "Physics", "CONCEPT", 2),
+        mention("f", "musk", "musk", "CONCEPT", 2),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:richard") == "p:richard" and merged.types.get("p:richard") == "PERSON"
@@ -81,22 +77,22 @@ def test_a_first_name_or_a_family_member_of_a_graph_person_is_a_person_whatever_
     surname ("Windows Gates") and an everyday "surname" ("Hunter College" beside "Magdalene College" typed PERSON)
     keep their types."""
     rows = [
-        _mention("a", "elon-musk", "Elon Musk", "PERSON"),
-        _mention("a", "joe-rogan", "Joe Rogan", "PERSON"),
-        _mention("a", "bill-gates", "Bill Gates", "PERSON"),
-        _mention("a", "michael-dell", "Michael Dell", "PERSON"),
-        _mention("a", "georgia-okeeffe", "Georgia O'Keeffe", "PERSON"),
-        _mention("a", "bradley-christiansen", "Bradley Christiansen", "PERSON"),
-        _mention("a", "magdalene-college", "Magdalene College", "PERSON"),
-        _mention("b", "elon", "Elon", "ORG", 2),
-        _mention("b", "joe", "Joe", "WORK_OF_ART"),
-        _mention("c", "joe", "Joe", "WORK_OF_ART"),
-        _mention("b", "bradley", "Bradley", "ORG"),
-        _mention("b", "hunter-college", "Hunter College", "ORG"),
-        _mention("b", "melinda-gates", "Melinda Gates", "ORG"),
-        _mention("b", "dell", "Dell", "ORG", 2),
-        _mention("b", "georgia", "Georgia", "GPE"),
-        _mention("b", "windows-gates", "Windows Gates", "ORG"),
+        mention("a", "elon-musk", "Elon Musk", "PERSON"),
+        mention("a", "joe-rogan", "Joe Rogan", "PERSON"),
+        mention("a", "bill-gates", "Bill Gates", "PERSON"),
+        mention("a", "michael-dell", "Michael Dell", "PERSON"),
+        mention("a", "georgia-okeeffe", "Georgia O'Keeffe", "PERSON"),
+        mention("a", "bradley-christiansen", "Bradley Christiansen", "PERSON"),
+        mention("a", "magdalene-college", "Magdalene College", "PERSON"),
+        mention("b", "elon", "Elon", "ORG", 2),
+        mention("b", "joe", "Joe", "WORK_OF_ART"),
+        mention("c", "joe", "Joe", "WORK_OF_ART"),
+        mention("b", "bradley", "Bradley", "ORG"),
+        mention("b", "hunter-college", "Hunter College", "ORG"),
+        mention("b", "melinda-gates", "Melinda Gates", "ORG"),
+        mention("b", "dell", "Dell", "ORG", 2),
+        mention("b", "georgia", "Georgia", "GPE"),
+        mention("b", "windows-gates", "Windows Gates", "ORG"),
     ]
     merged = resolve(keys_of(rows))
     for person in ("elon", "joe", "melinda-gates"):
@@ -109,16 +105,16 @@ def test_without_shared_evidence_nothing_merges() -> None:
     """A first name shared by two people found equally often, an acronym never co-mentioned with its
     would-be expansion or spelled by a numeral ("Apple II"), a person and a place: each stays its own entity."""
     rows = [
-        _mention("a", "bill-gates", "Bill Gates", "PERSON"),
-        _mention("a", "bill", "Bill", "PERSON"),
-        _mention("b", "bill-clinton", "Bill Clinton", "PERSON"),
-        _mention("b", "bill", "Bill", "PERSON"),
-        _mention("c", "ai", "AI", "CONCEPT"),
-        _mention("d", "artificial-intelligence", "artificial intelligence", "CONCEPT"),
-        _mention("e", "georgia", "Georgia", "GPE"),
-        _mention("e", "georgias", "Georgias", "PERSON"),
-        _mention("f", "ai", "AI", "CONCEPT"),
-        _mention("f", "apple-ii", "Apple II", "PRODUCT"),
+        mention("a", "bill-gates", "Bill Gates", "PERSON"),
+        mention("a", "bill", "Bill", "PERSON"),
+        mention("b", "bill-clinton", "Bill Clinton", "PERSON"),
+        mention("b", "bill", "Bill", "PERSON"),
+        mention("c", "ai", "AI", "CONCEPT"),
+        mention("d", "artificial-intelligence", "artificial intelligence", "CONCEPT"),
+        mention("e", "georgia", "Georgia", "GPE"),
+        mention("e", "georgias", "Georgias", "PERSON"),
+        mention("f", "ai", "AI", "CONCEPT"),
+        mention("f", "apple-ii", "Apple II", "PRODUCT"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.canonical == {key: key for key in merged.canonical}
@@ -127,18 +123,18 @@ def test_without_shared_evidence_nothing_merges() -> None:
 
 def test_transcript_misspellings_and_qualified_names_resolve_with_evidence() -> None:
     rows = [
-        _mention("a", "sam-schillace", "Sam Schillace", "PERSON", 6),
-        _mention("a", "sam-schillaci", "Sam Schillaci", "PERSON"),
-        _mention("a", "charles-simonyi", "Charles Simonyi", "PERSON", 4),
-        _mention("a", "charles-simon", "Charles Simon", "PERSON"),
-        _mention("a", "charles", "Charles", "PERSON", 2),
-        _mention("a", "google", "Google", "ORG", 9),
-        _mention("a", "googl", "Googl", "ORG"),
-        _mention("b", "xerox", "Xerox", "ORG", 3),
-        _mention("b", "xerox-parc", "Xerox PARC", "ORG"),
-        _mention("b", "parc", "PARC", "ORG", 4),
-        _mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 5),
-        _mention("c", "fei-feis", "Fei-Feis", "ORG"),
+        mention("a", "sam-schillace", "Sam Schillace", "PERSON", 6),
+        mention("a", "sam-schillaci", "Sam Schillaci", "PERSON"),
+        mention("a", "charles-simonyi", "Charles Simonyi", "PERSON", 4),
+        mention("a", "charles-simon", "Charles Simon", "PERSON"),
+        mention("a", "charles", "Charles", "PERSON", 2),
+        mention("a", "google", "Google", "ORG", 9),
+        mention("a", "googl", "Googl", "ORG"),
+        mention("b", "xerox", "Xerox", "ORG", 3),
+        mention("b", "xerox-parc", "Xerox PARC", "ORG"),
+        mention("b", "parc", "PARC", "ORG", 4),
+        mention("c", "fei-fei-li", "Fei-Fei Li", "PERSON", 5),
+        mention("c", "fei-feis", "Fei-Feis", "ORG"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:sam-schillaci") == "p:sam-schillace"
@@ -155,16 +151,16 @@ def test_a_name_cut_short_takes_the_first_one_letter_longer_name_in_key_order_th
     """The "cut short" rule's candidates, found by a look-up (resolution_spelling.py): one letter more at the end
     only, never a plural, the first in key order that is TRUNCATED_RARER times as frequent and shares a document."""
     rows = [
-        _mention("a", "nvidi", "Nvidi", "ORG"),
-        _mention("a", "nvidis", "Nvidis", "ORG", 9),  # a plural is no whole word
-        _mention("a", "nvidix", "Nvidix", "ORG", 2),  # not rare enough beside it
-        _mention("b", "nvidiy", "Nvidiy", "ORG", 8),  # no shared document
-        _mention("a", "nxvidi", "Nxvidi", "ORG", 9),  # a letter inside, not at the end
-        _mention("a", "nvidia", "Nvidia", "ORG", 5),
-        _mention("a", "nvidiz", "Nvidiz", "ORG", 7),  # as good, but later
-        _mention("a", "nvidiaa", "Nvidiaa", "ORG", 30),  # two letters more than "nvidi"
-        _mention("c", "orac", "Orac", "ORG"),
-        _mention("c", "oracle", "Oracle", "ORG", 9),  # two letters more
+        mention("a", "nvidi", "Nvidi", "ORG"),
+        mention("a", "nvidis", "Nvidis", "ORG", 9),  # a plural is no whole word
+        mention("a", "nvidix", "Nvidix", "ORG", 2),  # not rare enough beside it
+        mention("b", "nvidiy", "Nvidiy", "ORG", 8),  # no shared document
+        mention("a", "nxvidi", "Nxvidi", "ORG", 9),  # a letter inside, not at the end
+        mention("a", "nvidia", "Nvidia", "ORG", 5),
+        mention("a", "nvidiz", "Nvidiz", "ORG", 7),  # as good, but later
+        mention("a", "nvidiaa", "Nvidiaa", "ORG", 30),  # two letters more than "nvidi"
+        mention("c", "orac", "Orac", "ORG"),
+        mention("c", "oracle", "Oracle", "ORG", 9),  # two letters more
     ]
     assert misspelled_pairs(keys_of(rows)) == [
         ("p:nvidi", "p:nvidia", "Nvidi is Nvidia cut short"),
@@ -177,15 +173,15 @@ def test_sound_alike_surnames_added_words_and_written_acronyms_resolve() -> None
     an organisation with a co-founder's name added inside, a kind word at an organisation's end, and an acronym
     spelled by a hyphenated word and an inner acronym ("HAI")."""
     rows = [
-        _mention("a", "theo-von", "Theo Von", "PERSON", 5),
-        _mention("a", "theo-vaughn", "Theo Vaughn", "PERSON", 2),
-        _mention("a", "theo", "Theo", "PERSON", 3),
-        _mention("b", "jen-hsun-huang-foundation", "Jen-Hsun Huang Foundation", "ORG", 2),
-        _mention("b", "jen-hsun-lori-huang-foundation", "Jen-Hsun & Lori Huang Foundation", "ORG"),
-        _mention("c", "hai", "HAI", "ORG", 3),
-        _mention("c", "human-centered-ai-institute", "Human-Centered AI Institute", "ORG"),
-        _mention("d", "allen-institute", "Allen Institute", "ORG"),
-        _mention("d", "allen", "Allen", "ORG", 2),
+        mention("a", "theo-von", "Theo Von", "PERSON", 5),
+        mention("a", "theo-vaughn", "Theo Vaughn", "PERSON", 2),
+        mention("a", "theo", "Theo", "PERSON", 3),
+        mention("b", "jen-hsun-huang-foundation", "Jen-Hsun Huang Foundation", "ORG", 2),
+        mention("b", "jen-hsun-lori-huang-foundation", "Jen-Hsun & Lori Huang Foundation", "ORG"),
+        mention("c", "hai", "HAI", "ORG", 3),
+        mention("c", "human-centered-ai-institute", "Human-Centered AI Institute", "ORG"),
+        mention("d", "allen-institute", "Allen Institute", "ORG"),
+        mention("d", "allen", "Allen", "ORG", 2),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:theo-vaughn") == merged.of("p:theo") == "p:theo-von"
@@ -200,12 +196,12 @@ def test_a_foundation_is_not_its_founder_and_unheard_names_stay_apart() -> None:
     """A kind word does not join a person's surname ("Gates Foundation" is not Gates), surnames that sound alike
     in different documents stay apart, and so do two-letter surnames ("Li", "Lee")."""
     rows = [
-        _mention("a", "gates-foundation", "Gates Foundation", "ORG"),
-        _mention("a", "gates", "Gates", "CONCEPT", 3),
-        _mention("b", "anna-smith", "Anna Smith", "PERSON", 2),
-        _mention("c", "anna-smyth", "Anna Smyth", "PERSON", 2),
-        _mention("d", "yan-li", "Yan Li", "PERSON", 2),
-        _mention("d", "yan-lee", "Yan Lee", "PERSON", 2),
+        mention("a", "gates-foundation", "Gates Foundation", "ORG"),
+        mention("a", "gates", "Gates", "CONCEPT", 3),
+        mention("b", "anna-smith", "Anna Smith", "PERSON", 2),
+        mention("c", "anna-smyth", "Anna Smyth", "PERSON", 2),
+        mention("d", "yan-li", "Yan Li", "PERSON", 2),
+        mention("d", "yan-lee", "Yan Lee", "PERSON", 2),
     ]
     merged = resolve(keys_of(rows))
     assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
@@ -216,18 +212,18 @@ def test_different_names_that_look_alike_stay_apart() -> None:
     a cut-short name about as frequent as the whole one, and a two-word name whose rest is no organisation's
     name ("Microsoft Research" is not "Research", "AI Machine Learning" is not a topic named with AI)."""
     rows = [
-        _mention("a", "john-smith", "John Smith", "PERSON", 3),
-        _mention("b", "john-smyth", "John Smyth", "PERSON", 3),
-        _mention("c", "yan-li", "Yan Li", "PERSON", 3),
-        _mention("c", "yan-lin", "Yan Lin", "PERSON", 3),
-        _mention("d", "unix", "Unix", "PRODUCT", 2),
-        _mention("d", "unixe", "Unixe", "PRODUCT", 3),
-        _mention("e", "microsoft", "Microsoft", "ORG", 5),
-        _mention("e", "microsoft-research", "Microsoft Research", "ORG", 2),
-        _mention("e", "research", "research", "CONCEPT", 2),
-        _mention("e", "ai", "AI", "CONCEPT", 4),
-        _mention("e", "machine-learning", "machine learning", "CONCEPT", 4),
-        _mention("e", "ai-machine-learning", "AI Machine Learning", "ORG"),
+        mention("a", "john-smith", "John Smith", "PERSON", 3),
+        mention("b", "john-smyth", "John Smyth", "PERSON", 3),
+        mention("c", "yan-li", "Yan Li", "PERSON", 3),
+        mention("c", "yan-lin", "Yan Lin", "PERSON", 3),
+        mention("d", "unix", "Unix", "PRODUCT", 2),
+        mention("d", "unixe", "Unixe", "PRODUCT", 3),
+        mention("e", "microsoft", "Microsoft", "ORG", 5),
+        mention("e", "microsoft-research", "Microsoft Research", "ORG", 2),
+        mention("e", "research", "research", "CONCEPT", 2),
+        mention("e", "ai", "AI", "CONCEPT", 4),
+        mention("e", "machine-learning", "machine learning", "CONCEPT", 4),
+        mention("e", "ai-machine-learning", "AI Machine Learning", "ORG"),
     ]
     merged = resolve(keys_of(rows))
     for key in ("john-smyth", "yan-li", "unix", "microsoft-research", "ai-machine-learning"):
@@ -239,16 +235,16 @@ def test_across_documents_a_numbered_name_a_surname_and_an_acronym_join_their_fu
     the same number join on the name alone; a surname of two words ("De Niro") and an acronym whose only
     expansion of the graph it spells join when an entity other than a hub is mentioned beside both."""
     rows = [
-        _mention("a", "world-war-ii", "World War II", "EVENT", 4),
-        _mention("b", "second-world-war", "Second World War", "EVENT"),
-        _mention("a", "robert-de-niro", "Robert De Niro", "PERSON", 3),
-        _mention("a", "taxi-driver", "Taxi Driver", "WORK_OF_ART"),
-        _mention("c", "de-niro", "De Niro", "PERSON"),
-        _mention("c", "taxi-driver", "Taxi Driver", "WORK_OF_ART"),
-        _mention("d", "international-monetary-fund", "International Monetary Fund", "ORG", 2),
-        _mention("d", "bretton-woods", "Bretton Woods", "GPE"),
-        _mention("e", "imf", "IMF", "ORG"),
-        _mention("e", "bretton-woods", "Bretton Woods", "GPE"),
+        mention("a", "world-war-ii", "World War II", "EVENT", 4),
+        mention("b", "second-world-war", "Second World War", "EVENT"),
+        mention("a", "robert-de-niro", "Robert De Niro", "PERSON", 3),
+        mention("a", "taxi-driver", "Taxi Driver", "WORK_OF_ART"),
+        mention("c", "de-niro", "De Niro", "PERSON"),
+        mention("c", "taxi-driver", "Taxi Driver", "WORK_OF_ART"),
+        mention("d", "international-monetary-fund", "International Monetary Fund", "ORG", 2),
+        mention("d", "bretton-woods", "Bretton Woods", "GPE"),
+        mention("e", "imf", "IMF", "ORG"),
+        mention("e", "bretton-woods", "Bretton Woods", "GPE"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:second-world-war") == "p:world-war-ii"
@@ -263,40 +259,31 @@ def test_across_documents_names_without_shared_context_or_a_single_full_form_sta
     """Across documents: a surname or acronym whose only shared neighbour is a hub (in more documents than the
     graph's hub cut, here 2), a surname of two graph persons, an acronym of two expansions, different numbers,
     a one-word name beside a numeral ("Apple II"), and a one-word place ("Hungary", "London") stay apart."""
-    hub = [_mention(doc, "united-states", "United States", "GPE") for doc in "abcdefg"]
+    hub = [mention(doc, "united-states", "United States", "GPE") for doc in "abcdefg"]
     rows = [
         *hub,
-        _mention("a", "anthony-van-dyck", "Anthony van Dyck", "PERSON", 2),
-        _mention("b", "van-dyck", "Van Dyck", "PERSON"),
-        _mention("c", "anna-maria-smith", "Anna Maria Smith", "PERSON"),
-        _mention("c", "joan-maria-smith", "Joan Maria Smith", "PERSON"),
-        _mention("c", "oxford", "Oxford", "GPE"),
-        _mention("d", "maria-smith", "Maria Smith", "PERSON"),
-        _mention("d", "oxford", "Oxford", "GPE"),
-        _mention("d", "national-basketball-association", "National Basketball Association", "ORG"),
-        _mention("e", "nba", "NBA", "ORG"),
-        _mention("e", "oxford", "Oxford", "GPE"),
-        _mention("g", "new-bedford-academy", "New Bedford Academy", "ORG"),
-        _mention("f", "world-war-i", "World War I", "EVENT"),
-        _mention("g", "second-world-war", "Second World War", "EVENT"),
-        _mention("f", "apple-ii", "Apple II", "PRODUCT"),
-        _mention("g", "second-apple", "Second Apple", "PRODUCT"),
-        _mention("f", "hungary", "Hungary", "GPE"),
-        _mention("g", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
-        _mention("f", "london", "London", "GPE"),
-        _mention("g", "city-of-london", "City of London", "GPE"),
+        mention("a", "anthony-van-dyck", "Anthony van Dyck", "PERSON", 2),
+        mention("b", "van-dyck", "Van Dyck", "PERSON"),
+        mention("c", "anna-maria-smith", "Anna Maria Smith", "PERSON"),
+        mention("c", "joan-maria-smith", "Joan Maria Smith", "PERSON"),
+        mention("c", "oxford", "Oxford", "GPE"),
+        mention("d", "maria-smith", "Maria Smith", "PERSON"),
+        mention("d", "oxford", "Oxford", "GPE"),
+        mention("d", "national-basketball-association", "National Basketball Association", "ORG"),
+        mention("e", "nba", "NBA", "ORG"),
+        mention("e", "oxford", "Oxford", "GPE"),
+        mention("g", "new-bedford-academy", "New Bedford Academy", "ORG"),
+        mention("f", "world-war-i", "World War I", "EVENT"),
+        mention("g", "second-world-war", "Second World War", "EVENT"),
+        mention("f", "apple-ii", "Apple II", "PRODUCT"),
+        mention("g", "second-apple", "Second Apple", "PRODUCT"),
+        mention("f", "hungary", "Hungary", "GPE"),
+        mention("g", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        mention("f", "london", "London", "GPE"),
+        mention("g", "city-of-london", "City of London", "GPE"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
-
-
-def entity(store: GraphStore, entity_id: str) -> dict[str, object] | None:
-    rows = store.query(
-        "MATCH (e:__Entity__ {id: $id}) OPTIONAL MATCH (c:__Chunk__)-[:HAS_ENTITY]->(e) "
-        "RETURN e.title AS title, e.aliases AS aliases, e.merge_reasons AS reasons, count(c) AS chunks",
-        {"id": entity_id},
-    )
-    return rows[0] if rows else None
 
 
 DOC_A = (
@@ -311,7 +298,7 @@ DOC_B = (
 
 def test_an_incremental_run_merges_into_the_stored_person_and_remove_undoes_it(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     settings, store = graph
@@ -347,7 +334,7 @@ MILLERS = {
 
 def test_a_surname_alone_beside_several_full_names_with_it_joins_none_of_them(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: "Miller" alone in two documents that each name Kevin Miller and another Miller is no
@@ -360,7 +347,7 @@ def test_a_surname_alone_beside_several_full_names_with_it_joins_none_of_them(
     kevin = entity(store, "p:kevin-miller")
     assert kevin is not None and "Miller" not in kevin["aliases"]  # type: ignore[operator]
     names = {"a": ["Kevin Miller", "Miller"], "b": ["Kevin Miller", "Tim Miller", "Miller"]}
-    rows = [_mention(doc, slug(name), name, "PERSON") for doc, written in names.items() for name in written]
+    rows = [mention(doc, slug(name), name, "PERSON") for doc, written in names.items() for name in written]
     assert resolve(keys_of(rows)).of("p:miller") == "p:kevin-miller", "Kevin alone with it in a, half its documents"
 
 
@@ -369,19 +356,19 @@ def test_an_everyday_word_that_ends_one_longer_name_is_that_name_shortened() -> 
     names ending in it, a name in no shared document, a different type, a rarer word and a last word the others
     do not qualify ("City of London") stay apart."""
     rows = [
-        _mention("a", "silicon-valley", "Silicon Valley", "LOC", 3),
-        _mention("a", "valley", "Valley", "LOC", 2),
-        _mention("b", "microsoft-research", "Microsoft Research", "ORG", 2),
-        _mention("b", "google-research", "Google Research", "ORG", 2),
-        _mention("b", "research", "Research", "ORG"),
-        _mention("c", "windows", "Windows", "ORG", 2),
-        _mention("d", "microsoft-windows", "Microsoft Windows", "ORG"),
-        _mention("e", "brain", "Brain", "ORG"),
-        _mention("e", "brain-valley", "Brain Valley", "LOC"),
-        _mention("f", "hungary", "Hungary", "GPE"),
-        _mention("f", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
-        _mention("g", "london", "London", "GPE", 3),
-        _mention("g", "city-of-london", "City of London", "GPE"),
+        mention("a", "silicon-valley", "Silicon Valley", "LOC", 3),
+        mention("a", "valley", "Valley", "LOC", 2),
+        mention("b", "microsoft-research", "Microsoft Research", "ORG", 2),
+        mention("b", "google-research", "Google Research", "ORG", 2),
+        mention("b", "research", "Research", "ORG"),
+        mention("c", "windows", "Windows", "ORG", 2),
+        mention("d", "microsoft-windows", "Microsoft Windows", "ORG"),
+        mention("e", "brain", "Brain", "ORG"),
+        mention("e", "brain-valley", "Brain Valley", "LOC"),
+        mention("f", "hungary", "Hungary", "GPE"),
+        mention("f", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        mention("g", "london", "London", "GPE", 3),
+        mention("g", "city-of-london", "City of London", "GPE"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:valley") == "p:silicon-valley"
@@ -398,7 +385,7 @@ SHORTENED = (
 
 def test_a_shortened_name_is_an_alias_of_the_longer_name_in_the_graph(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: "the Valley" of a conversation about "Silicon Valley" is one node, the longer name, with
@@ -419,17 +406,17 @@ def test_a_passages_formal_name_class_word_plural_and_word_order_join_the_short_
     ("Olympics" and "Olympic Games"), the same words reordered. Each joins the other form of a shared document,
     with its reason."""
     rows = [
-        _mention("a", "cuba", "Cuba", "GPE", 3),
-        _mention("a", "republic-of-cuba", "Republic of Cuba", "GPE"),
-        _mention("b", "atlantic-ocean", "Atlantic Ocean", "LOC", 2),
-        _mention("b", "atlantic", "Atlantic", "LOC"),
-        _mention("c", "summer-olympics", "Summer Olympics", "EVENT", 3),
-        _mention("c", "summer-olympic-games", "Summer Olympic Games", "EVENT"),
-        _mention("d", "winter-olympic-games", "Winter Olympic Games", "EVENT", 2),
-        _mention("d", "olympic-winter-games", "Olympic Winter Games", "EVENT"),
-        _mention("e", "olympic-games", "Olympic Games", "EVENT", 3),
-        _mention("e", "olympics", "Olympics", "EVENT", 2),
-        _mention("e", "olympic", "Olympic", "EVENT"),
+        mention("a", "cuba", "Cuba", "GPE", 3),
+        mention("a", "republic-of-cuba", "Republic of Cuba", "GPE"),
+        mention("b", "atlantic-ocean", "Atlantic Ocean", "LOC", 2),
+        mention("b", "atlantic", "Atlantic", "LOC"),
+        mention("c", "summer-olympics", "Summer Olympics", "EVENT", 3),
+        mention("c", "summer-olympic-games", "Summer Olympic Games", "EVENT"),
+        mention("d", "winter-olympic-games", "Winter Olympic Games", "EVENT", 2),
+        mention("d", "olympic-winter-games", "Olympic Winter Games", "EVENT"),
+        mention("e", "olympic-games", "Olympic Games", "EVENT", 3),
+        mention("e", "olympics", "Olympics", "EVENT", 2),
+        mention("e", "olympic", "Olympic", "EVENT"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:republic-of-cuba") == "p:cuba"
@@ -454,22 +441,22 @@ def test_a_former_state_another_state_a_river_town_and_a_people_stay_apart() -> 
     Antonio" GPE beside "San Antonio River"); "Africans" are not "African Americans" (only class nouns such as
     "Games" read as the plural); numbers differ ("1936" and "1940 Summer Olympics", "World War I" and "II")."""
     rows = [
-        _mention("a", "hungary", "Hungary", "GPE", 2),
-        _mention("a", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
-        _mention("b", "china", "China", "GPE", 3),
-        _mention("b", "republic-of-china", "Republic of China", "GPE"),
-        _mention("c", "peoples-republic-of-china", "People's Republic of China", "GPE"),
-        _mention("d", "mississippi", "Mississippi", "GPE", 2),
-        _mention("e", "state-of-mississippi", "State of Mississippi", "GPE"),
-        _mention("f", "san-antonio", "San Antonio", "GPE", 2),
-        _mention("f", "san-antonio-river", "San Antonio River", "GPE"),
-        _mention("g", "africans", "Africans", "NORP", 2),
-        _mention("g", "african-americans", "African Americans", "NORP"),
-        _mention("h", "1940-summer-olympics", "1940 Summer Olympics", "EVENT"),
-        _mention("h", "summer-olympics", "Summer Olympics", "EVENT", 2),
-        _mention("h", "1936", "1936", "DATE"),
-        _mention("h", "world-war-i", "World War I", "EVENT"),
-        _mention("h", "world-war-ii", "World War II", "EVENT"),
+        mention("a", "hungary", "Hungary", "GPE", 2),
+        mention("a", "kingdom-of-hungary", "Kingdom of Hungary", "GPE"),
+        mention("b", "china", "China", "GPE", 3),
+        mention("b", "republic-of-china", "Republic of China", "GPE"),
+        mention("c", "peoples-republic-of-china", "People's Republic of China", "GPE"),
+        mention("d", "mississippi", "Mississippi", "GPE", 2),
+        mention("e", "state-of-mississippi", "State of Mississippi", "GPE"),
+        mention("f", "san-antonio", "San Antonio", "GPE", 2),
+        mention("f", "san-antonio-river", "San Antonio River", "GPE"),
+        mention("g", "africans", "Africans", "NORP", 2),
+        mention("g", "african-americans", "African Americans", "NORP"),
+        mention("h", "1940-summer-olympics", "1940 Summer Olympics", "EVENT"),
+        mention("h", "summer-olympics", "Summer Olympics", "EVENT", 2),
+        mention("h", "1936", "1936", "DATE"),
+        mention("h", "world-war-i", "World War I", "EVENT"),
+        mention("h", "world-war-ii", "World War II", "EVENT"),
     ]
     merged = resolve(keys_of(rows))
     joined = {key: head for key, head in merged.canonical.items() if key != head}
@@ -484,7 +471,7 @@ CUBA = (
 
 def test_a_formal_name_and_a_plural_name_are_aliases_of_one_node_in_the_graph(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: a passage's formal name and its plural form of an event are one node each with the other
@@ -514,7 +501,7 @@ PLACE_AS_PERSON = {
 
 def test_a_name_typed_a_person_in_as_many_passages_as_a_place_is_the_place(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: the model types "Papua New Guinea" a person in a passage that says nothing of it and a

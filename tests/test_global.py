@@ -15,27 +15,29 @@ from retrieval.models import Citation, Hit, KeyFact, QueryParams
 from retrieval.modes import global_mode, global_reduce, global_themes
 from retrieval.modes.global_themes import theme_question
 from retrieval.store import GraphStore
-from tests.conftest import CAROL_PROJECT, make_settings
+from tests.conftest import CAROL_PROJECT, CarolGraph, make_settings
+from tests.interview_chunks import EARLIER, LATER
+from tests.scripted_model import ids_in, schema_name
 from tests.scripted_openai import ScriptedOpenAI, Step, json_reply
-from tests.test_drift import Graph, ids_in, schema_name
-from tests.test_turns import EARLIER, LATER
 
 QUESTION = "What are the main themes of the story: greed, ghosts and redemption?"
 
 
-def summaries(graph: Graph) -> dict[str, str]:
+def summaries(graph: CarolGraph) -> dict[str, str]:
     rows = graph[1].read(
         "MATCH (k:__Community__ {projectId: $p}) RETURN k.id AS id, k.summary AS s", {"p": CAROL_PROJECT}
     )
     return {row["id"]: row["s"] for row in rows}
 
 
-def chunk_texts(graph: Graph) -> dict[str, str]:
+def chunk_texts(graph: CarolGraph) -> dict[str, str]:
     rows = graph[1].read("MATCH (c:__Chunk__ {projectId: $p}) RETURN c.id AS id, c.text AS t", {"p": CAROL_PROJECT})
     return {row["id"]: row["t"] for row in rows}
 
 
-def test_offline_global_maps_the_passages_beneath_the_selected_communities_and_quotes_them(carol_graph: Graph) -> None:
+def test_offline_global_maps_the_passages_beneath_the_selected_communities_and_quotes_them(
+    carol_graph: CarolGraph,
+) -> None:
     """Offline, each map batch searches the passages beneath its communities, and the facts quote those passages
     verbatim (a summary's leading sentences were mostly introductions); the passages are the question's search."""
     settings, store, embedder = carol_graph
@@ -78,7 +80,7 @@ def test_facts_near_the_best_come_one_document_at_a_time_and_weak_ones_last() ->
 
 
 def test_scripted_global_drops_zero_points_and_unmapped_citations(
-    carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path
+    carol_graph: CarolGraph, scripted_openai: ScriptedOpenAI, tmp_path: Path
 ) -> None:
     def route(request: dict[str, Any]) -> Step:
         if schema_name(request) == "global_map":
@@ -115,7 +117,7 @@ def test_scripted_global_drops_zero_points_and_unmapped_citations(
     assert any("never-mapped" in note for note in answer.notes)
 
 
-def test_a_theme_question_is_answered_by_the_largest_communities_cited(carol_graph: Graph) -> None:
+def test_a_theme_question_is_answered_by_the_largest_communities_cited(carol_graph: CarolGraph) -> None:
     """ "What are the main themes?" has no content word to match a report by: the answer lists the communities
     with the most evidence at the coarsest level that has several, each cited by its own summary, and the
     judge takes the listing as the answer (not "Not in these documents")."""

@@ -8,10 +8,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -160,6 +161,23 @@ def test_graphrag_keeps_descriptions_and_reports_with_our_vectors(dulce: Importe
     pd_text = pd.read_parquet(GRAPHRAG / "documents.parquet")["text"][0]
     for chunk in chunks(store, "dulce").values():
         assert pd_text[chunk["start"] : chunk["end"]] == chunk["text"]
+
+
+def test_graphrag_vectors_are_our_embedders_rows_bit_for_bit(dulce: Imported) -> None:
+    """Chunks, entities and communities hold the embedder's float32 row of the text each was embedded from, to the
+    bit, as the indexer's own (tests/test_vector_writers.py)."""
+    _settings, store, embedder, _first, _second = dulce
+    texts: dict[str, Callable[[dict[str, Any]], str]] = {
+        "__Chunk__": lambda n: n["text"],
+        "__Entity__": lambda n: f"{n['title']} ({n['type']}): {n['description']}",
+        "__Community__": lambda n: f"{n['title']}\n{n['summary']}",
+    }
+    for label, text in texts.items():
+        rows = store.read(f"MATCH (n:{label} {{projectId: 'dulce'}}) RETURN n {{.*}} AS n")
+        assert rows, label
+        stored = np.array([row["n"]["embedding"] for row in rows], dtype=np.float32)
+        expected = np.vstack([embedder.embed([text(row["n"])]) for row in rows])
+        assert np.array_equal(stored.view(np.uint32), expected.view(np.uint32)), label
 
 
 def test_graphrag_community_hierarchy_is_leaf_first(dulce: Imported) -> None:

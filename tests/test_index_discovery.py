@@ -26,9 +26,8 @@ from tests.backends import Occupant
 from tests.conftest import close_app, make_settings
 from tests.scripted_openai import ScriptedOpenAI
 from tests.service_server import serving
-from tests.test_byog import WORKSHOP
+from tests.workshop_kg import REPO, WORKSHOP, exports
 
-REPO = Path(__file__).resolve().parents[1]
 WORKSHOP_DIM = 1536  # the workshop pipeline's OpenAI vectors (and text-embedding-3-small's, the default model)
 
 
@@ -136,7 +135,7 @@ def native_workshop(tmp_path_factory: pytest.TempPathFactory, backend: str) -> I
         pytest.skip(f"workshop graph not found at {WORKSHOP}")
 
     def build(graph: GraphStore) -> None:
-        load_native(graph, sorted(WORKSHOP.glob("*.json")))
+        load_native(graph, exports())
 
     with open_store(make_settings(tmp_path_factory.mktemp("native"), backend)) as store:
         Occupant.own(store, build, fresh_schema=True)  # the workshop's own indexes, none of ours

@@ -1,108 +1,27 @@
 """Incremental indexing on the real embedded FalkorDB with the real ONNX embedder: skip, edit, delete,
 remove, kill-and-resume, embedder mismatch, and the LLM extraction path against the scripted server."""
 
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
+
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Sequence
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from retrieval.config import Settings
-from retrieval.embed import Embedder, LocalMiniLMEmbedder, make_embedder
+from retrieval.embed import LocalMiniLMEmbedder
 from retrieval.errors import EmbeddingMismatch
 from retrieval.indexing import StageProgress, derived, graph_stats, pipeline, remove_document, run_index
 from retrieval.llm.client import make_chat_model
 from retrieval.store import GraphStore, neo4j_rebuild, open_store
 from tests.backends import Occupant
 from tests.conftest import make_settings
+from tests.indexing_runs import DOCS, KilledError, RecordingEmbedder, assert_same_graph, corpus, dump, graph, ids  # noqa: F401 (fixtures)
 from tests.scripted_openai import scripted_openai  # noqa: F401 (fixture)
-
-DOCS = {
-    "gates.txt": (
-        "Bill Gates founded Microsoft with Paul Allen in Albuquerque. Gates later led the Gates Foundation, "
-        "which works on malaria and polio vaccines. Microsoft built Windows and Office.\n\n"
-        "Paul Allen loved guitars and started the Allen Institute in Seattle. Gates and Allen met at Lakeside School."
-    ),
-    "su.txt": (
-        "Lisa Su is the chief executive of AMD in Santa Clara. AMD designs processors and graphics chips. "
-        "Lisa Su studied electrical engineering at MIT.\n\n"
-        "Under Lisa Su, AMD competed with Intel and Nvidia in data centers. TSMC manufactures AMD chips in Taiwan."
-    ),
-    "murati.txt": (
-        "Mira Murati worked at Tesla on the Model X before joining OpenAI in San Francisco. "
-        "At OpenAI she led the teams behind ChatGPT and DALL-E.\n\n"
-        "Mira Murati grew up in Albania and studied mechanical engineering at Dartmouth College."
-    ),
-}
-
-
-@pytest.fixture(scope="module")
-def embedder() -> Embedder:
-    return make_embedder(make_settings(Path("/nonexistent")))
-
-
-def write_corpus(folder: Path, docs: dict[str, str] = DOCS) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, text in docs.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    return write_corpus(tmp_path / "corpus")
-
-
-@pytest.fixture
-def graph(tmp_path: Path, backend: str) -> Iterator[tuple[Settings, GraphStore]]:
-    settings = make_settings(tmp_path / "db", backend, chunk_tokens=48, max_community_size=4)
-    (tmp_path / "db").mkdir()
-    with open_store(settings) as store:
-        Occupant.own(store)
-        yield settings, store
-        Occupant.release(store)
-
-
-#: Properties that legitimately differ between two runs over the same input.
-VOLATILE = frozenset({"updated_at", "ingested_at", "indexed_at", "last_run"})
-
-
-Dump = tuple[list[Any], list[Any], dict[str, np.ndarray]]
-
-
-def dump(store: GraphStore) -> Dump:
-    """Every node and relationship with its properties, and the vectors by node id (compared with a tolerance)."""
-    vectors: dict[str, np.ndarray] = {}
-
-    def clean(props: dict[str, Any]) -> str:
-        if "embedding" in props:
-            vectors[props["id"]] = np.asarray(props["embedding"], dtype=np.float32)
-        kept = {k: v for k, v in props.items() if k not in VOLATILE and k != "embedding"}
-        return json.dumps(kept, sort_keys=True, default=str)
-
-    nodes = store.query("MATCH (n) RETURN labels(n) AS labels, properties(n) AS props")
-    rels = store.query("MATCH (a)-[r]->(b) RETURN a.id AS a, type(r) AS t, b.id AS b, properties(r) AS props")
-    return (
-        sorted((str(r["labels"]), clean(r["props"])) for r in nodes),
-        sorted((r["a"], r["t"], r["b"], clean(r["props"])) for r in rels),
-        vectors,
-    )
-
-
-def assert_same_graph(a: Dump, b: Dump) -> None:
-    nodes_a, rels_a, vectors_a = a
-    nodes_b, rels_b, vectors_b = b
-    assert nodes_a == nodes_b
-    assert rels_a == rels_b
-    assert sorted(vectors_a) == sorted(vectors_b)
-    for key, vector in vectors_a.items():  # batch composition changes the int8 model's output in the 4th decimal
-        assert np.allclose(vector, vectors_b[key], atol=2e-3), key
 
 
 class WriteSpy:
@@ -126,10 +45,6 @@ class WriteSpy:
 
     def __exit__(self, *exc: object) -> None:
         self.store.query = self._query  # type: ignore[method-assign]
-
-
-def ids(store: GraphStore, label: str) -> list[str]:
-    return sorted(r["id"] for r in store.query(f"MATCH (n:{label}) RETURN n.id AS id"))
 
 
 def assert_counts_stored(store: GraphStore) -> None:
@@ -214,23 +129,6 @@ def test_edit_replaces_chunks_and_orphans(graph, corpus, embedder) -> None:
     assert "p:mira-murati" in entities
     assert len(entities) == len(set(entities))
     assert_counts_stored(store)
-
-
-class RecordingEmbedder(Embedder):
-    """The real embedder, keeping every text it was given: which chunks, entities and communities a run embedded."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.texts: list[str] = []
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        self.texts.extend(texts)
-        return self.inner.embed(texts)
 
 
 def communities_by_id(store: GraphStore) -> dict[str, str]:
@@ -366,10 +264,6 @@ def test_delete_from_folder_and_remove_command(graph, corpus, embedder) -> None:
     assert_counts_stored(store)
 
 
-class KilledError(Exception):
-    pass
-
-
 @pytest.mark.parametrize(("stage", "at"), [("write", 1), ("relate", 0), ("summaries", 1)])
 def test_kill_and_resume_matches_uninterrupted_run(graph, corpus, embedder, stage, at, monkeypatch) -> None:  # noqa: PLR0917
     """An uninterrupted run, then (in the same graph, emptied: Neo4j has one) a killed one resumed.
@@ -401,7 +295,7 @@ def test_refuses_a_graph_built_with_another_embedder(graph, corpus, embedder) ->
         run_index(settings, store, embedder, [corpus], project="p")
 
 
-def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai, backend) -> None:  # noqa: F811
+def test_llm_extraction_and_reports(tmp_path, corpus, embedder, scripted_openai, backend) -> None:
     def route(body: dict[str, Any]) -> Any:
         schema = body["response_format"]["json_schema"]["name"]
         text = " ".join(str(m.get("content")) for m in body["messages"])

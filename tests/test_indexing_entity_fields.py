@@ -2,7 +2,7 @@
 the entity, so a cold run writes each entity once, and stays right after incremental adds and removes; each
 distinct entity or community text is embedded once. Both graph backends, the real ONNX embedder."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 import time
@@ -13,7 +13,7 @@ import numpy as np
 from retrieval.indexing import remove_document, run_index
 from retrieval.indexing.pipeline import _Run
 from retrieval.store import GraphStore
-from tests.test_indexing import RecordingEmbedder, corpus, embedder, graph  # noqa: F401 (fixtures)
+from tests.indexing_runs import RecordingEmbedder, corpus, graph  # noqa: F401 (fixtures)
 
 #: Names the corpus's documents already hold: adding it gives old entities new edges and a later date.
 MEETING = "Bill Gates met Lisa Su and Mira Murati at Microsoft in Seattle to talk about AMD chips and OpenAI."

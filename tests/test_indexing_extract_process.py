@@ -3,7 +3,7 @@ graph as extracting in-process, a document whose extraction raises does not end 
 leaves no child behind; documents parsed together extract as each alone. Real spaCy in a real spawned process,
 the real ONNX embedder, both graph backends."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 import threading
@@ -18,16 +18,7 @@ from retrieval.indexing import StageProgress, run_index
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.extract_offline import extract_document
 from retrieval.indexing.extract_process import extract_documents, groups
-from tests.test_indexing import (  # noqa: F401 (fixtures)
-    DOCS,
-    KilledError,
-    assert_same_graph,
-    corpus,
-    dump,
-    embedder,
-    graph,
-    ids,
-)
+from tests.indexing_runs import DOCS, KilledError, assert_same_graph, corpus, dump, graph, ids  # noqa: F401 (fixtures)
 
 #: 45 space-separated "words" of 30,000 characters (a dump of encoded data, say): the tokenizer makes one unknown
 #: token of each, so they fit one chunk (the fixture's are 48 tokens), longer than spaCy accepts (ValueError E088).

@@ -2,7 +2,7 @@
 (and both kinds of vectors while it writes the entities, RELATED and the communities, the vectors after them): the
 graph it writes is the one the stages one after the other wrote. Both graph backends, the real ONNX embedder."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 import threading
@@ -15,7 +15,7 @@ import pytest
 from retrieval.embed import Embedder
 from retrieval.indexing import StageProgress, derived, run_index
 from retrieval.indexing.graph import IndexGraph
-from tests.test_indexing import DOCS, assert_same_graph, corpus, dump, embedder, graph  # noqa: F401 (fixtures)
+from tests.indexing_runs import DOCS, assert_same_graph, corpus, dump, graph  # noqa: F401 (fixtures)
 
 #: Long enough for any run of the test corpus to reach its summaries; a run that never does fails after it.
 WAIT_SECONDS = 30.0

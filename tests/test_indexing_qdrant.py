@@ -20,7 +20,7 @@ from retrieval.search.hybrid import search_chunks
 from retrieval.search.ranking import missing_data, retrieve
 from retrieval.store import GraphStore, open_store
 from retrieval.store.qdrant import QdrantVectors
-from tests.test_indexing import KilledError, write_corpus
+from tests.indexing_runs import KilledError, write_corpus
 
 PROJECT = "q"
 

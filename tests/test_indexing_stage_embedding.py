@@ -2,7 +2,7 @@
 not the chunk worker's EMBED_STEP, and give every text the vector the embedder gives it alone. Both graph
 backends (the run state opens the project's graph), the real ONNX embedder."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -11,7 +11,7 @@ import numpy as np
 
 from retrieval.embed import Embedder
 from retrieval.indexing.run_state import EMBED_STEP, STAGE_EMBED_STEP, RunState
-from tests.test_indexing import RecordingEmbedder, embedder, graph  # noqa: F401 (fixtures)
+from tests.indexing_runs import RecordingEmbedder, graph  # noqa: F401 (fixtures)
 
 
 class CallSizes(RecordingEmbedder):

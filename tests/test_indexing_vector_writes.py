@@ -2,7 +2,7 @@
 after them, so that the graph server's writes run while the vectors are embedded: test_indexing_overlap.py) leaves
 no entity with an old vector, and the next run completes the graph. Both graph backends, the real ONNX embedder."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ import pytest
 
 from retrieval.indexing import StageProgress, run_index
 from retrieval.store import GraphStore
-from tests.test_indexing import DOCS, Dump, KilledError, assert_same_graph, corpus, dump, embedder, graph  # noqa: F401 (fixtures)
+from tests.indexing_runs import DOCS, Dump, KilledError, assert_same_graph, corpus, dump, graph  # noqa: F401 (fixtures)
 
 EDITED = "Mira Murati founded Thinking Machines Lab in San Francisco after she left OpenAI."
 

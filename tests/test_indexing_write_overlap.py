@@ -4,7 +4,7 @@ rest still are, and the graph is the one the writes after extraction gave. Both 
 Why: on Neo4j a batch's write is mostly the server's work; written after extraction and chunk embedding it ran with
 a core idle (docs/benchmarks.md, "Many small documents")."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 import threading
@@ -18,7 +18,7 @@ from retrieval.embed import Embedder
 from retrieval.indexing import StageProgress, pipeline, run_index
 from retrieval.indexing.batches import Batch, plan
 from retrieval.indexing.embed_worker import EmbedWorker
-from tests.test_indexing import assert_same_graph, corpus, dump, embedder, graph  # noqa: F401 (fixtures)
+from tests.indexing_runs import assert_same_graph, corpus, dump, graph  # noqa: F401 (fixtures)
 
 #: Long enough for the test corpus's chunks to embed; a run that never gets there fails after it.
 WAIT_SECONDS = 30.0

@@ -11,35 +11,19 @@ from typing import Any
 
 import pytest
 
-from retrieval.config import Settings
 from retrieval.errors import LLMError
 from retrieval.llm.client import ChatModel, make_chat_model
 from retrieval.models import Usage
 from tests.conftest import make_settings
+from tests.scripted_model import KEY, QUESTION, llm_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, error, reply, tool_calls
 
-KEY = "sk-test-DO-NOT-LEAK-4242"
 SCHEMA = {
     "type": "object",
     "properties": {"answer": {"type": "string"}, "confidence": {"type": "number"}},
     "required": ["answer", "confidence"],
 }
 GOOD = {"answer": "rates rose", "confidence": 0.8}
-QUESTION = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "what is six times seven"}]
-
-
-def llm_settings(tmp: Path, server: ScriptedOpenAI, **overrides: object) -> Settings:
-    """Fast retries so failure paths take milliseconds, not the production backoff."""
-    values: dict[str, object] = {
-        "openai_base_url": server.base_url,
-        "openai_api_key": KEY,
-        "retry_max_attempts": 3,
-        "retry_backoff_base_sec": 0.01,
-        "retry_backoff_max_sec": 1.0,
-        "llm_timeout_sec": 5.0,
-    }
-    values.update(overrides)
-    return make_settings(tmp, **values)
 
 
 @pytest.fixture

@@ -12,10 +12,9 @@ from retrieval.engine import Engine
 from retrieval.errors import LLMError
 from retrieval.llm.client import ChatModel
 from retrieval.models import Mode
-from tests.conftest import CAROL_PROJECT
+from tests.conftest import CAROL_PROJECT, CarolGraph
+from tests.scripted_model import KEY, QUESTION, llm_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, raw
-from tests.test_drift import Graph
-from tests.test_llm import KEY, QUESTION, llm_settings
 
 _HEAD = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4o-mini"}
 MALFORMED: dict[str, Step] = {
@@ -82,7 +81,7 @@ def test_an_echoed_key_is_not_quoted_from_a_malformed_body(scripted_openai: Scri
 @pytest.mark.parametrize("mode", ["local", "global", "drift", "agent"])
 @SHAPES
 def test_every_mode_degrades_to_an_extractive_answer_with_a_note(
-    carol_graph: Graph, scripted_openai: ScriptedOpenAI, tmp_path: Path, mode: Mode, shape: str
+    carol_graph: CarolGraph, scripted_openai: ScriptedOpenAI, tmp_path: Path, mode: Mode, shape: str
 ) -> None:
     _settings, store, embedder = carol_graph
     llm = llm_settings(tmp_path, scripted_openai, project=CAROL_PROJECT, retry_max_attempts=1)

@@ -30,10 +30,9 @@ from retrieval.models import Mode
 from retrieval.service.app import create_app
 from retrieval.store import GraphStore
 from tests.conftest import CAROL_PROJECT, backend_env
+from tests.scripted_model import KEY, QUESTION, ids_in, llm_settings
 from tests.scripted_openai import ScriptedOpenAI, Step, reply
 from tests.service_server import serving
-from tests.test_drift import ids_in
-from tests.test_llm import KEY, QUESTION, llm_settings
 
 Graph = tuple[Settings, GraphStore, Embedder]
 LONE = "\ud800"

@@ -22,6 +22,7 @@ from retrieval.store import GraphStore, open_store
 from retrieval.store.records import unpacked
 from retrieval.text.readable import NOTHING_TO_SEARCH
 from tests.conftest import SEARCH_CHUNKS, SEARCH_PROJECT, backend_env, count_reads
+from tests.scripted_model import CHECKED_CITATIONS
 from tests.scripted_openai import ScriptedOpenAI, json_reply, reply
 
 
@@ -55,17 +56,6 @@ def test_extractive_answer_cites_verbatim_evidence(engine: Engine) -> None:
         assert citation.document_name == SEARCH_CHUNKS[citation.chunk_id][1]
     assert "Bake" not in answer.final_answer  # off-topic sentences are not evidence
     assert answer.trace[0].kind == "search" and answer.trace[0].chunk_ids
-
-
-#: A model answer with one valid citation, one invented chunk id and one misquote: what the citation check sorts.
-CHECKED_CITATIONS = {
-    "answer": "Marie Curie (with Pierre Curie).",
-    "key_facts": [
-        {"fact": "Marie Curie discovered polonium.", "chunk_ids": [1], "spans": ["discovered polonium"]},
-        {"fact": "Invented.", "chunk_ids": ["c999"], "spans": ["nothing"]},
-        {"fact": "Misquoted.", "chunk_ids": [1], "spans": ["discovered gold"]},
-    ],
-}
 
 
 def test_llm_answer_keeps_valid_citations_counts_drops_and_fallbacks(

@@ -24,11 +24,11 @@ from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store import GraphStore, bm25
 from retrieval.store.records import Folded
 from tests.conftest import count_reads
-from tests.test_stored_terms import DOCUMENTS, PROJECT, QUESTION, _same, _written
+from tests.curie_corpus import DOCUMENTS, PROJECT, QUESTION, assert_same, written
 
 
 def _context(settings: Settings, store: GraphStore, embedder: Embedder, tmp_path: Path) -> Context:
-    run_index(settings, store, embedder, [_written(tmp_path, DOCUMENTS)], project=PROJECT)
+    run_index(settings, store, embedder, [written(tmp_path, DOCUMENTS)], project=PROJECT)
     return Context(settings, store, embedder, None, PROJECT)
 
 
@@ -74,7 +74,7 @@ def test_the_ranking_is_one_statement_and_ranks_bitwise_as_two(  # noqa: PLR0917
 
     monkeypatch.setattr(type(store), "hybrid_arms_then", kept)
     folded, sent, apart, reads = _both(ctx, params, monkeypatch)
-    _same(folded, apart)
+    assert_same(folded, apart)
     assert folded.chunks and folded.seeds and folded.hit_entities
     if store.backend != "neo4j":
         assert len(sent) == len(reads) and not any(replies)
@@ -97,7 +97,7 @@ def test_without_stored_profiles_the_spread_is_read_as_before(
     params = QueryParams.from_settings(settings, top_k=2, max_hops=2)
     store.query(f"MATCH (n) WHERE n.{bm25.TERMS} IS NOT NULL REMOVE n.{bm25.TERMS}, n.{bm25.LENGTH}")
     folded, sent, apart, reads = _both(ctx, params, monkeypatch)
-    _same(folded, apart)
+    assert_same(folded, apart)
     assert folded.chunks and len(sent) == len(reads), (sent, reads)
 
 
@@ -117,7 +117,7 @@ def test_where_the_servers_best_hits_differ_the_spread_is_read_as_before(
 
     monkeypatch.setattr(type(store), "hybrid_arms_then", reordered)
     folded, sent, apart, reads = _both(ctx, params, monkeypatch)
-    _same(folded, apart)
+    assert_same(folded, apart)
     assert folded.chunks and len(sent) == len(reads), (sent, reads)
     if store.backend == "neo4j":
         assert len(sent) == 2, sent
@@ -148,7 +148,7 @@ def test_with_the_walk_the_seed_rows_ride_in_the_one_statement(  # noqa: PLR0917
 
     monkeypatch.setattr(type(store), "hybrid_arms_then", kept)
     folded, sent, apart, reads = _both(ctx, params, monkeypatch, walk=True)
-    _same(folded, apart)
+    assert_same(folded, apart)
     assert folded.chunks and folded.seeds and folded.hit_entities and folded.expansion.entities
     if store.backend != "neo4j":
         assert len(sent) == len(reads) and not any(replies)
@@ -179,10 +179,10 @@ def test_with_the_walk_a_mismatch_or_no_profiles_reads_as_before(
     with monkeypatch.context() as patch:
         patch.setattr(type(store), "hybrid_arms_then", reordered)
         folded, sent, apart, reads = _both(ctx, params, monkeypatch, walk=True)
-    _same(folded, apart)
+    assert_same(folded, apart)
     assert len(apart.seeds) > bridge.QUESTION_ENTITIES + 1
     assert folded.expansion.entities and len(sent) == len(reads), (sent, reads)
     store.query(f"MATCH (n) WHERE n.{bm25.TERMS} IS NOT NULL REMOVE n.{bm25.TERMS}, n.{bm25.LENGTH}")
     folded, sent, apart, reads = _both(ctx, params, monkeypatch, walk=True)
-    _same(folded, apart)
+    assert_same(folded, apart)
     assert folded.expansion.entities and len(sent) == len(reads), (sent, reads)

@@ -10,13 +10,13 @@ from retrieval.context import Context
 from retrieval.indexing import run_index
 from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.search.explore import node_details
-from tests.test_entity_resolution import _mention, entity
-from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
+from tests.indexing_runs import graph, write_corpus  # noqa: F401 (fixtures)
+from tests.resolution_rows import entity, mention
 
 
 def _said(doc: str, sentence: str, *names: tuple[str, str, str]) -> list[dict[str, object]]:
     """Mentions of (key, surface, type) in one passage, each with the sentence as its evidence."""
-    return [{**_mention(doc, key, surface, kind), "evidence": sentence} for key, surface, kind in names]
+    return [{**mention(doc, key, surface, kind), "evidence": sentence} for key, surface, kind in names]
 
 
 CATHOLIC = "The Catholic Church, also known as the Roman Catholic Church, is the largest Christian church."
@@ -127,7 +127,7 @@ def test_a_former_name_an_instance_a_part_a_cut_name_a_noun_and_a_person_beside_
 
 def test_an_alias_is_kept_on_one_node_in_the_graph(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: the two names of a sentence are one node, the other name among its aliases and the

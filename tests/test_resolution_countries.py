@@ -11,24 +11,24 @@ from retrieval.indexing import run_index
 from retrieval.indexing.model import slug
 from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.search.explore import node_details
-from tests.test_entity_resolution import _mention, entity
-from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
+from tests.indexing_runs import graph, write_corpus  # noqa: F401 (fixtures)
+from tests.resolution_rows import entity, mention
 
 
 def test_two_names_of_one_iso_country_join_across_passages_with_the_record_in_the_reason() -> None:
     """Short, official and common names of a current country (3166-1), an inverted one read in order ("Korea,
     Republic of"), and the names a former country's record lists (3166-3), each pair in no shared passage."""
     rows = [
-        _mention("a", "united-states", "United States", "GPE", 9),
-        _mention("b", "united-states-of-america", "United States of America", "GPE", 2),
-        _mention("c", "switzerland", "Switzerland", "GPE", 3),
-        _mention("d", "swiss-confederation", "Swiss Confederation", "ORG"),
-        _mention("e", "austria", "Austria", "LOC", 2),
-        _mention("f", "republic-of-austria", "the Republic of Austria", "GPE"),
-        _mention("g", "south-korea", "South Korea", "GPE", 2),
-        _mention("h", "republic-of-korea", "Republic of Korea", "GPE"),
-        _mention("i", "ussr", "USSR", "GPE", 2),
-        _mention("j", "union-of-soviet-socialist-republics", "Union of Soviet Socialist Republics", "GPE"),
+        mention("a", "united-states", "United States", "GPE", 9),
+        mention("b", "united-states-of-america", "United States of America", "GPE", 2),
+        mention("c", "switzerland", "Switzerland", "GPE", 3),
+        mention("d", "swiss-confederation", "Swiss Confederation", "ORG"),
+        mention("e", "austria", "Austria", "LOC", 2),
+        mention("f", "republic-of-austria", "the Republic of Austria", "GPE"),
+        mention("g", "south-korea", "South Korea", "GPE", 2),
+        mention("h", "republic-of-korea", "Republic of Korea", "GPE"),
+        mention("i", "ussr", "USSR", "GPE", 2),
+        mention("j", "union-of-soviet-socialist-republics", "Union of Soviet Socialist Republics", "GPE"),
     ]
     merged = resolve(keys_of(rows))
     for variant, head in [
@@ -54,20 +54,20 @@ def test_two_countries_a_former_state_and_its_successor_and_a_person_stay_apart(
         "South Korea", "Sudan", "South Sudan", "Guinea", "Guinea-Bissau", "Burma", "Myanmar", "Yemen",
         "People's Democratic Republic of Yemen", "Soviet Union", "USSR", "US", "United States",
     ]  # fmt: skip
-    rows = [_mention(f"d{i}", slug(name), name, "GPE", 2) for i, name in enumerate(names)]
-    rows += [_mention("c", "chad", "Chad", "PERSON", 3), _mention("e", "republic-of-chad", "Republic of Chad", "GPE")]
+    rows = [mention(f"d{i}", slug(name), name, "GPE", 2) for i, name in enumerate(names)]
+    rows += [mention("c", "chad", "Chad", "PERSON", 3), mention("e", "republic-of-chad", "Republic of Chad", "GPE")]
     merged = resolve(keys_of(rows))
     assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
 
 
 def _code_rows(extra: list[dict[str, object]]) -> list[dict[str, object]]:
     return [
-        _mention("a", "united-states", "United States", "GPE", 5),
-        _mention("b", "usa", "USA", "GPE"),
-        _mention("b", "california", "California", "GPE"),
-        _mention("c", "usa", "USA", "GPE"),
-        _mention("c", "united-states", "United States", "GPE"),
-        _mention("d", "usa", "USA", "ORG"),
+        mention("a", "united-states", "United States", "GPE", 5),
+        mention("b", "usa", "USA", "GPE"),
+        mention("b", "california", "California", "GPE"),
+        mention("c", "usa", "USA", "GPE"),
+        mention("c", "united-states", "United States", "GPE"),
+        mention("d", "usa", "USA", "ORG"),
         *extra,
     ]
 
@@ -82,12 +82,12 @@ def test_a_three_letter_code_joins_its_country_only_where_its_passages_mean_that
         "USA is the ISO 3166 code of United States "
         "(2 of its 3 passages name the country or a place of it, none another name it spells)"
     )
-    south_africa = [_mention("d", "union-of-south-africa", "Union of South Africa", "GPE")]
+    south_africa = [mention("d", "union-of-south-africa", "Union of South Africa", "GPE")]
     merged = resolve(keys_of(_code_rows(south_africa)))
     assert merged.of("p:united-states") == "p:united-states"
     assert merged.of("p:union-of-south-africa") != "p:united-states"
     assert merged.of("p:usa") != "p:united-states"
-    elsewhere = [_mention(doc, "usa", "USA", "ORG") for doc in ("e", "f", "g")]
+    elsewhere = [mention(doc, "usa", "USA", "ORG") for doc in ("e", "f", "g")]
     assert resolve(keys_of(_code_rows(elsewhere))).of("p:usa") == "p:usa"
 
 
@@ -97,14 +97,14 @@ def test_a_code_that_spells_its_countrys_iso_name_and_an_iso_name_read_as_an_adj
     ("PRI", Puerto Rico's code and Mexico's party), it stays. ISO's short name "Russian Federation" gives "Russia",
     its adjective's noun; "Dominican Republic" gives no "Dominica", itself a country of ISO."""
     rows = [
-        _mention("a", "united-states", "United States", "GPE", 5),
-        *(_mention(doc, "usa", "USA", "GPE") for doc in ("b", "c", "d")),
-        _mention("e", "puerto-rico", "Puerto Rico", "GPE", 2),
-        _mention("f", "pri", "PRI", "GPE"),
-        _mention("g", "russia", "Russia", "GPE", 4),
-        _mention("h", "russian-federation", "Russian Federation", "GPE"),
-        _mention("i", "dominica", "Dominica", "GPE", 2),
-        _mention("j", "dominican-republic", "Dominican Republic", "GPE"),
+        mention("a", "united-states", "United States", "GPE", 5),
+        *(mention(doc, "usa", "USA", "GPE") for doc in ("b", "c", "d")),
+        mention("e", "puerto-rico", "Puerto Rico", "GPE", 2),
+        mention("f", "pri", "PRI", "GPE"),
+        mention("g", "russia", "Russia", "GPE", 4),
+        mention("h", "russian-federation", "Russian Federation", "GPE"),
+        mention("i", "dominica", "Dominica", "GPE", 2),
+        mention("j", "dominican-republic", "Dominican Republic", "GPE"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:usa") == "p:united-states"
@@ -127,7 +127,7 @@ PASSAGES = {
 
 def test_a_countrys_other_name_is_an_alias_of_one_node_in_the_graph(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: the formal name in one passage and the short name in another are one node, with the

@@ -13,8 +13,8 @@ from retrieval.indexing.resolution import keys_of, resolve
 from retrieval.indexing.resolution_keys import Key
 from retrieval.indexing.resolution_people import nickname_of, people_pairs
 from retrieval.search.explore import node_details
-from tests.test_entity_resolution import _mention, entity
-from tests.test_indexing import embedder, graph, write_corpus  # noqa: F401 (fixtures)
+from tests.indexing_runs import graph, write_corpus  # noqa: F401 (fixtures)
+from tests.resolution_rows import entity, mention
 
 
 def _together(a: Key, b: Key) -> int:
@@ -28,10 +28,10 @@ def test_nickname_list_reads_both_ways() -> None:
 
 def test_a_nickname_with_the_full_names_surname_in_one_document_joins_it() -> None:
     rows = [
-        _mention("a", "richard-feynman", "Richard Feynman", "PERSON", 4),
-        _mention("a", "dick-feynman", "Dick Feynman", "PERSON"),
-        _mention("b", "ronald-howard", "Ronald Howard", "PERSON", 2),
-        _mention("b", "ron-howard", "Ron Howard", "PERSON"),
+        mention("a", "richard-feynman", "Richard Feynman", "PERSON", 4),
+        mention("a", "dick-feynman", "Dick Feynman", "PERSON"),
+        mention("b", "ronald-howard", "Ronald Howard", "PERSON", 2),
+        mention("b", "ron-howard", "Ron Howard", "PERSON"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:dick-feynman") == "p:richard-feynman"
@@ -45,13 +45,13 @@ def test_a_nickname_two_people_of_the_family_may_bear_or_in_no_shared_document_s
     """ "Ron Smith" beside "Ronald Smith" and "Aaron Smith" (Ron is a nickname of both); "Dick Jones" and
     "Richard Jones" in different documents; "Tom Lee" and "Richard Lee" (no nickname of each other)."""
     rows = [
-        _mention("a", "ronald-smith", "Ronald Smith", "PERSON", 2),
-        _mention("a", "aaron-smith", "Aaron Smith", "PERSON", 2),
-        _mention("a", "ron-smith", "Ron Smith", "PERSON"),
-        _mention("b", "richard-jones", "Richard Jones", "PERSON", 2),
-        _mention("c", "dick-jones", "Dick Jones", "PERSON"),
-        _mention("d", "richard-lee", "Richard Lee", "PERSON", 2),
-        _mention("d", "tom-lee", "Tom Lee", "PERSON"),
+        mention("a", "ronald-smith", "Ronald Smith", "PERSON", 2),
+        mention("a", "aaron-smith", "Aaron Smith", "PERSON", 2),
+        mention("a", "ron-smith", "Ron Smith", "PERSON"),
+        mention("b", "richard-jones", "Richard Jones", "PERSON", 2),
+        mention("c", "dick-jones", "Dick Jones", "PERSON"),
+        mention("d", "richard-lee", "Richard Lee", "PERSON", 2),
+        mention("d", "tom-lee", "Tom Lee", "PERSON"),
     ]
     merged = resolve(keys_of(rows))
     assert merged.canonical == {key: key for key in merged.canonical}, merged.reasons
@@ -59,10 +59,10 @@ def test_a_nickname_two_people_of_the_family_may_bear_or_in_no_shared_document_s
 
 def test_a_surname_typed_a_place_or_topic_joins_the_one_person_of_its_documents() -> None:
     rows = [
-        _mention("a", "carl-sagan", "Carl Sagan", "PERSON", 2),
-        _mention("a", "sagan", "Sagan", "LOC"),
-        _mention("b", "joseph-mobutu", "Joseph Mobutu", "PERSON"),
-        _mention("b", "mobutu", "Mobutu", "CONCEPT", 2),
+        mention("a", "carl-sagan", "Carl Sagan", "PERSON", 2),
+        mention("a", "sagan", "Sagan", "LOC"),
+        mention("b", "joseph-mobutu", "Joseph Mobutu", "PERSON"),
+        mention("b", "mobutu", "Mobutu", "CONCEPT", 2),
     ]
     merged = resolve(keys_of(rows))
     assert merged.of("p:sagan") == "p:carl-sagan"
@@ -78,20 +78,20 @@ def test_the_surname_rule_leaves_a_firm_a_surname_of_two_people_a_rare_one_and_a
     "Wolfe" in three documents, one of them "Tom Wolfe"'s; "Galvez" beside "Hotel Galvez" typed PERSON; a
     lower-case topic ("banks"). The same rows with "Sagan" LOC beside "Carl Sagan" do pair (the test can fail)."""
     rows = [
-        _mention("a", "michael-dell", "Michael Dell", "PERSON"),
-        _mention("a", "dell", "Dell", "ORG", 3),
-        _mention("b", "bill-gates", "Bill Gates", "PERSON"),
-        _mention("b", "melinda-gates", "Melinda Gates", "PERSON"),
-        _mention("b", "gates", "Gates", "CONCEPT"),
-        _mention("c", "tom-wolfe", "Tom Wolfe", "PERSON"),
-        *[_mention(doc, "wolfe", "Wolfe", "LOC") for doc in ("c", "d", "e")],
-        _mention("f", "hotel-galvez", "Hotel Galvez", "PERSON"),
-        _mention("f", "galvez", "Galvez", "CONCEPT"),
-        _mention("g", "iain-banks", "Iain Banks", "PERSON"),
-        _mention("g", "banks", "banks", "CONCEPT"),
+        mention("a", "michael-dell", "Michael Dell", "PERSON"),
+        mention("a", "dell", "Dell", "ORG", 3),
+        mention("b", "bill-gates", "Bill Gates", "PERSON"),
+        mention("b", "melinda-gates", "Melinda Gates", "PERSON"),
+        mention("b", "gates", "Gates", "CONCEPT"),
+        mention("c", "tom-wolfe", "Tom Wolfe", "PERSON"),
+        *[mention(doc, "wolfe", "Wolfe", "LOC") for doc in ("c", "d", "e")],
+        mention("f", "hotel-galvez", "Hotel Galvez", "PERSON"),
+        mention("f", "galvez", "Galvez", "CONCEPT"),
+        mention("g", "iain-banks", "Iain Banks", "PERSON"),
+        mention("g", "banks", "banks", "CONCEPT"),
     ]
     assert people_pairs(keys_of(rows), _together, set(), 0.5) == []
-    sagan = [_mention("h", "carl-sagan", "Carl Sagan", "PERSON"), _mention("h", "sagan", "Sagan", "LOC")]
+    sagan = [mention("h", "carl-sagan", "Carl Sagan", "PERSON"), mention("h", "sagan", "Sagan", "LOC")]
     assert [pair[:2] for pair in people_pairs(keys_of(rows + sagan), _together, set(), 0.5)] == [
         ("p:sagan", "p:carl-sagan")
     ]
@@ -111,7 +111,7 @@ PASSAGES = {
 
 def test_a_nickname_is_an_alias_of_one_node_in_the_graph(
     graph,  # noqa: F811
-    embedder,  # noqa: F811
+    embedder,
     tmp_path: Path,
 ) -> None:
     """On both backends: the nickname and the full name said in one passage are one node, the nickname among

@@ -26,11 +26,11 @@ from retrieval.service.app import create_app
 from retrieval.store import GraphStore
 from retrieval.telemetry.events import ProgressEvent
 from retrieval.text.readable import NOTHING_TO_SEARCH
+from tests.backends import hung
 from tests.conftest import CAROL_PROJECT, SEARCH_CHUNKS, SEARCH_PROJECT
+from tests.scripted_model import CHECKED_CITATIONS
 from tests.scripted_openai import ScriptedOpenAI, json_reply
 from tests.service_server import engine_over, release, service, serving, settings_of
-from tests.test_local import CHECKED_CITATIONS
-from tests.test_service_probes import hung
 
 CAROL_QUESTION = "What does Scrooge think of Christmas?"
 #: Chunks of the search graph's second project: only a search that is not scoped finds them.

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -23,8 +21,7 @@ from retrieval.embed import Embedder
 from retrieval.errors import IndexMissing, QueryError
 from retrieval.service.app import create_app
 from retrieval.store import GraphStore, open_store
-from retrieval.store.falkordb import FalkorDBStore
-from tests.backends import SESSION
+from tests.backends import hung
 from tests.conftest import SEARCH_PROJECT, build_search_graph
 from tests.e2e.conftest import free_port
 from tests.service_server import service, serving
@@ -115,22 +112,6 @@ def test_an_empty_api_key_is_no_key_and_the_log_says_so(
 
 
 # --- a hung graph ----------------------------------------------------------------------------------------------
-@contextmanager
-def hung(store: GraphStore) -> Iterator[None]:
-    """The graph's server process stopped (SIGSTOP) for the block: connections stay open, nothing answers."""
-    if isinstance(store, FalkorDBStore):
-        pid = int(store.server.owner()["server_pid"])
-    elif SESSION.server is not None:
-        pid = SESSION.server.process.pid
-    else:
-        pytest.skip("an external Neo4j (NEO4J_URI) is not stopped by tests")
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        yield
-    finally:
-        os.kill(pid, signal.SIGCONT)
-
-
 def test_health_answers_503_within_its_budget_while_the_graph_hangs(store: GraphStore) -> None:
     """The graph's check has 1.5 s; the reply may take a little longer on a loaded 2-core machine (it once took
     over 2 s at load ~30), but never waits on the hung graph (the client's 10 s)."""

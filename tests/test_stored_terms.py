@@ -13,22 +13,12 @@ from retrieval.context import Context
 from retrieval.embed import Embedder
 from retrieval.indexing import run_index
 from retrieval.models import QueryParams
+from retrieval.search import bridge
 from retrieval.search.hybrid import search_chunks
 from retrieval.search.ranking import Retrieval, retrieve
 from retrieval.store import GraphStore, bm25
 from retrieval.store.neo4j import Neo4jStore
-
-PROJECT = "terms"
-DOCUMENTS = {
-    "curie.txt": "Marie Curie discovered polonium and radium together with Pierre Curie in Paris. "
-    "She was born in Warsaw and studied physics at the University of Paris.",
-    "warsaw.txt": "Warsaw is the capital of Poland. The city lies on the Vistula river and was rebuilt after the war.",
-    "pierre.txt": "Pierre Curie studied crystals and magnetism. Pierre Curie and his brother Jacques Curie discovered "
-    "piezoelectricity in crystals.",
-    "nobel.txt": "Marie Curie won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.",
-    "bread.txt": "Bake the sourdough bread at 220 degrees for thirty minutes until the crust is golden.",
-}
-QUESTION = "Which river flows through the city where the discoverer of polonium was born?"
+from tests.curie_corpus import DOCUMENTS, PROJECT, QUESTION, assert_same, written
 
 
 def _index(settings: Settings, store: GraphStore, embedder: Embedder, folder: Path) -> None:
@@ -43,27 +33,16 @@ def _stored(store: GraphStore, settings: Settings) -> list[dict[str, object]]:
     )
 
 
-def _written(tmp_path: Path, documents: dict[str, str]) -> Path:
-    folder = tmp_path / "docs"
-    folder.mkdir(exist_ok=True)
-    for old in folder.iterdir():
-        if old.name not in documents:
-            old.unlink()
-    for name, text in documents.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    return folder
-
-
 def test_each_chunk_and_entity_keeps_its_profile_through_rewrites_and_removals(
     settings: Settings, store: GraphStore, embedder: Embedder, tmp_path: Path
 ) -> None:
     """Neo4j's chunks and entities carry what `bm25._profile` builds from their indexed text, after a first run and
     after a run that rewrote one document and removed another; the embedded store's carry none (no read of it uses
     them)."""
-    _index(settings, store, embedder, _written(tmp_path, DOCUMENTS))
+    _index(settings, store, embedder, written(tmp_path, DOCUMENTS))
     changed = {**DOCUMENTS, "warsaw.txt": "Warsaw, on the Vistula, is Poland's largest city."}
     del changed["bread.txt"]
-    _index(settings, store, embedder, _written(tmp_path, changed))
+    _index(settings, store, embedder, written(tmp_path, changed))
     rows = _stored(store, settings)
     assert {str(r["text"]) for r in rows} >= {"Warsaw, on the Vistula, is Poland's largest city."}
     assert not any("sourdough" in str(r["text"]) or "rebuilt" in str(r["text"]) for r in rows)
@@ -96,14 +75,6 @@ def _ranking(ctx: Context, params: QueryParams, walk: bool) -> tuple[Retrieval, 
     return found, set(profiled)
 
 
-def _same(a: Retrieval, b: Retrieval) -> None:
-    assert [(h.id, h.score, h.sources, h.text) for h in a.chunks] == [
-        (h.id, h.score, h.sources, h.text) for h in b.chunks
-    ]
-    assert [(h.id, h.score) for h in a.seeds] == [(h.id, h.score) for h in b.seeds]
-    assert a.hit_entities == b.hit_entities and a.expansion == b.expansion
-
-
 @pytest.mark.parametrize("walk", [False, True])
 @pytest.mark.parametrize("top_k", [1, 3])
 def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - fixtures and parameters
@@ -115,12 +86,13 @@ def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - f
     top_k: int,
     walk: bool,
 ) -> None:
-    """On Neo4j the ranking reads the candidates' counts and tokenises no chunk text but some of its direct
-    hits' (`bridge._residual` reads the source hits' texts, and the hits' own as reached chunks); its chunks,
+    """On Neo4j the ranking reads the candidates' counts and tokenises no chunk text (`bridge._residual` reads the
+    direct hits' counts from the hybrid statement's reply, `Folded.terms`, and the reached chunks' from the
+    spread's exact part); its chunks,
     scores, sources, seeds and walk are bitwise those of the texts' path (the store told not to read the profiles),
     and of a graph where three chunks have none (written before the profiles were stored): that graph is searched
     as it was. On the embedded store nothing changes."""
-    _index(settings, store, embedder, _written(tmp_path, DOCUMENTS))
+    _index(settings, store, embedder, written(tmp_path, DOCUMENTS))
     ctx = Context(settings, store, embedder, None, PROJECT)
     params = QueryParams.from_settings(settings, top_k=top_k, max_hops=2)
     chunk_texts = {str(r["text"]) for r in _stored(store, settings)}
@@ -131,12 +103,13 @@ def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - f
         if isinstance(store, Neo4jStore):
             patch.setattr(Neo4jStore, "_counted", lambda *_args: False)
         texts, from_texts = _ranking(ctx, params, walk)
-    _same(stored, texts)
+    assert_same(stored, texts)
     if not store.stores_term_counts:
         assert from_stored & chunk_texts == from_texts & chunk_texts
         return
     direct = {h.text for h in search_chunks(ctx, QUESTION, params)}
-    assert from_stored <= direct < from_texts & chunk_texts, (from_stored, direct, from_texts)
+    assert not from_stored & chunk_texts, from_stored
+    assert direct < from_texts & chunk_texts, (direct, from_texts)
     assert from_texts - chunk_texts  # the entities' texts, tokenised on that path only
     # Two chunks without profiles (written before them), and one whose text a writer that knows nothing of them
     # changed (its profile is then stale: its size tells).
@@ -155,5 +128,19 @@ def test_the_ranking_scores_the_stored_counts_as_the_texts(  # noqa: PLR0917 - f
     with monkeypatch.context() as patch:
         patch.setattr(Neo4jStore, "_counted", lambda *_args: False)
         mixed_texts, _ = _ranking(ctx, params, walk)
-    _same(mixed, mixed_texts)
+    assert_same(mixed, mixed_texts)
     assert any(t.endswith("flows through Warsaw.") for t in from_mixed), from_mixed
+
+
+def test_a_texts_uncovered_words_from_its_counts_are_those_of_its_text() -> None:
+    """`bridge._uncovered` answers from a text's term counts (its stored profile's) what it answers from the text,
+    stemmed variants included; counts that do not cover every word are not used (the text is read)."""
+    text = "Marie Curie discovered polonium; the Curies studied radiation in Paris laboratories."
+    wanted = ["curie", "polonium", "laboratory", "warsaw", "studi", "river"]
+    profile = bm25._profile(text)
+    counts = bm25.counted(wanted, [profile.frequency.get(w, 0) for w in wanted], profile.length)
+    from_text = bridge._uncovered(wanted, text)
+    assert from_text == ["laboratory", "warsaw", "river"]
+    assert bridge._uncovered(wanted, text, counts) == from_text
+    partial = bm25.counted(wanted[:2], [0, 0], profile.length)  # wrong counts, but for too few words: unused
+    assert bridge._uncovered(wanted, text, partial) == from_text

@@ -22,16 +22,8 @@ from retrieval.search.turns import (
 )
 from retrieval.store import GraphStore
 from tests.conftest import SEARCH_PROJECT
+from tests.interview_chunks import EARLIER, LATER
 
-EARLIER = (
-    "KEVIN SCOTT: So tell us how you got into biology.\n\n"
-    "DAPHNE KOLLER: It was a long road. My father was a biologist, and I steered away from it for years."
-)
-#: The next chunk: it overlaps the end of EARLIER and opens mid-turn, with no label before its first words.
-LATER = (
-    "I steered away from it for years. And the reason I got into biology and medicine was that the machine "
-    "learning data sets were boring.\n\nKEVIN SCOTT: Yeah."
-)
 INTERVIEW = (
     "KEVIN SCOTT: Today, our guest is Sam Altman, who ran Y Combinator.\n\n"
     "SAM ALTMAN: Thanks for having me, it is great to be here with you all.\n\n"

@@ -2,7 +2,7 @@
 when the row went in as a Python float list: bit for bit, on both backends. Why it matters: the rows are the cheap
 way in (store/falkordb_params.py), and a vector that moved in its last bit would move every search score with it."""
 
-# ruff: noqa: F811 (the fixtures imported from tests.test_indexing are parameters here)
+# ruff: noqa: F811 (the fixtures imported from tests.indexing_runs are parameters here)
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +10,7 @@ import numpy as np
 from retrieval.indexing import run_index
 from retrieval.indexing.graph import IndexGraph
 from retrieval.store import GraphStore
-from tests.test_indexing import corpus, embedder, graph  # noqa: F401 (fixtures)
+from tests.indexing_runs import corpus, graph  # noqa: F401 (fixtures)
 
 DIM = 384
 

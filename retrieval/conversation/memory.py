@@ -200,7 +200,7 @@ class MemoryStore:
         rows = [
             {
                 "props": r.model_dump(include=set(_RECORD_KEYS)),
-                **({"v": vectors[i].tolist()} if vectors is not None else {}),
+                **({"v": vectors[i]} if vectors is not None else {}),  # the float32 row, as the indexer writes
             }
             for i, r in enumerate(records)
         ]

@@ -95,7 +95,7 @@ def _embed_label(
         vectors = embedder.embed([str(r["text"]) for r in rows])
         store.write_batch(
             f"UNWIND $rows AS row MATCH (n:{node} {{id: row.id}}) SET n.{target} = {store.vec('row.v')}",
-            [{"id": r["id"], "v": v.tolist()} for r, v in zip(rows, vectors, strict=True)],
+            [{"id": r["id"], "v": v} for r, v in zip(rows, vectors, strict=True)],  # float32 rows, as the indexer
         )
         done += len(rows)
         if on_progress:

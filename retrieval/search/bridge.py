@@ -31,7 +31,7 @@ from retrieval.search.keywords import content_terms, keyword_query
 from retrieval.search.patterns import mention
 from retrieval.store import bm25
 from retrieval.store.base import ExactPart
-from retrieval.store.records import Folded, Row, StoreHit, ThenRead, ident, packed, unpacked
+from retrieval.store.records import Folded, Row, StoreHit, TermCounts, ThenRead, ident, packed, unpacked
 from retrieval.store.text_query import terms
 
 #: Best hits whose entities lend relevance (more dilutes it with the hits that merely look alike).
@@ -96,6 +96,9 @@ class Spread:
     #: vector hits (`GraphStore.exact_part`): `rerank` then reads no scores of its own.
     picked: frozenset[str] | None = None
     exact: list[StoreHit] = field(default_factory=list)
+    #: The direct hits' term counts of the question's keywords, read by the hybrid statement (`Folded.terms`):
+    #: `_residual` then tokenises no hit's text (the exact hits carry their own).
+    terms: Mapping[str, TermCounts] = field(default_factory=dict)
 
     def exact_of(self, ids: Sequence[str]) -> list[StoreHit] | None:
         """The exact vector hits of `ids` read with the spread, best first; None unless the statement picked every
@@ -151,6 +154,8 @@ def spread(
         exact = fold.exact if fold is not None else _exact_part(ctx, scoring) if scoring else None
         found = _spread(ctx, lenders, question, [e.id for e in entity_hits], walk, exact=exact, hits=hits)
     found.hit_entities = {e: unit * w for e, w in found.hit_entities.items()}
+    if folded is not None and not ctx.settings.retrieval_query:  # an enriched hit's text is not the one counted
+        found.terms = folded.terms
     return found
 
 
@@ -393,6 +398,9 @@ class _Reply:
     seed_rows: list[Row] | None = None
     picked: frozenset[str] | None = None
     exact: list[StoreHit] = field(default_factory=list)
+    #: The direct hits' term counts of the question's keywords, read by the hybrid statement (`Folded.terms`):
+    #: `_residual` then tokenises no hit's text (the exact hits carry their own).
+    terms: Mapping[str, TermCounts] = field(default_factory=dict)
 
 
 def _read(
@@ -458,10 +466,10 @@ def _residual(
     wanted = content_terms(query)
     where = {**ctx.project_filter, **params.filters}
     best: dict[str, float] = {}
-    counts = {hit.id: hit.terms for hit in spread.exact}
+    counts = {**spread.terms, **{hit.id: hit.terms for hit in spread.exact if hit.terms is not None}}
     for source, reached in spread.reached_from.items():
         ids = [c for c in reached if c in by_id]
-        missing = _uncovered(wanted, by_id[source].text if source in by_id else "")
+        missing = _uncovered(wanted, by_id[source].text if source in by_id else "", counts.get(source))
         if not ids or not missing:
             continue
         texts = [StoreHit(c, 0.0, {s.text_property: by_id[c].text}, counts.get(c)) for c in ids]
@@ -473,6 +481,9 @@ def _residual(
     return best
 
 
-def _uncovered(wanted: Sequence[str], text: str) -> list[str]:
-    """Query terms the text does not contain, counting the stemmed variants BM25 counts (plural, -ed, -ing)."""
+def _uncovered(wanted: Sequence[str], text: str, counts: TermCounts | None = None) -> list[str]:
+    """Query terms the text does not contain, counting the stemmed variants BM25 counts (plural, -ed, -ing); from
+    its term counts where they cover every term (its profile's frequencies: the same answer, no tokenising)."""
+    if counts is not None and counts.words.issuperset(wanted):
+        return [t for t in wanted if not counts.frequency.get(t, 0)]
     return [t for t in wanted if not bm25.contains(text, t)]

@@ -2,10 +2,10 @@
 
 Why `execute_query`: it manages sessions and retries transient errors. Every read runs in a READ transaction
 with a server-side timeout, after EXPLAIN's plan was admitted by `read_admission` (only reads of this database:
-no administration command, LOAD CSV, write, unlisted procedure or plugin function), so a refused statement never
-runs, and a write is refused again by the server's read access mode. Statements from people and models (the
-explorer, the agent, MCP) also get a deadline DriftLens enforces (`deadline`): past it, their transaction is
-terminated and the caller set free.
+no administration command, LOAD CSV, write, unlisted procedure or plugin function; `neo4j_admission`), so a refused
+statement never runs, and a write is refused again by the server's read access mode. Statements from people and
+models (the explorer, the agent, MCP) also get a deadline DriftLens enforces (`deadline`): past it, their
+transaction is terminated and the caller set free (`neo4j_untrusted`).
 Vector indexes are created without quantisation (scores then match exact cosine) and queried for at least
 `neo4j_vector_min_k` candidates (60): Lucene's HNSW search explores as many candidates as it is asked for, and
 costs in proportion; 60 keeps every R@k of both dev sets and recall@10 0.993 at 100k in an index of one segment
@@ -14,7 +14,6 @@ costs in proportion; 60 keeps every R@k of both dev sets and recall@10 0.993 at 
 
 from __future__ import annotations
 
-import contextlib
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -26,13 +25,14 @@ from neo4j import GraphDatabase, RoutingControl
 from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, ServiceUnavailable, SessionExpired
 
 from retrieval.config import Settings
-from retrieval.errors import IndexMissing, QueryError, ReadOnlyViolation, StoreUnavailable
-from retrieval.store import bm25, neo4j_fold, neo4j_hybrid, neo4j_rebuild, neo4j_schema, read_admission
+from retrieval.errors import IndexMissing, QueryError, StoreUnavailable
+from retrieval.store import bm25, neo4j_fold, neo4j_hybrid, neo4j_rebuild, neo4j_schema, neo4j_untrusted
 from retrieval.store.base import ExactPart, GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
+from retrieval.store.neo4j_admission import ReadGate
 from retrieval.store.neo4j_params import quiet
-from retrieval.store.neo4j_results import READ_ONLY, connection_error, query_error, rows
+from retrieval.store.neo4j_results import connection_error, query_error, rows
 from retrieval.store.records import (
     Filters,
     Folded,
@@ -65,14 +65,8 @@ HYBRID_POOL = 0.5
 #: Appended to a `{.*, ...}` projection: a node's stored BM25 profile (`bm25.TERMS`, a chunk's ~2-3 kB) is for the
 #: server's lookups (`neo4j_terms`), not for the reply.
 _NO_TERMS = f", {ident(bm25.TERMS)}: null"
-#: Query texts remembered as read-only; searches repeat a few dozen texts with new parameters.
-READ_ONLY_CACHE = 1024
 #: Neo4j's words for an index a query names that does not exist (any more).
 _GONE_INDEX = re.compile(r"There is no such (?P<kind>vector|fulltext) schema index:? ?'?(?P<name>[\w.-]*)")
-#: Query types EXPLAIN gives a statement that changes data ("rw", "w"); "s" is schema or system.
-_WRITES = ("rw", "w")
-#: Transaction metadata key naming a statement from a person or a model, so its deadline can find and end it.
-_TAG = "driftlens_untrusted"
 _UNREACHABLE = (ServiceUnavailable, SessionExpired, DriverError, OSError)
 
 
@@ -89,8 +83,7 @@ class Neo4jStore(GraphStore):
         self._index_cache: list[IndexState] | None = None
         self._corpus_cache: dict[str, bm25.LabelStats] = {}
         self._keeps_all: dict[tuple[str, str], bool] = {}  # (label, filters): every node of the label passes
-        self._read_only: set[str] = set()  # query texts whose plan was admitted (search runs the same few)
-        self._plugin_functions: frozenset[str] | None = None  # non-built-in functions, read once
+        self._gate = ReadGate(self._show)  # EXPLAIN's plan admitted once per query text
         self._deadline = Deadline()
         self._discovery = Discovery()  # nothing chosen by name until an Engine adopts the graph's indexes
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
@@ -150,81 +143,38 @@ class Neo4jStore(GraphStore):
         return self._execute(cypher, params, RoutingControl.READ, timeout)
 
     def read_limited(self, cypher: str, limit: int, *, timeout_ms: int | None = None) -> list[Row]:
-        """Streams the first `limit` rows, then ends the transaction (the server stops producing rows).
-
-        Why not the default's subquery: Neo4j refuses `CALL { ... RETURN n.name }` (unaliased items), so
-        wrapping would turn a valid query from a person into a syntax error. The statement runs under the
-        deadline: past its timeout and `deadline.GRACE_S`, its transaction is terminated and the caller set free.
-        """
+        """Streams the first `limit` rows, then ends the transaction (`neo4j_untrusted`: not the default's
+        subquery, which Neo4j refuses for unaliased items). Past its timeout and `deadline.GRACE_S`, the statement's
+        transaction is terminated and the caller set free."""
         timeout = self._classify(cypher, None, timeout_ms)
         tag = uuid.uuid4().hex
 
         def fetch() -> list[Row]:
             try:
-                with (
-                    self._driver.session(
-                        database=self._database, default_access_mode=neo4j.READ_ACCESS, fetch_size=max(1, int(limit))
-                    ) as session,
-                    session.begin_transaction(timeout=timeout / 1000, metadata={_TAG: tag}) as tx,
-                ):
-                    result = tx.run(cypher)  # type: ignore[arg-type]
-                    records = [record for _, record in zip(range(int(limit)), result, strict=False)]
-                    tx.rollback()  # nothing to commit; stops the query and discards what it did not send
+                found = neo4j_untrusted.first_rows(
+                    self._driver, self._database, cypher, limit, timeout_ms=timeout, tag=tag
+                )
             except (AuthError, *_UNREACHABLE) as exc:
                 raise connection_error(self.uri, self.settings, exc) from exc
             except Neo4jError as exc:
                 raise query_error(exc, self.settings, timeout) from exc
-            return rows(records)
+            return rows(found)
 
         def stop() -> str:
-            self._terminate(tag)
+            neo4j_untrusted.terminate(self._driver, self._database, tag)
             return timed_out(self.settings, timeout, "DriftLens terminated its transaction")
 
         return self._deadline.run(fetch, timeout / 1000 + GRACE_S, stop)
 
-    def _terminate(self, tag: str) -> None:
-        """End the transactions of one tagged statement (a session may always end its own user's transactions)."""
-        with contextlib.suppress(Neo4jError, *_UNREACHABLE):
-            found = self._driver.execute_query(
-                f"SHOW TRANSACTIONS YIELD transactionId, metaData WHERE metaData.{_TAG} = $tag RETURN transactionId",
-                {"tag": tag},
-                database_=self._database,
-            )
-            ids = [str(record["transactionId"]) for record in found.records]
-            if ids:
-                self._driver.execute_query("TERMINATE TRANSACTIONS $ids", {"ids": ids}, database_=self._database)
-
     def _classify(self, cypher: str, params: Mapping[str, Any] | None, timeout_ms: int | None) -> int:
-        """Refuse anything whose plan is not a pure read of this database; returns the timeout (ms) the read gets."""
+        """Refuse anything whose plan is not a pure read of this database (`neo4j_admission`); returns the timeout
+        (ms) the read gets."""
         limit = self.settings.query_timeout_ms
         timeout = min(timeout_ms or limit, limit)
-        if cypher not in self._read_only:
-            self._admit(self._run("EXPLAIN " + cypher, params, RoutingControl.READ, timeout).summary)
-            if len(self._read_only) >= READ_ONLY_CACHE:
-                self._read_only.clear()
-            self._read_only.add(cypher)  # a plan's operators do not depend on the parameters' values
-        return timeout
-
-    def _admit(self, summary: neo4j.ResultSummary) -> None:
-        if summary.query_type in _WRITES:
-            raise ReadOnlyViolation(read_admission.WRITE_REFUSED)
-        steps = read_admission.neo4j_steps(summary.plan)
-        read_admission.admit(
-            steps, operators=read_admission.NEO4J_READ_OPERATORS, families=read_admission.NEO4J_READ_FAMILIES
+        self._gate.admit(
+            cypher, self._database, lambda: self._run("EXPLAIN " + cypher, params, RoutingControl.READ, timeout).summary
         )
-        read_admission.admit_procedures(steps, read_admission.NEO4J_READ_PROCEDURES)
-        read_admission.admit_functions(steps, self._plugins())
-        if summary.query_type != READ_ONLY:
-            raise ReadOnlyViolation(f"Refused: a statement of type '{summary.query_type}' is not a read.")
-        if summary.database and summary.database != self._database:
-            raise ReadOnlyViolation(f"Refused: it reads database '{summary.database}', not '{self._database}'.")
-
-    def _plugins(self) -> frozenset[str]:
-        """Functions the server offers beyond Cypher's own (APOC and other plugins), read once per store."""
-        if self._plugin_functions is None:
-            found = self._show("SHOW FUNCTIONS YIELD name, isBuiltIn WHERE NOT isBuiltIn RETURN name")
-            self._plugin_functions = frozenset(str(row["name"]) for row in found)
-        return self._plugin_functions
+        return timeout
 
     def _execute(
         self, cypher: str, params: Mapping[str, Any] | None, routing: RoutingControl, timeout_ms: int | None

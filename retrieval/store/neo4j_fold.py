@@ -94,8 +94,9 @@ def folded(
     then: ThenRead | None,
 ) -> Folded:
     """Each search's arms from the reply (`neo4j_hybrid.arms`; None where the filter left its vector arm short while
-    the index holds more: its caller then over-fetches round by round), and with `then` the server's ranking and
-    the continuation's columns."""
+    the index holds more: its caller then over-fetches round by round), the first search's candidates' term counts
+    (`Folded.terms`: the bridge's residual scores the chunk hits from them), and with `then` the server's ranking
+    and the continuation's columns."""
     words = terms(text)
     found: list[Arms | None] = []
     for i, (search, (plan, stats)) in enumerate(zip(searches, planned, strict=True)):
@@ -105,10 +106,12 @@ def folded(
             continue
         arms = neo4j_hybrid.arms(part, plan, text, corpus=_corpus(stats, words))
         found.append((arms.vector, arms.keyword))
+    first = found[0] if found else None
+    counts = {hit.id: hit.terms for arm in first or () for hit in arm if hit.terms is not None}
     if then is None:
-        return Folded(found, [], {})
+        return Folded(found, [], {}, counts)
     fused = [[(str(hit[0]), float(hit[1])) for hit in row[f"fused{i}"]] for i in range(len(searches))]
-    return Folded(found, fused, {column: row[column] for column in then.columns})
+    return Folded(found, fused, {column: row[column] for column in then.columns}, counts)
 
 
 def _corpus(stats: bm25.LabelStats, words: Sequence[str]) -> Callable[[Mapping[str, int]], bm25.Corpus]:

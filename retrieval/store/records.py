@@ -95,11 +95,13 @@ class ThenRead:
 class Folded:
     """`GraphStore.hybrid_arms_then`'s reply: each search's arms (as `hybrid_arms_together`'s), the hits the server
     ranked best for each, `(id, fused score)` (empty where it could not score every candidate), and the
-    continuation's `columns`."""
+    continuation's `columns`; `terms`, the first search's candidates' term counts of its words (`StoreHit.terms`,
+    where the statement read their stored profiles), by id."""
 
     arms: list[Arms | None]
     fused: list[list[tuple[str, float]]]
     row: Row
+    terms: Mapping[str, TermCounts] = field(default_factory=dict)
 
 
 def filter_clause(var: str, filters: Filters | None, prefix: str = "f_") -> tuple[str, Row]:

@@ -141,7 +141,7 @@ def _chunk_row(doc: ImportedDocument, chunk: ImportedChunk, vector: np.ndarray) 
         "document_id": doc.id,
         "document_name": doc.title,
         "relations": json.dumps([list(claim) for claim in chunk.claims]),
-        "embedding": vector.tolist(),
+        "embedding": vector,  # the embedder's float32 row, as the indexer writes it (document_writes)
     }
 
 

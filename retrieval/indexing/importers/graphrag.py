@@ -232,14 +232,14 @@ def import_graphrag(
     vectors = run.embed([f"{e['title']} ({e['type']}): {e['description']}" for e in entities], "entity embeddings")
     with run.stage("entities"):
         g.delete_nodes(g.settings.entity_label, sorted(set(g.entities()) - {e["id"] for e in entities}))
-        g.write_entities([{**e, "embedding": v.tolist()} for e, v in zip(entities, vectors, strict=True)])
+        g.write_entities([{**e, "embedding": v} for e, v in zip(entities, vectors, strict=True)])
         g.delete_related(sorted(set(g.related()) - {(r["source"], r["target"]) for r in related}))
         g.write_related(related)
         g.sync_degrees()
     vectors = run.embed([f"{c['title']}\n{c['summary']}" for c in communities], "community embeddings")
     with run.stage("communities"):
         g.delete_nodes(g.settings.community_label, sorted(g.community_ids() - {c["id"] for c in communities}))
-        g.write_communities([{**c, "embedding": v.tolist()} for c, v in zip(communities, vectors, strict=True)])
+        g.write_communities([{**c, "embedding": v} for c, v in zip(communities, vectors, strict=True)])
         _link(run, docs, leaf, communities)
     return report
 
