@@ -116,3 +116,53 @@ def test_the_relationships_read_before_the_entity_writes_are_those_left_after_th
     run_index(settings, store, embedder, [corpus], project="p")
     assert any(seen["deleted"] & set(pair) for pair in seen["stored"])  # the deleted entities had edges
     assert seen["used"] == seen["left"] != seen["stored"]
+
+
+class FirstWorkerCall(Embedder):
+    """The real embedder, noting when a worker thread first embeds after the run's `resolve` stage has started
+    (the entity texts: the chunks' worker ran before it)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.resolving = threading.Event()
+        self.started = threading.Event()
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def heard(self, event: StageProgress) -> None:
+        if event.stage == "resolve" and event.done == 0:
+            self.resolving.set()
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self.resolving.is_set() and threading.current_thread() is not threading.main_thread():
+            self.started.set()
+        return self.inner.embed(texts)
+
+
+def test_the_entity_vectors_are_embedded_while_resolve_reads_the_relationships(
+    graph, corpus, embedder, monkeypatch
+) -> None:
+    """The entity worker starts as soon as the entities are resolved, beside the rest of `resolve` (the chunks'
+    claims weighed into edges, the stored RELATED read): the stored RELATED read waits for the worker's first call,
+    which on a run that starts the worker after `resolve` never comes (the wait times out). The graph is the one
+    a run without the wait writes, every vector included."""
+    settings, store = graph
+    first = FirstWorkerCall(embedder)
+    came: list[bool] = []
+    related = IndexGraph.related
+
+    def related_after_the_worker(self: IndexGraph) -> Any:
+        came.append(first.started.wait(WAIT_SECONDS))
+        return related(self)
+
+    monkeypatch.setattr(IndexGraph, "related", related_after_the_worker)
+    run_index(settings, store, first, [corpus], project="p", on_progress=first.heard)
+    monkeypatch.setattr(IndexGraph, "related", related)
+    assert came == [True]
+    overlapped = dump(store)
+    store.clear()
+    run_index(settings, store, embedder, [corpus], project="p")
+    assert_same_graph(overlapped, dump(store))

@@ -7,6 +7,7 @@ docstring says why), so a killed run, an edit or a removal converges on the same
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +51,8 @@ class DerivedStages(RunState):
 
         Order: the graph is written as ever (entities, then RELATED, then communities, then the entities' and
         communities' vectors), but the communities are computed before the first of those writes, so that the
-        entity vectors are embedded on a worker while the communities, their titles and summaries are computed,
+        entity vectors are embedded on a worker (started as soon as `resolve` knows the entities, beside the rest
+        of it) while the communities, their titles and summaries are computed,
         and both kinds of vectors while the entities, RELATED and the communities are written (`embedding`):
         those writes are the graph server's, which after the vectors ran with a core idle (docs/benchmarks.md, "Many
         small documents"). What the communities are computed from is read before the writes, and is what it
@@ -63,32 +65,37 @@ class DerivedStages(RunState):
             self.count("references", written)
             self.count("references_deleted", dropped)
             self.count("links_deleted", g.delete_unlinked_urls())
-        with self.stage("resolve"):
-            found = g.mentions()
-            merged = resolution.resolve(resolution.keys_of(found))
-            wanted = entities.resolve(found, merged)
-            stored = g.entities()
-            stale = sorted(set(stored) - set(wanted))
-            todo = entities.changed(wanted, stored)
-            mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
-            claims = g.chunk_relations()
-            edges = relations.aggregate(claims, wanted, merged.canonical)
-            derived = relations.entity_fields(edges, mentions, g.chunk_dates())
-            moved = [
-                {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
-                for row in found
-                if merged.of(row["key"]) != row["entity"]
-            ]
-            gone = set(stale)
-            stored_edges = {pair: row for pair, row in g.related().items() if gone.isdisjoint(pair)}
-            write, drop = relations.diff(edges, stored_edges)
-        # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
-        # re-dates every edge it supports, which leaves the partition alone).
-        touched = [
-            pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
-        ] + drop
-        changed = None if resumed else frozenset(e for pair in touched for e in pair)
-        with self.embedding([e.embedding_text() for e in todo], "entity embeddings") as entity_vectors:
+        with ExitStack() as worker:
+            with self.stage("resolve"):
+                found = g.mentions()
+                merged = resolution.resolve(resolution.keys_of(found))
+                wanted = entities.resolve(found, merged)
+                stored = g.entities()
+                stale = sorted(set(stored) - set(wanted))
+                todo = entities.changed(wanted, stored)
+                # The entity texts are final here: their worker starts beside the rest of resolve (the chunks'
+                # claims read and weighed into edges, the stored RELATED read and diffed), not after it.
+                entity_vectors = worker.enter_context(
+                    self.embedding([e.embedding_text() for e in todo], "entity embeddings")
+                )
+                mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
+                claims = g.chunk_relations()
+                edges = relations.aggregate(claims, wanted, merged.canonical)
+                derived = relations.entity_fields(edges, mentions, g.chunk_dates())
+                moved = [
+                    {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
+                    for row in found
+                    if merged.of(row["key"]) != row["entity"]
+                ]
+                gone = set(stale)
+                stored_edges = {pair: row for pair, row in g.related().items() if gone.isdisjoint(pair)}
+                write, drop = relations.diff(edges, stored_edges)
+            # Only what Leiden sees moves a community: an edge added, dropped or reweighted (an edited document
+            # re-dates every edge it supports, which leaves the partition alone).
+            touched = [
+                pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
+            ] + drop
+            changed = None if resumed else frozenset(e for pair in touched for e in pair)
             plan = self.communities(wanted, edges, mentions, changed, claims=claims, canonical=merged.canonical)
             texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
             with self.embedding(texts, "community embeddings") as community_vectors:
