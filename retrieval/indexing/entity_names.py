@@ -34,6 +34,7 @@ from wordfreq import zipf_frequency
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
 from retrieval.indexing.given_names import given_name_anywhere
+from retrieval.indexing.name_edges import ARTICLES
 
 #: Last words that say a name is a place: features of the land and water, divisions, built places.
 PLACE_LAST = frozenset(
@@ -76,7 +77,7 @@ def place_named(surface: str, kind: str, person_evidence: int) -> str:
 def regnal_named(surface: str, kind: str) -> str:
     """PERSON for a name the model typed as a thing that ends with a monarch's title after words rare in English
     (`REGNAL_ZIPF`: "The Shunzhi Emperor"); the type otherwise ("Holy Roman Emperor" is a title, not a person)."""
-    words = [word for word in surface.split() if word.lower() not in {"the", "a", "an"}]
+    words = [word for word in surface.split() if word.lower() not in ARTICLES]
     if kind == "PERSON" or len(words) < 2 or words[-1].lower() not in REGNAL_LAST:
         return kind
     return kind if any(zipf_frequency(word, "en") >= REGNAL_ZIPF for word in words[:-1]) else "PERSON"

@@ -34,8 +34,9 @@ from retrieval.indexing.entity_kinds import INSTITUTION_ENDINGS
 LINKS = frozenset({"of", "the", "de", "del", "der", "von", "van"})
 #: Words that join two names ("Burkina Faso to South Africa", "Congo and Gabon"); no name ends with one either.
 JOINS = frozenset({"and", "&", "to", "in", "at", "for", "on"})
-#: Articles between a link and the capitalised words it leads to ("of the Republic").
-_ARTICLES = frozenset({"the", "a", "an"})
+#: Articles: between a link and the capitalised words it leads to ("of the Republic"), or opening a span ("The
+#: Shunzhi Emperor"), where no name word is.
+ARTICLES = frozenset({"the", "a", "an"})
 #: Most capitalised words a link leads to: more is cells or a list run together.
 MAX_RUN = 4
 #: Abbreviations that number what follows them ("Municipal District of Badlands No. 7").
@@ -72,7 +73,7 @@ def completed(ent: Span) -> Span | None:
     if doc[last].lower_ in JOINS:
         return None
     end = ent.end
-    while end < len(doc) and doc[end].lower_ in _ARTICLES:
+    while end < len(doc) and doc[end].lower_ in ARTICLES:
         end += 1
     run = end
     while end < len(doc) and _capitalised(doc[end].text) and end - run < MAX_RUN:
@@ -87,7 +88,7 @@ def _continued(ent: Span) -> Span:
     """`ent`, a span whose last word can end a name, carried over the words after it that finish it (the module
     docstring's second paragraph): a kind noun's "of X", an "of" name's "and Y", an elided particle's word."""
     doc, end = ent.doc, ent.end
-    named = [token for token in ent if token.lower_ not in _ARTICLES]
+    named = [token for token in ent if token.lower_ not in ARTICLES]
     if end >= len(doc) or not named or not _capitalised(named[0].text):
         return ent
     if _ELIDED.match(doc[end].text) and doc[end].text[2:3].isupper():
@@ -129,7 +130,7 @@ def _last_word(ent: Span) -> int | None:
     span of one word or one whose first word after an article is in lower case ("west of"), which the extractor's
     filters judge as before."""
     words = [token for token in ent if token.text != "."]
-    named = [token for token in words if token.lower_ not in _ARTICLES]  # the model's spans often open with "the"
+    named = [token for token in words if token.lower_ not in ARTICLES]  # the model's spans often open with "the"
     if len(words) < 2 or not named or not _capitalised(named[0].text):
         return None
     last = words[-1]

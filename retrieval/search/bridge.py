@@ -398,9 +398,6 @@ class _Reply:
     seed_rows: list[Row] | None = None
     picked: frozenset[str] | None = None
     exact: list[StoreHit] = field(default_factory=list)
-    #: The direct hits' term counts of the question's keywords, read by the hybrid statement (`Folded.terms`):
-    #: `_residual` then tokenises no hit's text (the exact hits carry their own).
-    terms: Mapping[str, TermCounts] = field(default_factory=dict)
 
 
 def _read(
