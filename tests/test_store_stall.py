@@ -7,6 +7,7 @@ server only: Neo4j's writes run in its own transactions, not in a server process
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -14,10 +15,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from retrieval.errors import StoreUnavailable
 from retrieval.store import open_store
+from retrieval.store.embedded_server import EmbeddedServer, Limits
 from retrieval.store.falkordb import FalkorDBStore
 from tests.conftest import make_settings
 
@@ -124,3 +127,76 @@ def test_a_long_write_the_server_works_on_is_left_alone(tmp_path: Path) -> None:
         assert time.monotonic() - started > 2 * stall_s, "the write must outlast the stall window to test anything"
         assert store.server.pid() == pid, "a busy server is not taken for stuck"
         assert store.read("MATCH (n:Busy) RETURN n.c AS c") == [{"c": 36_000_000}]
+
+
+def _frozen_while_loading(monkeypatch: pytest.MonkeyPatch, starts: int) -> list[int]:
+    """The next `starts` servers started are frozen (SIGSTOP) as soon as their socket exists, before they have
+    answered anything: FalkorDB#2129's deadlock while replaying the log, as seen from outside. Returns their pids."""
+    frozen: list[int] = []
+    await_pid = EmbeddedServer._await_pid
+
+    def await_then_freeze(server: EmbeddedServer, log_start: int) -> int:
+        pid = await_pid(server, log_start)
+        if len(frozen) < starts:
+            os.kill(pid, signal.SIGSTOP)
+            frozen.append(pid)
+        return pid
+
+    monkeypatch.setattr(EmbeddedServer, "_await_pid", await_then_freeze)
+    return frozen
+
+
+def _written_and_closed(tmp_path: Path) -> None:
+    """A graph with three Probe nodes whose server stopped when it closed: the next open starts and loads it."""
+    with open_store(make_settings(tmp_path, graph_stall_s=STALL_S)) as store:
+        store.write_batch("UNWIND $rows AS row CREATE (:Probe {id: row.id})", [{"id": i} for i in range(3)])
+
+
+def test_a_server_stuck_while_loading_is_killed_and_started_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _written_and_closed(tmp_path)
+    frozen = _frozen_while_loading(monkeypatch, starts=1)
+
+    def opened_count() -> tuple[int, int]:
+        with open_store(make_settings(tmp_path, graph_stall_s=STALL_S)) as store:
+            assert isinstance(store, FalkorDBStore)
+            return _count(store), store.server.pid()
+
+    try:
+        outcome = _in_thread(opened_count)
+    finally:
+        for pid in frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+    assert len(frozen) == 1
+    value = outcome.get("value")
+    assert isinstance(value, tuple), outcome
+    count, pid = value
+    assert count == 3, outcome
+    assert pid != frozen[0], "the stuck server was replaced"
+    assert not psutil.pid_exists(frozen[0]) or psutil.Process(frozen[0]).status() == psutil.STATUS_ZOMBIE
+    assert float(outcome["seconds"]) < STALL_S + 30, outcome  # type: ignore[arg-type]  # not the 600 s load timeout
+
+
+def test_a_server_stuck_twice_while_loading_is_reported_and_none_is_left_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _written_and_closed(tmp_path)
+    frozen = _frozen_while_loading(monkeypatch, starts=2)
+    try:
+        outcome = _in_thread(lambda: open_store(make_settings(tmp_path, graph_stall_s=STALL_S)).close())
+    finally:
+        for pid in frozen:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+    assert len(frozen) == 2, "started once more after the first stall, and not a third time"
+    assert isinstance(outcome.get("error"), StoreUnavailable), outcome
+    assert "stopped working twice while loading" in str(outcome["error"])
+    assert float(outcome["seconds"]) < 2 * STALL_S + 60, outcome  # type: ignore[arg-type]
+    server = EmbeddedServer(tmp_path / "graph.db", Limits.of(make_settings(tmp_path)))
+    assert server.pid() == 0, "no stuck server is left holding the graph's files"
+    monkeypatch.undo()
+    with open_store(make_settings(tmp_path, graph_stall_s=STALL_S)) as store:
+        assert isinstance(store, FalkorDBStore)
+        assert _count(store) == 3, "nothing written was lost to the kills"

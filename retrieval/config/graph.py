@@ -51,6 +51,7 @@ class GraphSettings(BaseModel):
     graph_load_timeout_s: float = Field(600.0, gt=0)
     #: An embedded server that uses no CPU at all for this long while statements wait for it is taken for stuck
     #: (a FalkorDB deadlock, FalkorDB#2129) and restarted: reads are sent again, a write is reported unconfirmed.
+    #: A server that stops using CPU while it loads at start is killed and started once more.
     #: Below `query_timeout_ms`, so a stuck server is restarted before a read's socket gives up on it.
     graph_stall_s: float = Field(20.0, gt=0)
     #: Leave the embedded graph server running when the last DriftLens closes the graph, so the next start

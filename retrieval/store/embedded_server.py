@@ -13,9 +13,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -32,13 +32,16 @@ from redis.retry import Retry
 from retrieval.config import Settings
 from retrieval.errors import StoreUnavailable
 from retrieval.store.embedded_files import Layout, migrate_shared_log
+from retrieval.store.server_process import STOP_WAIT_S, exited, kill_pid, stop_pid, wait_exit
+from retrieval.store.stall_watch import CpuProgress
+
+log = logging.getLogger(__name__)
 
 #: Every write reaches the append-only file before the server replies: a killed process loses nothing.
 PERSISTENCE = {"appendonly": "yes", "appendfsync": "always", "aof-load-truncated": "yes"}
 SNAPSHOTS = ("900 1", "300 100", "60 10000")
 #: How long a server that is not loading may take to answer a ping before it counts as unreachable.
 PING_TIMEOUT_S = 5.0
-STOP_WAIT_S = 15.0
 #: A daemonised redis-server writes its pid file right after forking, before it loads any data.
 PIDFILE_WAIT_S = 10.0
 CLIENT_PREFIX = "driftlens-"
@@ -67,10 +70,21 @@ class Limits:
     max_memory_mb: int
     query_memory_mb: int
     load_timeout_s: float
+    #: A starting server whose CPU time has not moved for this long is taken for deadlocked (`EmbeddedServer._start`).
+    stall_s: float
 
     @classmethod
     def of(cls, settings: Settings) -> Limits:
-        return cls(settings.graph_max_memory_mb, settings.graph_query_memory_mb, settings.graph_load_timeout_s)
+        return cls(
+            settings.graph_max_memory_mb,
+            settings.graph_query_memory_mb,
+            settings.graph_load_timeout_s,
+            settings.graph_stall_s,
+        )
+
+
+class _Stalled(Exception):
+    """A starting server stopped using CPU before it had loaded its graph (FalkorDB#2129, see `_start`)."""
 
 
 class EmbeddedServer:
@@ -96,7 +110,7 @@ class EmbeddedServer:
             migrate_shared_log(self.layout)
             pid = self._running_pid()
             if pid and not self._reachable(pid):
-                _stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
+                stop_pid(pid)  # alive but its socket is gone: nobody can use it, and it holds our files
                 pid = 0
             if not pid:
                 # FalkorDB decodes a graph and builds its indexes without answering anyone: say so up front.
@@ -110,7 +124,7 @@ class EmbeddedServer:
         """After a lost connection: start the server again if (and only if) its process is gone, then connect."""
         with self._locked():
             pid = self._running_pid()
-            if pid and not self._reachable(pid, hung_ok=True) and not _wait_exit(pid, PING_TIMEOUT_S):
+            if pid and not self._reachable(pid, hung_ok=True) and not wait_exit(pid, PING_TIMEOUT_S):
                 raise self._hung(pid)  # a killed server may take a moment to go; a stopped one never does
             if not self._running_pid():
                 self._start()
@@ -122,9 +136,7 @@ class EmbeddedServer:
         append-only log before it was confirmed. A server someone else already replaced is left alone."""
         with self._locked():
             if pid and self._running_pid() == pid:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-                _wait_exit(pid, STOP_WAIT_S)
+                kill_pid(pid)
             if not self._running_pid():
                 self._start()
             connect(self.layout.socket)
@@ -179,7 +191,7 @@ class EmbeddedServer:
         users = {
             str(name): int(pid)
             for name, pid in (info.get("users") or {}).items()
-            if not _exited(int(pid)) and (int(pid) != os.getpid() or name in _LIVE)
+            if not exited(int(pid)) and (int(pid) != os.getpid() or name in _LIVE)
         }
         if add:
             users[add] = os.getpid()
@@ -213,7 +225,7 @@ class EmbeddedServer:
         pid = int(self.owner().get("server_pid") or 0)
         if not pid:
             return 0
-        if _exited(pid):
+        if exited(pid):
             return 0
         try:  # pids are reused: it must be a redis-server serving our socket (its title names the socket)
             title = " ".join(psutil.Process(pid).cmdline())
@@ -243,8 +255,11 @@ class EmbeddedServer:
     def _hung(self, pid: int) -> StoreUnavailable:
         return StoreUnavailable(self.uri, f"Its server (pid {pid}) does not answer; it may be stopped or overloaded.")
 
-    def _wait_loaded(self, client: redis.Redis, pid: int) -> None:
-        """Ping until the server has replayed its log (it answers LOADING meanwhile, and INFO says how far)."""
+    def _wait_loaded(self, client: redis.Redis, pid: int, progress: CpuProgress | None = None) -> None:
+        """Ping until the server has replayed its log (it answers LOADING meanwhile, and INFO says how far).
+
+        With `progress`, a ping that times out is sent again while the server's CPU time moves (FalkorDB decodes a
+        graph without answering anyone), and `_Stalled` is raised once it has not moved for its `stall_s`."""
         deadline = time.monotonic() + self.limits.load_timeout_s
         while True:
             try:
@@ -257,8 +272,39 @@ class EmbeddedServer:
                     done = float(client.info("persistence").get("loading_loaded_perc", 0.0))
                     self.progress(f"Loading the graph from disk: {done:.0f}%")
                 time.sleep(0.1)
+            except redis.TimeoutError:
+                if progress is None or time.monotonic() > deadline:
+                    raise
+                if progress.stalled():
+                    raise _Stalled from None
 
     def _start(self) -> None:
+        """Start the graph's server and wait until it has loaded; a start that deadlocks is killed and tried once more.
+
+        Why: FalkorDB can deadlock while it replays its append-only log (FalkorDB/FalkorDB#2129: every thread
+        waits on a lock, no CPU is used, no ping is answered; seen on a clean clone's CI run, whose start then
+        waited the whole loading timeout, 10 minutes). A loading server that works uses CPU, so one whose CPU
+        time has not moved for `stall_s` is killed (SIGKILL: loading writes nothing, the log is as it was) and
+        started again from the same files. A second stall is reported, not retried: it is then no accident."""
+        try:
+            self._start_once()
+        except _Stalled:
+            log.warning(
+                "embedded graph server for %s used no CPU for %g s while loading: taken for stuck (FalkorDB#2129), "
+                "killed and started again",
+                self.layout.graph.name,
+                self.limits.stall_s,
+            )
+            try:
+                self._start_once()
+            except _Stalled:
+                raise StoreUnavailable(
+                    self.uri,
+                    f"Its server stopped working twice while loading the graph (no CPU used for "
+                    f"{self.limits.stall_s:g} s, FalkorDB#2129). Stop other processes using it and try again.",
+                ) from None
+
+    def _start_once(self) -> None:
         layout = self.layout
         try:
             layout.pidfile.unlink(missing_ok=True)
@@ -276,14 +322,14 @@ class EmbeddedServer:
                 raise self._start_failure(log_start, spawn.stderr or spawn.stdout)
             pid = self._await_pid(log_start)
             self._record(pid)  # recorded before loading: a failed load below is stopped by pid, never leaked
-            client = control_client(layout.socket, self.limits.load_timeout_s)
+            client = control_client(layout.socket, min(PING_TIMEOUT_S, self.limits.stall_s))
             try:
-                self._wait_loaded(client, pid)
+                self._wait_loaded(client, pid, CpuProgress(pid, self.limits.stall_s))
             finally:
                 client.close()
         except BaseException as exc:
             if pid:
-                _stop_pid(pid)
+                (kill_pid if isinstance(exc, _Stalled) else stop_pid)(pid)
             self._record(None)
             if isinstance(exc, redis.RedisError):
                 raise self._start_failure(log_start, str(exc)) from exc
@@ -298,12 +344,12 @@ class EmbeddedServer:
                 pid = int(self.layout.pidfile.read_text().strip() or 0)
             time.sleep(0.05)
         deadline = time.monotonic() + self.limits.load_timeout_s
-        while pid and not _exited(pid) and time.monotonic() < deadline:
+        while pid and not exited(pid) and time.monotonic() < deadline:
             if self.layout.socket.exists():
                 return pid
             time.sleep(0.05)
         if pid:
-            _stop_pid(pid)
+            stop_pid(pid)
         raise self._start_failure(log_start, "the server did not open its socket")
 
     def _config(self) -> str:
@@ -372,11 +418,11 @@ class EmbeddedServer:
             except redis.ConnectionError:
                 pass  # SHUTDOWN closes the connection by design; a server nobody can reach is stopped below
             except redis.RedisError:
-                _stop_pid(pid)
+                stop_pid(pid)
             finally:
                 client.close()
-            _wait_exit(pid, STOP_WAIT_S)
-            _stop_pid(pid)  # a server that did not stop in time is stopped the hard way
+            wait_exit(pid, STOP_WAIT_S)
+            stop_pid(pid)  # a server that did not stop in time is stopped the hard way
             self._record(None)
 
     def leave(self, own_name: str) -> None:
@@ -443,29 +489,3 @@ def _log_message(line: str) -> str:
     """A Redis log line without its `pid:role date time level` prefix."""
     parts = line.split(" ", 4)
     return parts[4].strip() if len(parts) == 5 and parts[0].endswith((":M", ":C")) else line.strip()
-
-
-def _exited(pid: int) -> bool:
-    """Gone, or a zombie nobody has reaped yet (it holds no files and serves nothing)."""
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return True
-
-
-def _wait_exit(pid: int, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not _exited(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def _stop_pid(pid: int) -> None:
-    """SIGTERM (the server saves), then SIGKILL if it has not gone within STOP_WAIT_S."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGTERM)
-        if not _wait_exit(pid, STOP_WAIT_S):
-            os.kill(pid, signal.SIGKILL)
-            _wait_exit(pid, STOP_WAIT_S)

@@ -78,19 +78,15 @@ class StallWatch:
     def _watch_busy_spell(self, step: float) -> None:
         """From the moment something waits until nothing does, the server changes, or it is killed."""
         pid = self.pid
-        last = _cpu_seconds(pid)
-        since = time.monotonic()
+        progress = CpuProgress(pid, self.stall_s)
         while True:
             time.sleep(step)
             with self._lock:
                 if not self._waiting or self._closed:
                     return
-            if last is None or self.pid != pid:
+            if progress.gone or self.pid != pid:
                 return  # gone (the callers hear it from their sockets) or restarted: the next spell watches anew
-            now = _cpu_seconds(pid)
-            if now != last:
-                last, since = now, time.monotonic()
-            elif time.monotonic() - since >= self.stall_s:
+            if progress.stalled():
                 self._kill(pid)
                 return
 
@@ -105,6 +101,32 @@ class StallWatch:
         )
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+
+
+class CpuProgress:
+    """Whether process `pid` has used any CPU within the last `stall_s`, read each time `stalled` is asked.
+
+    Why a class of its own: the statement watch above and the server's start (`embedded_server`, which can
+    deadlock while replaying its log) both tell a stuck server from a busy one by its CPU time."""
+
+    def __init__(self, pid: int, stall_s: float) -> None:
+        self.pid = pid
+        self.stall_s = stall_s
+        self._last = _cpu_seconds(pid)
+        self._since = time.monotonic()
+
+    @property
+    def gone(self) -> bool:
+        """The process had exited when it was first read."""
+        return self._last is None
+
+    def stalled(self) -> bool:
+        """True once the process's CPU time has not moved for `stall_s` (or it has exited meanwhile)."""
+        now = _cpu_seconds(self.pid)
+        if now is not None and now != self._last:
+            self._last, self._since = now, time.monotonic()
+            return False
+        return now is None or time.monotonic() - self._since >= self.stall_s
 
 
 def _cpu_seconds(pid: int) -> float | None:
