@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.entity_filter import DocumentWords
-from retrieval.indexing.entity_names import author_named, place_named
+from retrieval.indexing.entity_names import author_named, epithet_named, place_named, regnal_named
 from retrieval.indexing.extract_offline import extract_document
 
 
@@ -111,3 +111,29 @@ def test_a_list_right_after_the_noun_of_a_kind_of_thing_names_no_people() -> Non
         "Strannye Igry (Strange Games), all from Leningrad."
     )
     assert "PERSON" not in {extracted(bands).get(name) for name in ("Kino", "Aquarium")}
+
+
+def test_a_reign_name_with_a_regnal_number_is_a_person() -> None:
+    """ "Ariarathes VI" typed PRODUCT, "Berenice II" typed EVENT: a Roman numeral after a reign's name (rare in
+    English, or a common given name) numbers a monarch (issue #25, wt241, `musique_entity_labels_233.csv`). "World
+    War II", "Grade II", "Article II" (everyday words), "Rocky II" (a work), "Municipio XIX" (a place) keep theirs."""
+    assert regnal_named("Ariarathes VI", "PRODUCT") == "PERSON"
+    assert regnal_named("Berenice II", "EVENT") == "PERSON"
+    assert regnal_named("Henry VIII", "ORG") == "PERSON"
+    for surface, kind in [("World War II", "EVENT"), ("Grade II", "FAC"), ("Article II", "LAW"), ("Apollo XI", "ORG")]:
+        assert regnal_named(surface, kind) == kind
+    assert regnal_named("Rocky II", "WORK_OF_ART") == "WORK_OF_ART"
+    assert regnal_named("Municipio XIX", "GPE") == "GPE"
+    assert regnal_named("The Criminal Investigator II", "ORG") == "ORG"  # an article: a title, not a monarch
+    text = "Gordius was employed by him, in 116 BC, to murder Ariarathes VI, king of Cappadocia."
+    assert extracted(text).get("Ariarathes VI") == "PERSON"
+
+
+def test_a_given_name_of_place_is_a_person() -> None:
+    """ "Mikuláš of Kadaň" typed ORG: a given name rare in English, then "of" and a place, is a person's epithet; a body
+    or a division is named by a common noun or one no locale gives ("Bank of England", "Archdeaconry of Germany")."""
+    assert epithet_named("Mikuláš of Kadaň", "ORG") == "PERSON"
+    assert epithet_named("Bank of England", "ORG") == "ORG"
+    assert epithet_named("Archdeaconry of Germany", "LOC") == "LOC"
+    assert epithet_named("Rose of Tralee", "EVENT") == "EVENT"
+    assert epithet_named("Duke of Głogów", "ORG") == "ORG"  # a given name somewhere, but an everyday word

@@ -9,7 +9,7 @@ from spacy.tokens import Span
 from retrieval.indexing.chunking import chunk_text
 from retrieval.indexing.extract_offline import _clean, extract_document
 from retrieval.indexing.infobox import cells
-from retrieval.indexing.name_edges import completed, coordinated
+from retrieval.indexing.name_edges import completed, coordinated, numbered
 from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 
@@ -166,3 +166,17 @@ def test_a_word_glued_into_a_compound_does_not_finish_a_name() -> None:
     text = "He was a member of the House of Habsburg and Commander-in-Chief of the Austrian Navy."
     house = _words(text, "House of Habsburg")
     assert completed(house) == house
+
+
+def test_a_regnal_number_is_part_of_the_name() -> None:
+    """ "Manuel" of "Manuel I of Portugal", "Nicholas" of "Nicholas I, Lord": a Roman numeral right after a span is
+    the monarch's number (issue #25, wt241, `musique_entity_labels_233.csv`); "I", "V", "X" only before "of X" or
+    a closing mark, since "I" is also the pronoun ("Kevin I think")."""
+    assert numbered(_words("on the orders of Manuel I of Portugal, four vessels", "Manuel")).text == "Manuel I"
+    assert numbered(_words("Nicholas I, Lord of Mecklenburg, died.", "Nicholas")).text == "Nicholas I"
+    assert numbered(_words("He served under Charles XIV in Stockholm.", "Charles")).text == "Charles XIV"
+    assert numbered(_words("Thanks, Kevin I think so too.", "Kevin")).text == "Kevin"
+    assert numbered(_words("He met Henry VIII at court.", "Henry VIII")).text == "Henry VIII"
+    text = "Just nine years later in 1497 on the orders of Manuel I of Portugal, four vessels rounded the Cape."
+    keys = {m.key for chunk in extract_document(text, chunk_text(text, 256, 0.15)) for m in chunk.mentions}
+    assert "manuel-i" in keys and "manuel" not in keys

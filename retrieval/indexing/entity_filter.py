@@ -18,6 +18,7 @@ from wordfreq import zipf_frequency
 
 from retrieval.indexing.entity_kinds import counted_noun
 from retrieval.indexing.model import CONCEPT, slug
+from retrieval.indexing.name_edges import regnal_one
 from retrieval.indexing.quoted_titles import inside_a_title, titles_in
 from retrieval.text import whole_words
 
@@ -369,7 +370,7 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
     words_of = surface.split()
     lowered = [w.lower().strip(".,") for w in words_of]
     if kind == "PERSON" and (
-        any(w in _PRONOUNS for w in lowered)
+        any(w in _PRONOUNS for w in (lowered[:-1] if regnal_one(surface, words.text) else lowered))
         or lowered[0] in DISCOURSE_WORDS
         or any(w[:1].islower() and w not in _PARTICLES for w in words_of[1:])
         or (len(words_of) > 1 and _stop_word_first(words_of[0]))  # "Down Cycle"

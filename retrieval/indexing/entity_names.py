@@ -15,6 +15,11 @@ wt144, from musique_entity_labels_132.csv: "Au Gres", "Carrock Fell", "Hotel Sid
   administrative division ("Gmina Kwidzyn", "County Kerry"; issue #25, branch wt233, `musique_entity_labels_223.csv`);
 - a several-word name the model typed as a thing whose last word is a monarch's title and whose other words are no
   rare in English ("The Shunzhi Emperor", not "Holy Roman Emperor") is a person: Chinese emperors are named so;
+- a name the model typed as a thing (not a work or a place: "Rocky II", "Municipio XIX") of one or two words and
+  a Roman numeral, each word rare in English or a common English given name, is a monarch ("Ariarathes VI",
+  "Ramses II", "Berenice II"; not "World War II", "Grade II", "Article II"), and so is "G of P", G a given name in
+  some locale and rare in English, P one capitalised word ("Mikuláš of Kadaň", a person's epithet; not "Archdeaconry
+  of Germany", "Bank of England"; issue #25, branch wt241, from `musique_entity_labels_233.csv`);
 - a PERSON with no person evidence that the document writes just before the capitalised noun of a kind of place,
   firm or work in more than half its occurrences ("Au Gres Township ... the city of Au Gres") is that place or thing
   (`kind_after`; one only ever written inside a longer name, "Warren Easton High School", is a piece: the
@@ -33,8 +38,8 @@ from wordfreq import zipf_frequency
 
 from retrieval.indexing.entity_filter import DocumentWords
 from retrieval.indexing.entity_kinds import THING_ENDINGS
-from retrieval.indexing.given_names import given_name_anywhere
-from retrieval.indexing.name_edges import ARTICLES
+from retrieval.indexing.given_names import given_name, given_name_anywhere
+from retrieval.indexing.name_edges import ARTICLES, ROMAN
 
 #: Last words that say a name is a place: features of the land and water, divisions, built places.
 PLACE_LAST = frozenset(
@@ -56,6 +61,10 @@ REGNAL_LAST = frozenset({"emperor", "empress"})
 #: Most frequent in English a word before a monarch's title may be: a reign's name is rare ("Shunzhi" 0, "Qianlong"
 #: 1.8, "Meiji" 2.7), a title's words are not ("Holy", "Roman" 4.5, "Mask" 4.3).
 REGNAL_ZIPF = 3.0
+#: Most words of a name before its regnal number: "Ariarathes VI", "Victor Emmanuel III".
+MAX_REGNAL_WORDS = 2
+#: Types whose names take a Roman numeral of their own: sequels ("Rocky II") and numbered places ("Municipio XIX").
+_NUMBERED_KINDS = frozenset({"WORK_OF_ART", "GPE", "LOC", "FAC"})
 #: Works that have an author, not a publisher or a studio: whoever owns one in a sentence wrote it.
 AUTHORED_WORKS = frozenset({"play", "plays", "novel", "novels", "poem", "poems", "opera", "operas", "memoir", "essay"})
 #: A character that continues a name: a name owning a work starts after none of these.
@@ -76,11 +85,37 @@ def place_named(surface: str, kind: str, person_evidence: int) -> str:
 
 def regnal_named(surface: str, kind: str) -> str:
     """PERSON for a name the model typed as a thing that ends with a monarch's title after words rare in English
-    (`REGNAL_ZIPF`: "The Shunzhi Emperor"); the type otherwise ("Holy Roman Emperor" is a title, not a person)."""
+    (`REGNAL_ZIPF`: "The Shunzhi Emperor") or with a regnal number after a reign's name ("Ariarathes VI"); the type
+    otherwise ("Holy Roman Emperor" is a title, "World War II" an event, "Rocky II" a film)."""
     words = [word for word in surface.split() if word.lower() not in ARTICLES]
-    if kind == "PERSON" or len(words) < 2 or words[-1].lower() not in REGNAL_LAST:
+    if kind == "PERSON" or len(words) < 2:
         return kind
-    return kind if any(zipf_frequency(word, "en") >= REGNAL_ZIPF for word in words[:-1]) else "PERSON"
+    if words[-1].lower() in REGNAL_LAST:
+        return kind if any(zipf_frequency(word, "en") >= REGNAL_ZIPF for word in words[:-1]) else "PERSON"
+    numbered = ROMAN.match(words[-1]) and len(words) == len(surface.split()) <= MAX_REGNAL_WORDS + 1
+    if kind in _NUMBERED_KINDS or not numbered or not all(_reign_word(word) for word in words[:-1]):
+        return kind
+    return "PERSON"
+
+
+def epithet_named(surface: str, kind: str) -> str:
+    """PERSON for "G of P" typed as a thing (not a work, a law or an event), G a given name in some locale and rare
+    in English, P one capitalised word ("Mikuláš of Kadaň"); the type otherwise. A body or a division is named by a
+    common noun or one no locale gives as a name ("Bank of England", "Archdeaconry of Germany")."""
+    words = surface.split()
+    if kind in {"PERSON", "WORK_OF_ART", "LAW", "EVENT"} or len(words) != 3 or words[1] != "of":
+        return kind
+    first, place = words[0], words[2]
+    rare = zipf_frequency(first, "en") < REGNAL_ZIPF
+    if first[:1].isupper() and place[:1].isupper() and given_name_anywhere(first) and rare:
+        return "PERSON"
+    return kind
+
+
+def _reign_word(word: str) -> bool:
+    """A word that may stand before a regnal number: capitalised, and rare in English or a common English given
+    name ("Ariarathes", "Henry"; not "World", "Grade", "Apollo")."""
+    return word[:1].isupper() and word.isalpha() and (zipf_frequency(word, "en") < REGNAL_ZIPF or given_name(word))
 
 
 def kinds_after(surface: str, words: DocumentWords) -> list[str]:

@@ -22,6 +22,7 @@ from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias
 from retrieval.indexing.entity_kinds import thing_named
 from retrieval.indexing.entity_names import (
     author_named,
+    epithet_named,
     kind_after,
     kinds_after,
     piece_of_a_name,
@@ -30,7 +31,7 @@ from retrieval.indexing.entity_names import (
 )
 from retrieval.indexing.infobox import cells
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
-from retrieval.indexing.name_edges import completed, coordinated
+from retrieval.indexing.name_edges import completed, coordinated, numbered
 from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -198,7 +199,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = topic
             named_topics.add(key)
         kind = author_named(surface, place_named(surface, kind, person[key]), words)  # "Chelsea Creek", "X's play"
-        kind = regnal_named(surface, kind)  # "The Shunzhi Emperor"
+        kind = epithet_named(surface, regnal_named(surface, kind))  # "The Shunzhi Emperor", "Mikuláš of Kadaň"
         if kind == "PERSON" and not person[key]:
             after = kinds_after(surface, words)
             if piece_of_a_name(after):
@@ -245,9 +246,9 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
 def _repaired(ent: Span) -> list[Span]:
     """The model's span with its edges mended: cut at an infobox's field labels (infobox.py), then each piece
     carried over the words that finish a name cut after "of" or "No." or before a kind noun's complement, and back
-    over the "X and" of a coordinated name (name_edges.py), a piece no words finish dropped, and a person's piece
-    carried back over the given names the model left out (name_starts.py)."""
-    return [begun(coordinated(whole)) for cell in cells(ent) if (whole := completed(cell)) is not None]
+    over the "X and" of a coordinated name and its regnal number (name_edges.py), a piece no words finish dropped,
+    and a person's piece carried back over the given names the model left out (name_starts.py)."""
+    return [begun(coordinated(numbered(whole))) for cell in cells(ent) if (whole := completed(cell)) is not None]
 
 
 def _overlaps(np_span: Any, named: set[tuple[int, int]]) -> bool:

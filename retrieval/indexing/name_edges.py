@@ -19,6 +19,12 @@ kind noun ends it), a name with an "of" followed by "and" and one or two capital
 nothing ("Greek Trade Union of Cleaners and Housekeepers"), and a French elided particle glued to a capitalised
 word ("Conseil d'État"). At the start, a name ending with a kind noun after "X and", X one capitalised word, is the
 coordinated name "Liverpool and Manchester Railway", unless X is itself part of a longer capitalised run.
+
+A monarch's regnal number is part of the name (issue #25, branch wt241, from `musique_entity_labels_233.csv`:
+"Manuel" of "Manuel I of Portugal"): the model often ends the span before it ("Nicholas" of "Nicholas I", "World
+War" of "World War I"), so a Roman numeral right after a span is taken in. "I", "V" and "X" are also a pronoun and
+letters, so one of them is taken only when "of" and a capitalised word or a mark closing the phrase follows ("Manuel
+I of Portugal", "Albert I, in"; not "Kevin I think").
 """
 
 from __future__ import annotations
@@ -58,6 +64,11 @@ _ELIDED = re.compile(r"^[dl]['’][A-ZÀ-Ý]", re.IGNORECASE)
 _HYPHENS = frozenset({"-", "–"})
 #: Most capitalised words after "and" that finish a name with an "of" ("Union of Cleaners and Housekeepers").
 MAX_COORDINATED = 2
+#: A Roman numeral of one to thirty-nine, as regnal numbers are written ("I", "VI", "XIV", "XXXIX").
+ROMAN = re.compile(r"^(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})$")
+#: Numerals that are also a pronoun or a letter ("I", "V", "X"): taken only before one of these marks or "of X".
+_LETTER_NUMERALS = frozenset({"I", "V", "X"})
+_CLOSING = frozenset({",", ".", ";", ":", "(", ")"})
 
 
 def completed(ent: Span) -> Span | None:
@@ -106,6 +117,35 @@ def _continued(ent: Span) -> Span:
         if 1 <= run - end - 1 <= MAX_COORDINATED and closed:
             return Span(doc, ent.start, run, label=ent.label_)
     return ent
+
+
+def numbered(ent: Span) -> Span:
+    """`ent` carried over the regnal number right after it ("Manuel" of "Manuel I of Portugal"); else `ent`. A span
+    already ending with a numeral, or one whose last word is not capitalised, is left alone."""
+    doc, end = ent.doc, ent.end
+    if end >= len(doc) or not ROMAN.match(doc[end].text) or not _capitalised(ent[-1].text) or ROMAN.match(ent[-1].text):
+        return ent
+    if doc[end].text in _LETTER_NUMERALS:
+        following = doc[end + 1] if end + 1 < len(doc) else None
+        of_place = (
+            following is not None
+            and following.lower_ == "of"
+            and end + 2 < len(doc)
+            and _capitalised(doc[end + 2].text)
+        )
+        if not (following is None or following.text in _CLOSING or of_place):
+            return ent
+    return Span(doc, ent.start, end + 1, label=ent.label_)
+
+
+def regnal_one(surface: str, text: str) -> bool:
+    """Whether a several-word name's last word "I" is a regnal number, not the pronoun: the text writes the name
+    before "of X" or a mark closing the phrase ("Manuel I of Portugal", "Karel Komzák I (4 ..."), as
+    `numbered` takes it in; "Kevin I think" is a name and a pronoun run together."""
+    return (
+        surface.endswith(" I")
+        and re.search(rf"(?<![\w]){re.escape(surface)}(?=\s*[,.;:()]|\s+of\s+[A-Z])", text) is not None
+    )
 
 
 def coordinated(ent: Span) -> Span:
