@@ -87,25 +87,3 @@ def test_a_common_words_estimate_is_its_share_of_the_sample(seed: int) -> None:
         assert stats.idf_of(word) == (-1.0, bm25.idf(stats.size, estimate))
     empty = bm25.LabelStats(size=100, mean_length=20.0, sample=[], freq={})
     assert empty._estimated("cat", empty.cap) == empty.cap
-
-
-def test_a_table_answers_every_word_as_a_count_up_to_the_cap_would() -> None:
-    """With the label's table (`doc_freq`) no word is left to count (the counter is never called), and each word's
-    document count and idf are those of a fulltext count that found min(table, cap) matches: its own below the cap,
-    the sample's estimate at it."""
-    sample = [{"cat", "the"}, {"the"}, {"dog"}, {"the", "dog"}]
-    table = {"cat": 2, "the": 400, "dog": 30}
-    with_table = bm25.LabelStats(size=1000, mean_length=5.0, sample=sample, freq={}, table=table)
-    counted = bm25.LabelStats(size=1000, mean_length=5.0, sample=sample, freq={})
-    words = ["cat", "the", "dog", "absent"]
-    assert with_table.uncounted(words) == []
-    assert counted.uncounted([*words, "cat"]) == words
-
-    def never(_word: str, _cap: int) -> int:
-        raise AssertionError("a word counted with the index")
-
-    expected = {w: with_table.idf_of(w) for w in words}
-    corpus = with_table.corpus(words, never)
-    assert corpus.doc_freq == counted.corpus(words, lambda w, cap: min(table.get(w, 0), cap)).doc_freq
-    assert corpus.doc_freq["the"] == round(3 / 4 * 1000) and corpus.doc_freq["cat"] == 2
-    assert expected == {w: (bm25.idf(1000, max(1, corpus.doc_freq[w])), 0.0) for w in words}

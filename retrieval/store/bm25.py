@@ -77,8 +77,9 @@ class _Profile:
     length: int
 
 
-def _profile_of(document: str) -> _Profile:
-    """A document's profile, built (`_profile` caches it)."""
+@lru_cache(maxsize=PROFILE_CACHE)
+def _profile(document: str) -> _Profile:
+    """Tokenising dominates scoring; keyed by the text itself, a cached profile can never be stale."""
     words = tokens(document)
     counts = Counter(words)
     frequency: dict[str, int] = {}
@@ -92,10 +93,6 @@ def _profile_of(document: str) -> _Profile:
             stem = word[:end]
             frequency[stem] = get(stem, 0) + n
     return _Profile(frequency, len(words))
-
-
-#: Tokenising dominates scoring; keyed by the text itself, a cached profile can never be stale.
-_profile = lru_cache(maxsize=PROFILE_CACHE)(_profile_of)
 
 
 def profiled_fields(settings: Settings) -> dict[str, list[str]]:
@@ -112,25 +109,14 @@ def stored(props: Mapping[str, Any], fields: Sequence[str]) -> dict[str, object]
     that a search reads each candidate's frequencies of the query's words (`counted`) instead of tokenising the
     text. Built outside the profile cache: indexing reads each text once."""
     document = _text(props, fields)
-    profile = _profile_of(document)
+    profile = _profile.__wrapped__(document)
     terms = " " + "".join(f"{word}:{n} " for word, n in profile.frequency.items())
     return {TERMS: terms, LENGTH: profile.length, SIZE: len(document)}
-
-
-def profile_keys(document: str) -> list[str]:
-    """The terms BM25 counts in `document` (its words and their stems), each once; outside the profile cache: a
-    label's table reads each text once."""
-    return list(_profile_of(document).frequency)
 
 
 def _text(props: Mapping[str, Any], fields: Sequence[str]) -> str:
     """What BM25 reads of a node: its indexed properties, joined by a space."""
     return " ".join(str(props.get(f) or "") for f in fields)
-
-
-def text_of(node: str, fields: Sequence[str]) -> str:
-    """A Cypher expression for what BM25 reads of `node` (`_text`): its `fields` joined by a space."""
-    return " + ' ' + ".join(f"coalesce(toString({node}.{ident(f)}), '')" for f in fields) or "''"
 
 
 def counted(words: Sequence[str], frequencies: Sequence[Any], length: Any) -> TermCounts:
@@ -186,28 +172,16 @@ class LabelStats:
     mean_length: float
     sample: list[set[str]]
     freq: dict[str, int]
-    #: Each term's document count as BM25 counts it (`doc_freq`), read with the sample; None where the label is
-    #: too large to read it (`doc_freq.TABLE_MAX`): a new word's matches are then counted by the fulltext index.
-    table: Mapping[str, int] | None = None
 
     @classmethod
     def read(cls, store: GraphStore, label: str, fields: Sequence[str]) -> LabelStats:
-        """The label's size, a sample of its texts over `fields` and its document counts, read from `store`."""
-        from retrieval.store import doc_freq  # doc_freq builds on this module's profiles
-
+        """The label's size and a sample of its texts over `fields`, read from `store`."""
         size = int(store.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
-        rows = store.read(f"MATCH (n:{ident(label)}) WITH n LIMIT {SAMPLE} RETURN {text_of('n', fields)} AS text")
+        text = " + ' ' + ".join(f"coalesce(toString(n.{ident(f)}), '')" for f in fields) or "''"
+        rows = store.read(f"MATCH (n:{ident(label)}) WITH n LIMIT {SAMPLE} RETURN {text} AS text")
         sample = [tokens(str(r["text"])) for r in rows]
         mean = sum(len(t) for t in sample) / max(1, len(sample))
-        table = doc_freq.table(store, label, fields) if size <= doc_freq.TABLE_MAX else None
-        return cls(size, mean, [set(t) for t in sample], {}, table)
-
-    def uncounted(self, words: Sequence[str]) -> list[str]:
-        """The distinct `words` whose matches the fulltext index must count: none when the label's document counts
-        were read (`table`), else those not counted since the last write."""
-        if self.table is not None:
-            return []
-        return [w for w in dict.fromkeys(words) if w not in self.freq]
+        return cls(size, mean, [set(t) for t in sample], {})
 
     @property
     def cap(self) -> int:
@@ -219,17 +193,8 @@ class LabelStats:
         reaching the cap gets its frequency estimated from the sample instead."""
         for word in words:
             if word not in self.freq:
-                matches = self._matches(word)
-                count = count_matches(word, self.cap) if matches is None else matches
-                self.freq[word] = self._estimated(word, count)
+                self.freq[word] = self._estimated(word, count_matches(word, self.cap))
         return Corpus(self.size, self.mean_length, self.freq)
-
-    def _matches(self, word: str) -> int | None:
-        """`word`'s document count up to the cap from the label's table (as the fulltext count stops there, so
-        that a word at the cap is estimated from the sample the same way); None without a table."""
-        if self.table is None:
-            return None
-        return min(self.table.get(word, 0), self.cap)
 
     def _estimated(self, word: str, count: int) -> int:
         """A word's document count from its counted matches: at the cap, the sample's share of the label."""
@@ -254,8 +219,6 @@ class LabelStats:
         records nothing: `corpus` does that from the server's reply."""
         if word in self.freq:
             return idf(self.size, max(1, self.freq[word])), 0.0
-        if (matches := self._matches(word)) is not None:
-            return idf(self.size, max(1, self._estimated(word, matches))), 0.0
         return -1.0, idf(self.size, max(1, self._estimated(word, self.cap)))
 
     @cached_property

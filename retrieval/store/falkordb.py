@@ -204,9 +204,8 @@ class FalkorDBStore(FalkorDBQueries):
     def _corpus(self, label: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
         """Label size, mean length and document frequencies, cached until the next write.
 
-        The frequencies are BM25's own, read with the sample (`doc_freq`); a label too large for that counts a new
-        word's matches, up to the "common" threshold: a common term's frequency is estimated from a sample of the
-        label instead (as a counted word at the threshold is).
+        Counting a common term's matches would walk most of the label, so counts stop at the "common"
+        threshold and a common term's frequency is estimated from a sample of the label instead.
         """
         if label not in self._corpus_cache:
             self._corpus_cache[label] = bm25.LabelStats.read(self, label, fields)

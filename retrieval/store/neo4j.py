@@ -408,7 +408,7 @@ class Neo4jStore(GraphStore):
 
         The words not counted yet are counted in one round trip (a subquery per word), not one each."""
         stats = self._label_stats(label, index, fields)
-        new = [w for w in stats.uncounted(words) if lucene_query(w)]
+        new = [w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)]
         counted: dict[str, int] = {}
         if new:
             found = self.read(

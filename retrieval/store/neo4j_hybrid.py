@@ -47,7 +47,6 @@ class HybridPlan:
     vector_fetch: int  # candidates the vector index is asked for (over-fetched when filtered)
     cap: int  # matches counted per new word at most
     new_words: Sequence[str]
-    counting: bool  # the statement counts new words (no `LabelStats.table`: it has no counts subquery otherwise)
     returned: Sequence[str]  # the properties each candidate carries: the indexed ones and those the caller names
     fields: Sequence[str]  # the indexed properties (BM25's input)
     whole: bool  # every node passes the filter: Lucene itself stops at the pool (it need not rank every match)
@@ -93,8 +92,7 @@ def plan(
         pool=max(1, round(pool_share * fetch)),
         vector_fetch=max(first, min_k),
         cap=stats.cap,
-        new_words=[w for w in stats.uncounted(words) if lucene_query(w)],
-        counting=stats.table is None,
+        new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
         returned=list(dict.fromkeys([*fields, *search.props])),
         fields=fields,
         whole=whole,
@@ -135,13 +133,9 @@ def statement(plans: Sequence[HybridPlan], more: str = "", returned: Sequence[st
             f"{where_clause}WITH seen, node, score ORDER BY score DESC LIMIT {p}pool "
             f"RETURN collect(CASE WHEN node.id IN seen THEN [node.id] ELSE [node.id, {cosine}{values}] END) "
             f"AS pool{i} }} "
-            + (
-                f"CALL {{ UNWIND [w IN {p}words WHERE w.word <> ''] AS w CALL {{ WITH w "
-                f"CALL db.index.fulltext.queryNodes({p}fulltext_index, w.q, {{limit: {p}cap}}) YIELD node "
-                f"WITH node LIMIT {p}cap RETURN count(node) AS n }} RETURN collect([w.word, n]) AS counts{i} }}"
-                if plan.counting
-                else f"CALL {{ RETURN [] AS counts{i} }}"
-            )
+            f"CALL {{ UNWIND [w IN {p}words WHERE w.word <> ''] AS w CALL {{ WITH w "
+            f"CALL db.index.fulltext.queryNodes({p}fulltext_index, w.q, {{limit: {p}cap}}) YIELD node "
+            f"WITH node LIMIT {p}cap RETURN count(node) AS n }} RETURN collect([w.word, n]) AS counts{i} }}"
         )
     columns = ", ".join([*(f"vector{i}, pool{i}, counts{i}" for i in range(len(plans))), *returned])
     return " ".join([*parts, more]) + f" RETURN {columns}", params
