@@ -38,6 +38,7 @@ class _Communities:
     existing: set[str]  # the stored community ids
     links: set[tuple[str, str]]  # the stored IN_COMMUNITY links (member, community)
     made: list[tuple[Community, reports.Report]]
+    embedded: list[str]  # the text each made community's vector is of (`reports.embedding_text`)
 
 
 class DerivedStages(RunState):
@@ -97,8 +98,7 @@ class DerivedStages(RunState):
             ] + drop
             changed = None if resumed else frozenset(e for pair in touched for e in pair)
             plan = self.communities(wanted, edges, mentions, changed, claims=claims, canonical=merged.canonical)
-            texts = [f"{r.title}\n{r.summary}" for _c, r in plan.made]
-            with self.embedding(texts, "community embeddings") as community_vectors:
+            with self.embedding(plan.embedded, "community embeddings") as community_vectors:
                 self.describe(todo, derived, moved, stale)
                 with self.stage("relate"):
                     g.write_related(write)
@@ -215,6 +215,7 @@ class DerivedStages(RunState):
             done = existing & g.vectors.ids(s.community_label, self.report.project)
             new = [c for c in tree if c.id not in done]
         made: list[tuple[communities.Community, reports.Report]] = []
+        embedded: list[str] = []
         with self.stage("summaries", len(new)):
             named = (
                 titles.community_titles(
@@ -233,13 +234,15 @@ class DerivedStages(RunState):
             for i, community in enumerate(new):
                 view = reports.CommunityView.of(community, wanted, relations)
                 if self.chat is None:
-                    made.append((community, reports.extractive_report(view, named.get(community.id))))
+                    report = reports.extractive_report(view, named.get(community.id))
+                    embedded.append(reports.embedding_text(report, texts if community.level == 0 else None))
                 else:
                     report, notes = reports.llm_report(view, self.chat, self.report.usage)
-                    made.append((community, report))
+                    embedded.append(reports.embedding_text(report))
                     self.report.notes.extend(f"community {community.id}: {note}" for note in notes)
+                made.append((community, report))
                 self.tick("summaries", i + 1, len(new))
-        return _Communities(tree, existing, links, made)
+        return _Communities(tree, existing, links, made, embedded)
 
     def write_communities(self, plan: _Communities, mentions: list[dict[str, Any]]) -> None:
         """Delete the stored communities the plan does not keep, write its new ones without their vectors (a

@@ -140,6 +140,24 @@ def extractive_report(view: CommunityView, title: str | None = None) -> Report:
     return Report(title, summary, full, view.rank(), sources)
 
 
+def embedding_text(report: Report, passages: Mapping[str, str] | None = None) -> str:
+    """The text whose vector ranks a community in DRIFT and global search: its title and summary, or, given the
+    run's chunk texts by id (`passages`; `DerivedStages.communities` gives them for an extractive report at level 0
+    only), the text of the one chunk every sentence of its summary comes from.
+
+    Why the chunk's: such a community is that passage retold (its title the passage's key phrases, its summary the
+    passage's own sentences), and the run already holds the chunk's vector (`RunState.embedding` reuses it), so it
+    costs no embedding. Why level 0 only: DRIFT ranks the coarsest level first (`modes/drift.py`), and the chunk's
+    vector there at every level cost MuSiQue's offline DRIFT answers 0.005 of word recall; at level 0, which global
+    search ranks by default, it leaves DRIFT's answers as they were and saves 31k of MuSiQue's 180k community-text
+    tokens (docs/benchmarks.md, "Many small documents", branch wt242). A model's summary is its own words."""
+    if passages is not None and len(report.source_chunks) == 1:
+        passage = passages.get(report.source_chunks[0])
+        if passage:
+            return passage
+    return f"{report.title}\n{report.summary}"
+
+
 def llm_report(view: CommunityView, chat: ChatModel, usage: Usage | None) -> tuple[Report, list[str]]:
     """A model-written report, or the extractive one plus the model's note when its JSON was unusable."""
     fallback = extractive_report(view)

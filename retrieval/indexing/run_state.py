@@ -124,8 +124,13 @@ class RunState:
         community texts over MuSiQue's 1,890 passages repeat), and the embedder pads each batch to its longest
         text but sorts only the STAGE_EMBED_STEP texts of a call, so texts sorted across the whole stage are padded
         less. The vectors are the same in any order and on any thread: a text's does not depend on what it is
-        batched with."""
-        distinct = sorted(dict.fromkeys(texts), key=len)
+        batched with.
+
+        A text that is one of this run's chunks answers from the chunk's vector (`chunk_vectors`), not embedded
+        again: the same vector, since a text's does not depend on its batch (a community retold from one passage
+        is embedded as that passage: `reports.embedding_text`)."""
+        reused = {text: self.chunk_vectors[text] for text in dict.fromkeys(texts) if text in self.chunk_vectors}
+        distinct = sorted((text for text in dict.fromkeys(texts) if text not in reused), key=len)
         worker = EmbedWorker(self.embedder, distinct, STAGE_EMBED_STEP)
         self.tick(stage, 0, len(distinct))
 
@@ -135,8 +140,9 @@ class RunState:
             # the worker's own wall time, as for the chunks' "embed" stage: it overlaps the stages it ran beside
             self.add_seconds(stage, worker.seconds)
             self.tick(stage, len(distinct), len(distinct))
-            row = {text: i for i, text in enumerate(distinct)}
-            return done[[row[text] for text in texts]]
+            known = np.concatenate([done, *(vector[None, :] for vector in reused.values())])
+            row = {text: i for i, text in enumerate([*distinct, *reused])}
+            return known[[row[text] for text in texts]]
 
         try:
             yield wait
