@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -129,8 +129,7 @@ class RunState:
         A text that is one of this run's chunks answers from the chunk's vector (`chunk_vectors`), not embedded
         again: the same vector, since a text's does not depend on its batch (a community retold from one passage
         is embedded as that passage: `reports.embedding_text`)."""
-        reused = {text: self.chunk_vectors[text] for text in dict.fromkeys(texts) if text in self.chunk_vectors}
-        distinct = sorted((text for text in dict.fromkeys(texts) if text not in reused), key=len)
+        distinct = sorted(self._unembedded(texts), key=len)
         worker = EmbedWorker(self.embedder, distinct, STAGE_EMBED_STEP)
         self.tick(stage, 0, len(distinct))
 
@@ -140,9 +139,7 @@ class RunState:
             # the worker's own wall time, as for the chunks' "embed" stage: it overlaps the stages it ran beside
             self.add_seconds(stage, worker.seconds)
             self.tick(stage, len(distinct), len(distinct))
-            known = np.concatenate([done, *(vector[None, :] for vector in reused.values())])
-            row = {text: i for i, text in enumerate([*distinct, *reused])}
-            return known[[row[text] for text in texts]]
+            return self._in_order(texts, dict(zip(distinct, done, strict=True)))
 
         try:
             yield wait
@@ -154,7 +151,14 @@ class RunState:
         would give: a text's vector does not depend on what it is batched with), every other text is embedded.
         Why: the title step weighs phrases against the passages of the communities it titles; embedding those
         passages again was half its CPU on MuSiQue's 1,890 passages (12.4 -> 6.2 s), for vectors the run had."""
-        missing = [text for text in dict.fromkeys(texts) if text not in self.chunk_vectors]
-        found = dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {}
+        missing = self._unembedded(texts)
+        return self._in_order(texts, dict(zip(missing, self.embedder.embed(missing), strict=True)) if missing else {})
+
+    def _unembedded(self, texts: Sequence[str]) -> list[str]:
+        """The distinct texts, in first order, that are none of this run's chunks (whose vectors it holds)."""
+        return [text for text in dict.fromkeys(texts) if text not in self.chunk_vectors]
+
+    def _in_order(self, texts: Sequence[str], found: Mapping[str, np.ndarray]) -> np.ndarray:
+        """A vector per text, in order: the run's chunk's where the text is one, else `found`'s."""
         vectors = [self.chunk_vectors[text] if text in self.chunk_vectors else found[text] for text in texts]
         return np.stack(vectors) if vectors else np.zeros((0, self.embedder.dim), dtype=np.float32)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 
 import psutil
+
+from retrieval.store.server_process import kill_pid
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +99,7 @@ class StallWatch:
             pid,
             self.stall_s,
         )
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+        kill_pid(pid)
 
 
 class CpuProgress:
