@@ -172,6 +172,9 @@ class LabelStats:
     mean_length: float
     sample: list[set[str]]
     freq: dict[str, int]
+    #: A word's document count where the store knows it without counting it with the index (Neo4j's table of
+    #: the index's own terms, `doc_freq`), else None; None throughout: every new word is counted.
+    known: Callable[[str], int | None] | None = None
 
     @classmethod
     def read(cls, store: GraphStore, label: str, fields: Sequence[str]) -> LabelStats:
@@ -183,6 +186,17 @@ class LabelStats:
         mean = sum(len(t) for t in sample) / max(1, len(sample))
         return cls(size, mean, [set(t) for t in sample], {})
 
+    def uncounted(self, words: Sequence[str]) -> list[str]:
+        """The distinct `words` the fulltext index must count: those not counted since the last write and not
+        `known`."""
+        return [w for w in dict.fromkeys(words) if w not in self.freq and self._matches(w) is None]
+
+    def _matches(self, word: str) -> int | None:
+        """`word`'s matches up to the cap where `known` (as a fulltext count stops there: a word at the cap is
+        estimated from the sample as a counted one is), else None."""
+        count = self.known(word) if self.known is not None else None
+        return None if count is None else min(count, self.cap)
+
     @property
     def cap(self) -> int:
         """Matches counted per word at most: a word reaching it is common, its frequency estimated from the sample."""
@@ -193,7 +207,9 @@ class LabelStats:
         reaching the cap gets its frequency estimated from the sample instead."""
         for word in words:
             if word not in self.freq:
-                self.freq[word] = self._estimated(word, count_matches(word, self.cap))
+                matches = self._matches(word)
+                count = count_matches(word, self.cap) if matches is None else matches
+                self.freq[word] = self._estimated(word, count)
         return Corpus(self.size, self.mean_length, self.freq)
 
     def _estimated(self, word: str, count: int) -> int:
@@ -219,6 +235,8 @@ class LabelStats:
         records nothing: `corpus` does that from the server's reply."""
         if word in self.freq:
             return idf(self.size, max(1, self.freq[word])), 0.0
+        if (matches := self._matches(word)) is not None:
+            return idf(self.size, max(1, self._estimated(word, matches))), 0.0
         return -1.0, idf(self.size, max(1, self._estimated(word, self.cap)))
 
     @cached_property

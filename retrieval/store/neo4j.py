@@ -26,7 +26,7 @@ from neo4j.exceptions import AuthError, ClientError, DriverError, Neo4jError, Se
 
 from retrieval.config import Settings
 from retrieval.errors import IndexMissing, QueryError, StoreUnavailable
-from retrieval.store import bm25, neo4j_fold, neo4j_hybrid, neo4j_rebuild, neo4j_schema, neo4j_untrusted
+from retrieval.store import bm25, doc_freq, neo4j_fold, neo4j_hybrid, neo4j_rebuild, neo4j_schema, neo4j_untrusted
 from retrieval.store.base import ExactPart, GraphStore, Health, IndexState, timed_out
 from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
@@ -399,16 +399,21 @@ class Neo4jStore(GraphStore):
         return [StoreHit(str(r["id"]), 2.0 * float(r["score"]) - 1.0, _without_none(r["props"])) for r in rows]
 
     def _label_stats(self, label: str, index: str, fields: Sequence[str]) -> bm25.LabelStats:
+        """The label's statistics, read once until the next write, with the index's document counts where they can
+        be read (`doc_freq`): a new word is then counted by no fulltext call."""
         if index not in self._corpus_cache:
-            self._corpus_cache[index] = bm25.LabelStats.read(self, label, fields)
+            stats = bm25.LabelStats.read(self, label, fields)
+            counts = doc_freq.read(self, self._show(doc_freq.SHOW_FULLTEXT), index, label, fields)
+            self._corpus_cache[index] = replace(stats, known=counts.count) if counts is not None else stats
         return self._corpus_cache[index]
 
     def _corpus(self, label: str, index: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
         """Label size, mean length and document frequencies (Lucene match counts), cached until the next write.
 
-        The words not counted yet are counted in one round trip (a subquery per word), not one each."""
+        The words neither counted yet nor in the label's table (`doc_freq`) are counted in one round trip (a
+        subquery per word), not one each."""
         stats = self._label_stats(label, index, fields)
-        new = [w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)]
+        new = [w for w in stats.uncounted(words) if lucene_query(w)]
         counted: dict[str, int] = {}
         if new:
             found = self.read(

@@ -92,7 +92,7 @@ def plan(
         pool=max(1, round(pool_share * fetch)),
         vector_fetch=max(first, min_k),
         cap=stats.cap,
-        new_words=[w for w in dict.fromkeys(words) if w not in stats.freq and lucene_query(w)],
+        new_words=[w for w in stats.uncounted(words) if lucene_query(w)],
         returned=list(dict.fromkeys([*fields, *search.props])),
         fields=fields,
         whole=whole,
