@@ -74,27 +74,32 @@ _MIN_STEMMED = 3
 
 def analysed(text: str) -> list[str]:
     """`text`'s terms as the `english` analyser indexes them, in order (repeats kept)."""
-    found = []
+    found: list[str] = []
     for segment in _BOUNDARY.split(text):
-        if not _KEPT.search(segment):
-            continue
-        for start in range(0, len(segment), _MAX_TOKEN):
-            found += _term(segment[start : start + _MAX_TOKEN])
+        found += _terms(segment)
     return found
 
 
-def _term(segment: str) -> list[str]:
-    """One token's term (none for a stop word)."""
-    if len(segment) >= 2 and segment[-1] in "sS" and segment[-2] in _APOSTROPHES:
-        segment = segment[:-2]
-    word = segment.translate(_SIMPLE_LOWER).lower()
-    return [] if word in STOP_WORDS else [_stem(word)]
-
-
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    """Why cached: a corpus repeats its words; a pure function of the word."""
-    return _porter()(word) if len(word) >= _MIN_STEMMED else word
+def _terms(segment: str) -> tuple[str, ...]:
+    """A segment's terms: none for one of no letter or digit (a space, punctuation), else its token's (one per
+    `_MAX_TOKEN` characters), none for a stop word. Why cached: a corpus repeats its words and separators, and the
+    Python per token was most of a table's build."""
+    if not _KEPT.search(segment):
+        return ()
+    return tuple(
+        term for start in range(0, len(segment), _MAX_TOKEN) for term in _term(segment[start : start + _MAX_TOKEN])
+    )
+
+
+def _term(token: str) -> list[str]:
+    """One token's term (none for a stop word)."""
+    if len(token) >= 2 and token[-1] in "sS" and token[-2] in _APOSTROPHES:
+        token = token[:-2]
+    word = token.translate(_SIMPLE_LOWER).lower()
+    if word in STOP_WORDS:
+        return []
+    return [_porter()(word) if len(word) >= _MIN_STEMMED else word]
 
 
 @cache
