@@ -87,3 +87,31 @@ def test_a_common_words_estimate_is_its_share_of_the_sample(seed: int) -> None:
         assert stats.idf_of(word) == (-1.0, bm25.idf(stats.size, estimate))
     empty = bm25.LabelStats(size=100, mean_length=20.0, sample=[], freq={})
     assert empty._estimated("cat", empty.cap) == empty.cap
+
+
+def test_known_counts_answer_as_a_count_up_to_the_cap_would() -> None:
+    """Words `known` (Neo4j's table of the index's terms) are left uncounted, and each one's document count and idf
+    are those of a fulltext count that found min(known, cap) matches: its own below the cap, the sample's estimate
+    at it; a word known as None (not trusted) is counted as before."""
+    sample = [{"cat", "the"}, {"the"}, {"dog"}, {"the", "dog"}]
+    table = {"cat": 2, "the": 400, "dog": 30, "absent": 0}
+    known = bm25.LabelStats(size=1000, mean_length=5.0, sample=sample, freq={}, known=table.get)
+    counted = bm25.LabelStats(size=1000, mean_length=5.0, sample=sample, freq={})
+    words = ["cat", "the", "dog", "absent", "café"]
+    assert known.uncounted(words) == ["café"]
+    assert counted.uncounted([*words, "cat"]) == words
+    expected = {w: known.idf_of(w) for w in words}
+    asked: list[str] = []
+
+    def count(word: str, cap: int) -> int:
+        asked.append(word)
+        return min(table.get(word, 0), cap)
+
+    corpus = known.corpus(words, count)
+    assert asked == ["café"]
+    assert corpus.doc_freq == counted.corpus(words, count).doc_freq
+    assert corpus.doc_freq["the"] == round(3 / 4 * 1000) and corpus.doc_freq["cat"] == 2
+    assert expected == {
+        **{w: (bm25.idf(1000, max(1, corpus.doc_freq[w])), 0.0) for w in words if w != "café"},
+        "café": (-1.0, bm25.idf(1000, max(1, known._estimated("café", known.cap)))),
+    }

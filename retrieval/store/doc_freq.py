@@ -54,13 +54,10 @@ def read(
 ) -> Counts | None:
     """The document counts of fulltext `index` (its row among `indexes`, what `SHOW_FULLTEXT` lists) over
     `label`'s `fields`; None where the index is not one this module counts as it does (another analyser, other
-    labels, eventually consistent: it would lag the writes) or the label is too large to read after every write
-    (`TABLE_MAX`)."""
+    labels, eventually consistent: it would lag the writes). The caller reads no table for a label of more than
+    `TABLE_MAX` nodes."""
     rows = [row for row in indexes if row.get("name") == index]
     if len(rows) != 1 or not _counted_here(rows[0], label, fields):
-        return None
-    size = int(store.read(f"MATCH (n:{ident(label)}) RETURN count(n) AS n")[0]["n"])
-    if size > TABLE_MAX:
         return None
     values = ", ".join(f"n.{ident(f)}" for f in fields)
     terms: Counter[str] = Counter()

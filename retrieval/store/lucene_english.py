@@ -19,43 +19,10 @@ from functools import cache, lru_cache
 import regex
 
 #: Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET: the index holds none of them, so each matches nothing.
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    ]
-)
+STOP_WORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of",
+    "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+])  # fmt: skip
 #: Apostrophes EnglishPossessiveFilter strips before an "s" at a token's end (ASCII, right single quote, fullwidth).
 _APOSTROPHES = "'\u2019\uff07"
 #: A Unicode word boundary (UAX#29, the `regex` module's WORD flag); StandardTokenizer keeps the segments between

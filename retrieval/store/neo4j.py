@@ -403,7 +403,11 @@ class Neo4jStore(GraphStore):
         be read (`doc_freq`): a new word is then counted by no fulltext call."""
         if index not in self._corpus_cache:
             stats = bm25.LabelStats.read(self, label, fields)
-            counts = doc_freq.read(self, self._show(doc_freq.SHOW_FULLTEXT), index, label, fields)
+            counts = (
+                doc_freq.read(self, self._show(doc_freq.SHOW_FULLTEXT), index, label, fields)
+                if stats.size <= doc_freq.TABLE_MAX
+                else None
+            )
             self._corpus_cache[index] = replace(stats, known=counts.count) if counts is not None else stats
         return self._corpus_cache[index]
 
