@@ -6,7 +6,8 @@ Terror", "Biscuit World" of "Tudor's Biscuit World": issue #25, branch wt252, fr
 and the earlier tuning files), so the graph holds a piece that names nothing. When the document writes the piece
 *only ever* right after the same words, those words are part of the name: the span is carried back over them. The
 words read back are one of:
-- an ordinal ("24th"), as streets and districts are numbered;
+- an ordinal ("24th"), as streets and districts are numbered; not before an event's name, which the ordinal counts
+  ("the 123rd IOC Session" is one session of the IOC Session, a name of its own);
 - one capitalised word the model tagged as nothing ("Ap"), that is no function word, honorific or occupation (a
   title before a person: "President", "Admiral") and, before a person or at a sentence's start, no everyday English
   word ("General Grant", "American Bob Dylan", "Visiting Paris");
@@ -52,6 +53,8 @@ _OFFICES = OCCUPATIONS | frozenset(
      "queen", "prince", "princess", "leader", "speaker", "deputy", "chief", "commissioner", "ambassador", "count",
      "countess", "marquess", "viscount", "bishop", "dean", "rector", "mayor", "senator", "captain", "general"}
 )  # fmt: skip
+#: Most words of a thing's name that a given name before it turns into a person's name ("Antoine Bernard").
+MAX_SHORT = 2
 #: Part-of-speech tags of a proper noun: a capitalised word read back is one ("Ap"), not an adverb opening the
 #: sentence ("Formally"), a verb ("Activate") or a common noun ("Moderator").
 _PROPER = frozenset({"NNP", "NNPS"})
@@ -78,22 +81,22 @@ def _prefix_start(ent: Span) -> int | None:
     """Where the words before `ent` that may belong to its name start, or None (see the module's docstring)."""
     doc, start = ent.doc, ent.start
     before = doc[start - 1]
-    if before.ent_iob_ == "O" and _ORDINAL.match(before.text):
-        return start - 1
+    if _untagged(before) and _ORDINAL.match(before.text):
+        return start - 1 if ent.label_ != "EVENT" else None  # "the 123rd IOC Session": which one of a recurring event
     if before.lower_ == "of" and start >= 2 and ent.label_ not in _OWN_AFTER_OF:
         word = doc[start - 2]
         office = word.lower_ in _OFFICES
         return start - 2 if _free_capital(word) and not office and _run_ends(doc, start - 2) else None
     if before.text in _POSSESSIVE and start >= 2 and ent.label_ != "PERSON":
         owner = doc[start - 2]
-        # the owner untagged, or in a span the extractor skips for running across lines ("Biscuit World\n\nTudor's")
-        free = owner.ent_iob_ == "O" or any(e.start <= owner.i < e.end and "\n" in e.text for e in doc.ents)
-        named = owner.text[:1].isupper() and owner.is_alpha and free and _run_ends(doc, start - 2)
+        named = owner.text[:1].isupper() and owner.is_alpha and _untagged(owner) and _run_ends(doc, start - 2)
         return start - 2 if named else None
     if _free_capital(before) and _run_ends(doc, start - 1):
+        given = given_name_anywhere(before.text) and not common_word(before.text)
         if ent.label_ == "PERSON":
-            given = given_name_anywhere(before.text) and not common_word(before.text)
             return start - 1 if given else None  # a given name the model left out, not a role ("CEO", "Sheriff")
+        if given and len(ent) <= MAX_SHORT:
+            return None  # "André" before "Antoine Bernard" ORG: a person's name typed as a thing, no thing's name
         return None if before.is_sent_start and common_word(before.text) else start - 1
     return None
 
@@ -102,14 +105,21 @@ def _free_capital(token: Token) -> bool:
     """A capitalised word the model tagged as nothing and that is no function word, honorific or occupation."""
     lowered = token.lower_.rstrip(".")
     return (
-        token.ent_iob_ == "O"
+        _untagged(token)
         and token.is_alpha
         and token.text[:1].isupper()
         and token.tag_ in _PROPER
         and token.text not in _LABELS
         and lowered not in STOP_WORDS
-        and lowered not in HONORIFICS | OCCUPATIONS
+        and lowered not in HONORIFICS | _OFFICES
     )
+
+
+def _untagged(token: Token) -> bool:
+    """Whether the model put `token` in no name, or only in a span that runs across lines, which the extractor skips
+    (a title line run into the text: "Greg Keatley\n\nGregory" before "Steven Keatley", "Biscuit World\n\nTudor's"
+    before "Biscuit World")."""
+    return token.ent_iob_ == "O" or any(e.start <= token.i < e.end and "\n" in e.text for e in token.doc.ents)
 
 
 def _run_ends(doc: object, index: int) -> bool:
