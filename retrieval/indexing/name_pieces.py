@@ -85,7 +85,7 @@ def _prefix_start(ent: Span) -> int | None:
         return start - 1 if ent.label_ != "EVENT" else None  # "the 123rd IOC Session": which one of a recurring event
     if before.lower_ == "of" and start >= 2 and ent.label_ not in _OWN_AFTER_OF:
         word = doc[start - 2]
-        office = word.lower_ in _OFFICES
+        office = word.lower_ in _OFFICES or word.is_upper  # "CEO of WANdisco": an office's abbreviation
         return start - 2 if _free_capital(word) and not office and _run_ends(doc, start - 2) else None
     if before.text in _POSSESSIVE and start >= 2 and ent.label_ != "PERSON":
         owner = doc[start - 2]
