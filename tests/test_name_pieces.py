@@ -62,8 +62,9 @@ def test_a_title_an_office_or_a_mark_before_a_name_is_not_read_back() -> None:
 
 
 def test_a_name_or_a_word_written_alone_elsewhere_is_not_read_back() -> None:
-    """The document writes the name without the word, or the word without the name ("The Woman spoke", "Gregory retired"):
-    the word is then a name or a word of its own, as is an owner the model tagged ("Tudor" GPE, in one sentence)."""
+    """The document writes the name without the word, or the word without the name ("The Woman spoke", "Gregory
+    retired"): the word is then a name or a word of its own, as is an owner the model tagged ("Tudor" GPE, in one
+    sentence)."""
     union = "She led the Woman's Christian Temperance Union in 1887."
     whole, before = _read_back(union, "Christian Temperance Union", "ORG")
     assert whole == "Woman's Christian Temperance Union" and before[-2].ent_iob_ == "O"
