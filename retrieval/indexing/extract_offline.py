@@ -32,6 +32,7 @@ from retrieval.indexing.entity_names import (
 from retrieval.indexing.infobox import cells
 from retrieval.indexing.model import CONCEPT, ChunkExtraction, Mention, Relation, slug
 from retrieval.indexing.name_edges import completed, coordinated, numbered
+from retrieval.indexing.name_pieces import extended
 from retrieval.indexing.name_starts import begun
 from retrieval.text.nlp import nlp
 from retrieval.text.speakers import labels, strip_label
@@ -143,7 +144,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 kinds[key]["PERSON"] += LABEL_TYPE_WEIGHT
                 surfaces[key][name] += 1
                 person[key] += 1
-        for ent in (name for span in doc.ents for cell in _repaired(span) for name in _names(cell, words)):
+        for ent in (name for span in doc.ents for cell in _repaired(span, words) for name in _names(cell, words)):
             surface = _clean(ent.text)
             key = slug(surface)
             if "\n" in ent.text.strip() or _inside(ent.start_char, markup):
@@ -243,12 +244,17 @@ def _names(ent: Any, words: DocumentWords) -> list[Any]:
     return [ent]
 
 
-def _repaired(ent: Span) -> list[Span]:
+def _repaired(ent: Span, words: DocumentWords) -> list[Span]:
     """The model's span with its edges mended: cut at an infobox's field labels (infobox.py), then each piece
     carried over the words that finish a name cut after "of" or "No." or before a kind noun's complement, and back
     over the "X and" of a coordinated name and its regnal number (name_edges.py), a piece no words finish dropped,
-    and a person's piece carried back over the given names the model left out (name_starts.py)."""
-    return [begun(coordinated(numbered(whole))) for cell in cells(ent) if (whole := completed(cell)) is not None]
+    a person's piece carried back over the given names the model left out (name_starts.py), and a piece carried back
+    over the words the document always writes before it (name_pieces.py)."""
+    return [
+        extended(begun(coordinated(numbered(whole))), words)
+        for cell in cells(ent)
+        if (whole := completed(cell)) is not None
+    ]
 
 
 def _overlaps(np_span: Any, named: set[tuple[int, int]]) -> bool:
