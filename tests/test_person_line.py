@@ -82,6 +82,7 @@ def test_a_road_or_a_work_by_its_last_word() -> None:
     """ "Grant McConachie Way", "William Tell Overture": no person's name ends so; person evidence keeps a person."""
     assert person_line.lined("Grant McConachie Way", "PERSON", Counter(), strong=0, mentions=1) == "FAC"
     assert person_line.lined("William Tell Overture", "PERSON", Counter(), strong=0, mentions=1) == "WORK_OF_ART"
+    assert person_line.lined("Thrissur KSRTC Bus Station", "PERSON", Counter(), strong=0, mentions=1) == "FAC"
     said = Counter({"person": 1})
     assert person_line.lined("Grant McConachie Way", "PERSON", said, strong=0, mentions=1) == "PERSON"
     assert person_line.lined("Jerry Way", "PERSON", Counter(), strong=1, mentions=1) == "PERSON"

@@ -11,15 +11,16 @@ common nouns of kinds of things and of family and life, and the pronouns that re
 any corpus:
 - *for a person*: the name owns a noun of family or of a life ("Trajan's ancestors", "Connor's parents",
   "Salandra's resignation"; not "Google's founder": a firm has a founder too); "He"/"She" opens the next sentence
-  and the name is the only one in its sentence that could be a person (the model's PERSON, ORG or PRODUCT: "Lake
-  Pontchartrain is named for Louis Phélypeaux, comte de Pontchartrain. He was the French Minister ..."); "his"/"her"
-  later in its sentence with no other such name before it ("Ace Young's second single, after his 2006 song");
-  the name as the subject of "serve as" an occupation ("László Német currently serves as bishop");
+  and the name, the subject of its sentence, is the only one in it that could be a person (the model's PERSON, ORG
+  or PRODUCT); "his"/"her" later in the subject's own clause with no other such name before it ("Ace Young's second
+  single, after his 2006 song"); the name as the subject of "serve as" an occupation ("László Német currently
+  serves as bishop");
 - *against a person*: the parse says the name is the lower-case noun of a kind of thing, building or road, as its
-  appositive, as what it "is", or as the noun it is apposed to ("X is an underground metro station", "a synagogue,
-  X", "airline subsidiary X"); the name is the agent of a verb only firms do ("released by X", "manufactured by
-  X"); the name is the subject of a passive verb of a made or placed thing ("X was founded in 1898", "X is located
-  in"); or the name's last word is the noun of a road or a work ("Grant McConachie Way", "William Tell Overture").
+  appositive, as what it "is", or as the noun right before its comma that it is apposed to ("X is an underground
+  metro station", "a synagogue, X"); the name, whose first word is no given name, is the agent of a verb firms do
+  ("released in 1979 by Tekunon Kougyou"); the name is the subject of a passive verb of a made or placed thing ("X
+  was founded in 1898", "X is located in"); or the name's last word is the noun of a road, a building or a work
+  ("Grant McConachie Way", "Thrissur KSRTC Bus Station", "William Tell Overture").
 A name's type moves across the line only when its document's mentions say so more often than the other way and
 never against a title, a role or "he" that entity_types.py counted as strong person evidence.
 """
@@ -79,6 +80,8 @@ _MADE = frozenset(
 )  # fmt: skip
 #: Last words of a road's or a work's name, none a common surname ("Grant McConachie Way", "William Tell Overture").
 _ROADS = frozenset({"way", "road", "highway", "expressway", "freeway", "parkway", "motorway"})
+#: Last words of a building's name, none a common surname ("Thrissur KSRTC Bus Station"; not "Tower": John Tower).
+_BUILDINGS = frozenset({"station", "terminal", "terminus", "hospital", "synagogue", "mosque", "mall"})
 _WORKS = frozenset({"overture", "symphony", "concerto", "sonata", "requiem", "cantata", "oratorio"})
 
 
@@ -187,7 +190,7 @@ def lined(surface: str, kind: str, said_counts: Counter[str], *, strong: int, me
         if strong:
             return kind
         last = words[-1].lower()
-        if last in _ROADS and len(words) > 1 and not person:
+        if last in _ROADS | _BUILDINGS and len(words) > 1 and not person:
             return "FAC"
         if last in _WORKS and len(words) > 1 and not person:
             return "WORK_OF_ART"
@@ -202,5 +205,5 @@ def _person_shaped(words: list[str]) -> bool:
     return (
         bool(words)
         and all(w[:1].isupper() or (0 < i < len(words) - 1 and w.islower()) for i, w in enumerate(words))
-        and words[-1].lower() not in KIND_NOUNS | _ROADS | _WORKS
+        and words[-1].lower() not in KIND_NOUNS | _ROADS | _BUILDINGS | _WORKS
     )
