@@ -27,6 +27,7 @@ never against a title, a role or "he" that entity_types.py counted as strong per
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any, NamedTuple
 
@@ -43,9 +44,12 @@ LIFE_NOUNS = frozenset(
      "funeral", "grave", "tomb", "childhood", "boyhood", "girlhood", "resignation", "reign", "marriage", "murder",
      "assassination", "abdication", "coronation", "biographer", "biography", "memoirs", "autobiography"}
 )  # fmt: skip
-#: Pronouns after a name that refer to a person only.
-_PERSONAL_POSSESSIVES = frozenset({"his", "her", "him"})
-_PRONOUNS = _PERSONAL_POSSESSIVES | {"he", "she"}
+#: Possessive pronouns that refer to a person only; as owners ("his alma mater") they refer to the clause's subject,
+#: where an object pronoun ("appointed him") refers to someone else.
+_PERSONAL_POSSESSIVES = frozenset({"his", "her"})
+_PRONOUNS = _PERSONAL_POSSESSIVES | {"he", "she", "him"}
+#: An initial opening a name ("C. S. Forester", "W. S. Hindman"); not "E.P.", a firm's run-together initials.
+_INITIAL = re.compile(r"[A-Z]\.")
 #: Forms of "serve" (the pipeline has no lemmatizer): "X serves as bishop".
 _SERVE = frozenset({"serve", "serves", "served", "serving"})
 #: Dependencies of a clause under a verb: a pronoun there may refer to that clause's own subject.
@@ -100,15 +104,16 @@ def said(ent: Any) -> Said:
 
 
 def _owns_a_life(ent: Any) -> bool:
-    """ "Trajan's ancestors", "Salandra's resignation": the name owns a noun of family or of a life."""
+    """ "Trajan's ancestors", "Salandra's resignation": the name, one the model typed as may be a person's, owns a
+    noun of family or of a life (not a work's title: "Coal Miner's Daughter")."""
     root = ent.root
-    return root.dep_ == "poss" and root.head.lower_ in LIFE_NOUNS
+    return ent.label_ in _REFERABLE and root.dep_ == "poss" and root.head.lower_ in LIFE_NOUNS
 
 
 def _referred_to(ent: Any) -> bool:
     """Whether the name, the subject of its sentence's main verb (or the owner of its subject or attribute: "Ace
     Young's second single"), is what a pronoun refers to: "He"/"She" opens the next sentence and the name is the
-    only name in its sentence that could be a person (`_REFERABLE`), or "his"/"her"/"him" follows the name in the
+    only name in its sentence that could be a person (`_REFERABLE`), or "his"/"her" (an owner) follows the name in the
     main verb's own clause with no other such name between and no pronoun before the name."""
     doc, sent = ent.doc, ent.sent
     root = ent.root
@@ -124,7 +129,9 @@ def _referred_to(ent: Any) -> bool:
     if all(e.text == ent.text for e in names) and _opens_with_pronoun(doc, sent.end):
         return True
     stop = min([e.start for e in names if e.start > ent.start and e.text != ent.text] + [sent.end])
-    return any(t.lower_ in _PERSONAL_POSSESSIVES and _in_clause(t, verb) for t in doc[ent.end : stop])
+    return any(
+        t.lower_ in _PERSONAL_POSSESSIVES and t.dep_ == "poss" and _in_clause(t, verb) for t in doc[ent.end : stop]
+    )
 
 
 def _in_clause(token: Any, verb: Any) -> bool:
@@ -156,8 +163,10 @@ def _kind_noun(ent: Any) -> bool:
     apposed to). Not any noun right before the name: "songwriting team Lou Adler", "talk show Joe Pyne"."""
     root = ent.root
     nouns = list(place_words.said_nouns(root))
+    if _given(ent):  # "Bette Davis, the rock and roll song", "graduate W. S. Hindman, the ... stadium": misparses
+        nouns = [noun for noun in nouns if noun.dep_ == "attr"]
     apposed = root.dep_ == "appos" and root.head.i == ent.start - 2 and ent.doc[ent.start - 1].text == ","
-    if apposed and not given_name_anywhere(ent.text.split()[0]):
+    if apposed and not _given(ent):
         nouns.append(root.head)  # "a synagogue, Kehilath Anshe Ma'arav"; not "her debut album, Carly Simon"
     return any(noun.text.islower() and noun.lower_ in KIND_NOUNS for noun in nouns)
 
@@ -167,9 +176,15 @@ def _firm_agent(ent: Any) -> bool:
     any locale (a musician releases a record, an editor publishes a paper)."""
     root = ent.root
     by = root.head if root.dep_ == "pobj" else None
-    if given_name_anywhere(ent.text.split()[0]):
-        return False  # "released in April 1957 by Jerry Lee Lewis": a musician releases a record too
+    if _given(ent):
+        return False  # "released in April 1957 by Jerry Lee Lewis", "published by C. S. Forester"
     return bool(by is not None and by.lower_ == "by" and by.dep_ == "agent" and by.head.lower_ in _FIRM_AGENTS)
+
+
+def _given(ent: Any) -> bool:
+    """Whether the name opens as a person's does: a given name in some locale or an initial ("C. S. Forester")."""
+    first = ent.text.split()[0]
+    return given_name_anywhere(first) or bool(_INITIAL.fullmatch(first))
 
 
 def _made(ent: Any) -> bool:
