@@ -99,7 +99,9 @@ class Said(NamedTuple):
 def said(ent: Any) -> Said:
     """What one spaCy entity span's sentence says of its name: a person's (`person`) or a thing's (`thing`)."""
     person = _owns_a_life(ent) or _referred_to(ent) or _serves_as(ent)
-    thing = not person and (_kind_noun(ent) or _firm_agent(ent) or _made(ent))
+    # A name opening as a person's may be a firm's verb's agent too ("released by Jerry Lee Lewis"), and the subject
+    # of a made thing's passive only in a misparse ("graduate W. S. Hindman, the ... stadium was built")
+    thing = not person and (_kind_noun(ent) or (not _given(ent) and (_firm_agent(ent) or _made(ent))))
     return Said(person, thing)
 
 
@@ -172,12 +174,10 @@ def _kind_noun(ent: Any) -> bool:
 
 
 def _firm_agent(ent: Any) -> bool:
-    """ "released in 1979 by Tekunon Kougyou": the agent of a verb firms do, whose first word is no given name in
-    any locale (a musician releases a record, an editor publishes a paper)."""
+    """ "released in 1979 by Tekunon Kougyou": the agent of a verb firms do (`said` reads it only of a name whose
+    first word is no given name nor an initial: a musician releases a record, "published by C. S. Forester")."""
     root = ent.root
     by = root.head if root.dep_ == "pobj" else None
-    if _given(ent):
-        return False  # "released in April 1957 by Jerry Lee Lewis", "published by C. S. Forester"
     return bool(by is not None and by.lower_ == "by" and by.dep_ == "agent" and by.head.lower_ in _FIRM_AGENTS)
 
 
