@@ -98,3 +98,21 @@ def test_a_type_moves_only_on_more_evidence_than_against() -> None:
     assert person_line.lined("Jeffersons Club", "ORG", said, strong=0, mentions=1) == "ORG"
     assert person_line.lined("Edsa Shangri-La", "PERSON", Counter({"thing": 1}), strong=0, mentions=1) == "ORG"
     assert person_line.lined("Edsa Shangri-La", "PERSON", Counter({"thing": 1}), strong=1, mentions=1) == "PERSON"
+
+
+def test_guards_read_from_hotpotqa_firings() -> None:
+    """An object pronoun refers to someone else ("appointed him"); a work's title owns no life ("Coal Miner's
+    Daughter"); a name opening with a given name or an initial takes no apposed kind noun, firm's verb or made
+    thing's passive, which on these names come from misparses or from people ("Bette Davis, the rock and roll
+    song", "published by C. S. Forester", "graduate W. S. Hindman, the ... stadium was built")."""
+    appointed = "The Government of India has also recently appointed him as a member of the Law Commission of India."
+    assert not person_line.said(mention(appointed, "The Government of India")).person
+    duet = 'Burton also sang a duet with Bette Davis, the rock and roll song "What Ever Happened to Baby Jane?".'
+    assert not person_line.said(mention(duet, "Bette Davis")).thing
+    novel = "The Happy Return was the first of the Horatio Hornblower novels published by C. S. Forester."
+    assert not person_line.said(mention(novel, "C. S. Forester")).thing
+    stadium = (
+        "Designed by University of Pittsburgh graduate W. S. Hindman, the US$2.1 million stadium was built after "
+        "the seating capacity was deemed inadequate."
+    )
+    assert not person_line.said(mention(stadium, "W. S. Hindman")).thing
