@@ -9,18 +9,19 @@ offered his resignation"). The other type rules (entity_types.py) read a role or
 "he" right after it; these read a little further, and only where the sentence leaves one reading. No name list:
 common nouns of kinds of things and of family and life, and the pronouns that refer to people, so the rules hold on
 any corpus:
-- *for a person*: the name owns a noun of family or of a life ("Trajan's ancestors", "Connor's parents",
-  "Salandra's resignation"; not "Google's founder": a firm has a founder too); "He"/"She" opens the next sentence
-  and the name, the subject of its sentence, is the only one in it that could be a person (the model's PERSON, ORG
-  or PRODUCT); "his"/"her" later in the subject's own clause with no other such name before it ("Ace Young's second
-  single, after his 2006 song"); the name as the subject of "serve as" an occupation ("László Német currently
-  serves as bishop");
-- *against a person*: the parse says the name is the lower-case noun of a kind of thing, building or road, as its
-  appositive, as what it "is", or as the noun right before its comma that it is apposed to ("X is an underground
-  metro station", "a synagogue, X"); the name, whose first word is no given name, is the agent of a verb firms do
-  ("released in 1979 by Tekunon Kougyou"); the name is the subject of a passive verb of a made or placed thing ("X
-  was founded in 1898", "X is located in"); or the name's last word is the noun of a road, a building or a work
-  ("Grant McConachie Way", "Thrissur KSRTC Bus Station", "William Tell Overture").
+- *for a person*: the name, typed PERSON, ORG or PRODUCT, owns a noun of family or of a life ("Trajan's ancestors",
+  "Connor's parents", "Salandra's resignation"; not "Google's founder": a firm has a founder too); "He"/"She" opens
+  the next sentence and the name, the subject of its sentence, is the only one in it that could be a person (the
+  model's PERSON, ORG or PRODUCT); "his"/"her" owning a noun later in the subject's own clause with no other such
+  name before it ("Ace Young's second single, after his 2006 song"; not "appointed him"); the name as the subject
+  of "serve as" an occupation ("László Német currently serves as bishop");
+- *against a person*: the parse says the name is the lower-case noun of a kind of thing, building or road, as what
+  it "is" ("X is an underground metro station"), or, when its first word is neither a given name in any locale nor
+  an initial (on people's names these readings come from misparses: "Bette Davis, the rock and roll song"), as its
+  appositive or the noun right before its comma that it is apposed to ("a synagogue, X"); such a name is the agent
+  of a verb firms do ("released in 1979 by Tekunon Kougyou"; not "by Jerry Lee Lewis") or the subject of a passive
+  verb of a made or placed thing ("X was founded in 1898", "X is located in"); or the name's last word is the noun
+  of a road, a building or a work ("Grant McConachie Way", "Thrissur KSRTC Bus Station", "William Tell Overture").
 A name's type moves across the line only when its document's mentions say so more often than the other way and
 never against a title, a role or "he" that entity_types.py counted as strong person evidence.
 """
