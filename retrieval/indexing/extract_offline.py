@@ -16,7 +16,7 @@ from typing import Any
 
 from spacy.tokens import Span
 
-from retrieval.indexing import entity_types
+from retrieval.indexing import entity_types, person_line
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
@@ -131,6 +131,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
     introduced: Counter[str] = Counter()  # strong evidence before the name ("starring X"), not after it
     thing: Counter[str] = Counter()  # mentions that speak of a thing ("Loopt made its exit")
     place: Counter[str] = Counter()  # mentions whose sentence says the name is a place ("X is a village")
+    line: dict[str, Counter[str]] = defaultdict(Counter)  # mentions saying a person's or a thing's (person_line.py)
     for chunk, doc in zip(chunks, parsed, strict=True):
         cut = _cut_sentences(text, chunk, len(doc))
         found: list[tuple[str, str, str, str]] = []
@@ -163,6 +164,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 placed[key] += seen.where
                 thing[key] += seen.thing
                 place[key] += seen.place
+                line[key].update(person_line.said(ent)._asdict())
         for np_span in doc.noun_chunks:
             surface = _clean(np_span.text)
             key = slug(surface)
@@ -207,6 +209,7 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
                 pieces.add(key)  # "Warren Easton" only ever in "Warren Easton High School": a piece, not a person
             kind = kind_after(after)  # "Au Gres Township ... the city of Au Gres"
         kind = entity_types.placed(kind, place[key], person[key], strong[key])  # "X is an unincorporated community"
+        kind = person_line.lined(surface, kind, line[key], strong=strong[key], mentions=sum(counter.values()))
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
