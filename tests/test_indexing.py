@@ -35,10 +35,10 @@ class WriteSpy:
         self._query = store.query
 
     def __enter__(self) -> WriteSpy:
-        def query(cypher: str, params: Any = None) -> Any:
+        def query(cypher: str, params: Any = None, **kwargs: Any) -> Any:
             if any(word in cypher.upper() for word in self.WRITES):
                 self.writes.append(cypher)
-            return self._query(cypher, params)
+            return self._query(cypher, params, **kwargs)
 
         self.store.query = query  # type: ignore[method-assign]
         return self

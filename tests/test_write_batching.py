@@ -30,9 +30,9 @@ def _writes(store: GraphStore, settings: Settings, embedder: Embedder, folder: P
     sent: list[str] = []
     query = store.query
 
-    def counted(cypher: str, params: object = None) -> object:
+    def counted(cypher: str, params: object = None, **kwargs: Any) -> object:
         sent.append(cypher)
-        return query(cypher, params)  # type: ignore[arg-type]
+        return query(cypher, params, **kwargs)  # type: ignore[arg-type]
 
     store.query = counted  # type: ignore[method-assign]
     try:
@@ -63,10 +63,10 @@ def _cleared(store: GraphStore, settings: Settings, embedder: Embedder, folder: 
     cleared: list[list[str]] = []
     write_batch = store.write_batch  # every row batch goes through it (FalkorDB's does not call `query`)
 
-    def counted(cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
+    def counted(cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500, **kwargs: Any) -> int:
         if any(clause in cypher for clause in CLEARING):
             cleared.append([row["id"] for row in rows])
-        return write_batch(cypher, rows, batch_size)
+        return write_batch(cypher, rows, batch_size, **kwargs)
 
     store.write_batch = counted  # type: ignore[method-assign]
     try:

@@ -207,7 +207,10 @@ class MemoryStore:
         embedding = ident(self.settings.embedding_property)
         set_vector = f", m.{embedding} = {self.store.vec('row.v')}" if vectors is not None else ""
         self.store.write_batch(
-            f"UNWIND $rows AS row CREATE (m:{self.label}) SET m = row.props{set_vector}", rows, batch_size
+            f"UNWIND $rows AS row CREATE (m:{self.label}) SET m = row.props{set_vector}",
+            rows,
+            batch_size,
+            writes=self.label,
         )
         return records
 
@@ -218,6 +221,7 @@ class MemoryStore:
             f"MATCH (m:{self.label}) WHERE {where} AND m.invalid_at = '' "
             "SET m.invalid_at = $at, m.invalid_reason = $reason RETURN count(m) AS n",
             {**params, "at": now_iso(), "reason": reason or "invalidated"},
+            writes=self.label,
         )
         return int(rows[0]["n"]) if rows else 0
 
@@ -228,6 +232,7 @@ class MemoryStore:
             f"MATCH (m:{self.label}) WHERE {where} AND m.invalid_at <> '' "
             "SET m.invalid_at = '', m.invalid_reason = '' RETURN count(m) AS n",
             params,
+            writes=self.label,
         )
         return int(rows[0]["n"]) if rows else 0
 
@@ -253,7 +258,9 @@ class MemoryStore:
 
     def _delete(self, where: str, params: Row) -> int:
         rows = self.store.query(
-            f"MATCH (m:{self.label}) WHERE {where} WITH m, m.id AS id DETACH DELETE m RETURN count(id) AS n", params
+            f"MATCH (m:{self.label}) WHERE {where} WITH m, m.id AS id DETACH DELETE m RETURN count(id) AS n",
+            params,
+            writes=self.label,
         )
         return int(rows[0]["n"]) if rows else 0
 

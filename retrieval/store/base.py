@@ -121,8 +121,13 @@ class GraphStore(ABC):
 
     # --- queries ----------------------------------------------------------------------------
     @abstractmethod
-    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        """Run any Cypher (reads and writes) and return rows as dicts keyed by column name."""
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None, *, writes: str | None = None) -> list[Row]:
+        """Run any Cypher (reads and writes) and return rows as dicts keyed by column name.
+
+        `writes`: the one label the statement writes, when the caller knows it (conversation memory). Why: a write
+        drops the keyword statistics the searches cache (document counts, lengths: a read per label, on Neo4j a
+        whole table of the index's terms), and a turn's memory write would otherwise make the next question read
+        the chunks' and entities' again though it changed neither. None: any label may have changed."""
 
     @abstractmethod
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:
@@ -133,12 +138,15 @@ class GraphStore(ABC):
         """At most `limit` rows of a read written by a person or a model, the database stopping at the limit,
         admitted by its plan like `read` and ended by the deadline DriftLens enforces (`deadline`)."""
 
-    def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
-        """Run `cypher` (which reads `UNWIND $rows AS row`) over `rows` in batches; returns rows sent."""
+    def write_batch(
+        self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500, *, writes: str | None = None
+    ) -> int:
+        """Run `cypher` (which reads `UNWIND $rows AS row`) over `rows` in batches; returns rows sent. `writes`: as
+        `query`'s."""
         sent = 0
         for start in range(0, len(rows), batch_size):
             batch = [dict(r) for r in rows[start : start + batch_size]]
-            self.query(cypher, {"rows": batch})
+            self.query(cypher, {"rows": batch}, writes=writes)
             sent += len(batch)
         return sent
 

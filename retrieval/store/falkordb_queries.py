@@ -165,14 +165,16 @@ class FalkorDBQueries(GraphStore):
     def _vector_literal(self, expr: str) -> str:
         return f"vecf32({expr})"
 
-    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        return rows(self._write(falkordb_params.header(params) + cypher))
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None, *, writes: str | None = None) -> list[Row]:
+        return rows(self._write(falkordb_params.header(params) + cypher, writes=writes))
 
-    def _write(self, text: str, *, again: bool = False) -> Any:
+    def _write(self, text: str, *, again: bool = False, writes: str | None = None) -> Any:
         """Run a query whose parameters are already in its text (`falkordb_params.header`); `again`: the statement
-        may be sent a second time when the server is restarted under it (a schema statement, checked first)."""
+        may be sent a second time when the server is restarted under it (a schema statement, checked first);
+        `writes`: the one label it writes, when known (`GraphStore.query`)."""
         self._keys_cache.clear()  # a write may add properties that hit projections must include
-        self._corpus_cache.clear()  # ...and change document counts and lengths
+        for label in [label for label in self._corpus_cache if writes is None or label == writes]:
+            del self._corpus_cache[label]  # ...and change document counts and lengths
         while True:  # each pass raises the cap (at least doubling it, up to its ceiling) or gives up
             try:
                 return self._run(lambda: self._graph.query(text), None, write=True, again=again)
@@ -192,10 +194,12 @@ class FalkorDBQueries(GraphStore):
 
         return falkordb_memory.make_room(writer, self.index_states(), count, self.settings.graph_max_memory_mb)
 
-    def write_batch(self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500) -> int:
+    def write_batch(
+        self, cypher: str, rows: Sequence[Mapping[str, Any]], batch_size: int = 500, *, writes: str | None = None
+    ) -> int:
         """As the port's, with the next batch's parameters encoded while the server stores this one."""
         for text in falkordb_params.encoded_batches(cypher, rows, batch_size):
-            self._write(text)
+            self._write(text, writes=writes)
         return len(rows)
 
     def read(self, cypher: str, params: Mapping[str, Any] | None = None, *, timeout_ms: int | None = None) -> list[Row]:

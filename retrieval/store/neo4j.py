@@ -81,7 +81,7 @@ class Neo4jStore(GraphStore):
             raise StoreUnavailable("(unset)", "Set NEO4J_URI to use Neo4j.")
         self._uri = settings.neo4j_uri
         self._index_cache: list[IndexState] | None = None
-        self._corpus_cache: dict[str, bm25.LabelStats] = {}
+        self._corpus_cache: dict[tuple[str, str], bm25.LabelStats] = {}  # (label, index)
         self._keeps_all: dict[tuple[str, str], bool] = {}  # (label, filters): every node of the label passes
         self._gate = ReadGate(self._show)  # EXPLAIN's plan admitted once per query text
         self._deadline = Deadline()
@@ -132,8 +132,9 @@ class Neo4jStore(GraphStore):
     def _vector_literal(self, expr: str) -> str:
         return expr  # Neo4j indexes a LIST<FLOAT> property as it is
 
-    def query(self, cypher: str, params: Mapping[str, Any] | None = None) -> list[Row]:
-        self._corpus_cache.clear()  # a write may change document counts and lengths
+    def query(self, cypher: str, params: Mapping[str, Any] | None = None, *, writes: str | None = None) -> list[Row]:
+        for key in [key for key in self._corpus_cache if writes is None or key[0] == writes]:
+            del self._corpus_cache[key]  # a write may change document counts and lengths
         self._keeps_all.clear()  # ... and which nodes a filter keeps
         return self._execute(cypher, params, RoutingControl.WRITE, None)
 
@@ -401,15 +402,15 @@ class Neo4jStore(GraphStore):
     def _label_stats(self, label: str, index: str, fields: Sequence[str]) -> bm25.LabelStats:
         """The label's statistics, read once until the next write, with the index's document counts where they can
         be read (`doc_freq`): a new word is then counted by no fulltext call."""
-        if index not in self._corpus_cache:
+        if (label, index) not in self._corpus_cache:
             stats = bm25.LabelStats.read(self, label, fields)
             counts = (
                 doc_freq.read(self, self._show(doc_freq.SHOW_FULLTEXT), index, label, fields)
                 if stats.size <= doc_freq.TABLE_MAX
                 else None
             )
-            self._corpus_cache[index] = replace(stats, known=counts.count) if counts is not None else stats
-        return self._corpus_cache[index]
+            self._corpus_cache[label, index] = replace(stats, known=counts.count) if counts is not None else stats
+        return self._corpus_cache[label, index]
 
     def _corpus(self, label: str, index: str, fields: Sequence[str], words: Sequence[str]) -> bm25.Corpus:
         """Label size, mean length and document frequencies (Lucene match counts), cached until the next write.
