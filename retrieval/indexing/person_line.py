@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 from retrieval.indexing import place_words
 from retrieval.indexing.entity_kinds import INSTITUTION_ENDINGS, THING_ENDINGS
 from retrieval.indexing.given_names import given_name_anywhere
-from retrieval.indexing.person_words import OCCUPATIONS
+from retrieval.indexing.person_words import OCCUPATIONS, PERSONAL_POSSESSIVES
 
 #: Nouns of family and of a life that a person's name owns and a firm's or a place's does not.
 LIFE_NOUNS = frozenset(
@@ -45,10 +45,9 @@ LIFE_NOUNS = frozenset(
      "funeral", "grave", "tomb", "childhood", "boyhood", "girlhood", "resignation", "reign", "marriage", "murder",
      "assassination", "abdication", "coronation", "biographer", "biography", "memoirs", "autobiography"}
 )  # fmt: skip
-#: Possessive pronouns that refer to a person only; as owners ("his alma mater") they refer to the clause's subject,
-#: where an object pronoun ("appointed him") refers to someone else.
-_PERSONAL_POSSESSIVES = frozenset({"his", "her"})
-_PRONOUNS = _PERSONAL_POSSESSIVES | {"he", "she", "him"}
+#: Pronouns that refer to a person. As owners ("his alma mater": `PERSONAL_POSSESSIVES`) they refer to the clause's
+#: subject, where an object pronoun ("appointed him") refers to someone else.
+_PRONOUNS = PERSONAL_POSSESSIVES | {"he", "she", "him"}
 #: An initial opening a name ("C. S. Forester", "W. S. Hindman"); not "E.P.", a firm's run-together initials.
 _INITIAL = re.compile(r"[A-Z]\.")
 #: Forms of "serve" (the pipeline has no lemmatizer): "X serves as bishop".
@@ -88,6 +87,9 @@ _ROADS = frozenset({"way", "road", "highway", "expressway", "freeway", "parkway"
 #: Last words of a building's name, none a common surname ("Thrissur KSRTC Bus Station"; not "Tower": John Tower).
 _BUILDINGS = frozenset({"station", "terminal", "terminus", "hospital", "synagogue", "mosque", "mall"})
 _WORKS = frozenset({"overture", "symphony", "concerto", "sonata", "requiem", "cantata", "oratorio"})
+#: Last words that make a PERSON a facility, and those no person's name ends with (`_person_shaped`).
+_FACILITY_LAST = _ROADS | _BUILDINGS
+_NO_PERSONS_LAST = KIND_NOUNS | _FACILITY_LAST | _WORKS
 
 
 class Said(NamedTuple):
@@ -133,7 +135,7 @@ def _referred_to(ent: Any) -> bool:
         return True
     stop = min([e.start for e in names if e.start > ent.start and e.text != ent.text] + [sent.end])
     return any(
-        t.lower_ in _PERSONAL_POSSESSIVES and t.dep_ == "poss" and _in_clause(t, verb) for t in doc[ent.end : stop]
+        t.lower_ in PERSONAL_POSSESSIVES and t.dep_ == "poss" and _in_clause(t, verb) for t in doc[ent.end : stop]
     )
 
 
@@ -206,7 +208,7 @@ def lined(surface: str, kind: str, said_counts: Counter[str], *, strong: int, me
         if strong:
             return kind
         last = words[-1].lower()
-        if last in _ROADS | _BUILDINGS and len(words) > 1 and not person:
+        if last in _FACILITY_LAST and len(words) > 1 and not person:
             return "FAC"
         if last in _WORKS and len(words) > 1 and not person:
             return "WORK_OF_ART"
@@ -221,5 +223,5 @@ def _person_shaped(words: list[str]) -> bool:
     return (
         bool(words)
         and all(w[:1].isupper() or (0 < i < len(words) - 1 and w.islower()) for i, w in enumerate(words))
-        and words[-1].lower() not in KIND_NOUNS | _ROADS | _BUILDINGS | _WORKS
+        and words[-1].lower() not in _NO_PERSONS_LAST
     )

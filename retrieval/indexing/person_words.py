@@ -82,7 +82,7 @@ def authored(before: list[str]) -> bool:
 
 
 #: Possessive pronouns that refer to a person only ("its" and "their" do not).
-_PERSONAL_POSSESSIVES = frozenset({"his", "her"})
+PERSONAL_POSSESSIVES = frozenset({"his", "her"})
 
 
 def owns_personally(ent: Any) -> bool:
@@ -92,4 +92,4 @@ def owns_personally(ent: Any) -> bool:
     if root.dep_ != "nsubj":
         return False
     objects = [t for t in root.head.children if t.dep_ == "dobj"]
-    return any(t.dep_ == "poss" and t.lower_ in _PERSONAL_POSSESSIVES for obj in objects for t in obj.children)
+    return any(t.dep_ == "poss" and t.lower_ in PERSONAL_POSSESSIVES for obj in objects for t in obj.children)
