@@ -35,7 +35,7 @@ def test_a_read_sends_no_transaction_of_its_own(store: GraphStore, caplog: pytes
 def test_a_lost_connection_is_read_again_through_the_retried_path(
     store: GraphStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    driver: Any = getattr(store, "_driver")
+    driver: Any = vars(store)["_driver"]
     session, execute = driver.session, driver.execute_query
     retried: list[str] = []
 
