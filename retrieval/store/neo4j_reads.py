@@ -12,7 +12,6 @@ statement (issue #26, docs/benchmarks.md, branch wt261; earlier wt120 and wt232)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import neo4j
@@ -20,9 +19,7 @@ from neo4j import RoutingControl
 from neo4j.exceptions import DriverError, Neo4jError
 
 
-def auto_commit(
-    driver: neo4j.Driver, database: str, query: neo4j.Query, params: Mapping[str, Any]
-) -> neo4j.EagerResult:
+def auto_commit(driver: neo4j.Driver, database: str, query: neo4j.Query, params: dict[str, Any]) -> neo4j.EagerResult:
     """`query` as an auto-commit statement in a READ session; through `execute_query` (retried) when it met an
     error a retry may cure."""
     try:
