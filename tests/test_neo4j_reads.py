@@ -4,13 +4,24 @@ same refusals and timeout, and a read that meets an error a retry may cure still
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
+from neo4j import RoutingControl
 from neo4j.exceptions import ServiceUnavailable
 
+import retrieval.store.neo4j as neo4j_store
+from retrieval.config import Settings
+from retrieval.context import Context
+from retrieval.embed import Embedder
 from retrieval.errors import QueryError
+from retrieval.indexing import run_index
+from retrieval.models import QueryParams
+from retrieval.search.hybrid import search_chunks
+from retrieval.search.ranking import retrieve
 from retrieval.store import GraphStore
+from tests.curie_corpus import DOCUMENTS, PROJECT, QUESTION, assert_same, written
 
 pytestmark = [pytest.mark.neo4j_only, pytest.mark.usefixtures("backend")]
 
@@ -55,3 +66,44 @@ def test_a_lost_connection_is_read_again_through_the_retried_path(
     with pytest.raises(QueryError):  # an error no retry cures is not sent again
         store.read("RETURN 1 / 0 AS n")
     assert retried == ["RETURN 41 + 1 AS n"]
+
+
+@pytest.mark.parametrize("walk", [False, True])
+def test_searches_rank_bitwise_as_through_managed_transactions(  # noqa: PLR0917 - fixtures and a parameter
+    settings: Settings,
+    store: GraphStore,
+    embedder: Embedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    walk: bool,
+) -> None:
+    """The default ranking (with and without the walk) and the plain hybrid search: chunks, scores, sources, seeds,
+    hit entities and walk the same whether each read is an auto-commit statement or `execute_query`'s managed
+    transaction, and every read of the first went the auto-commit way."""
+    run_index(settings, store, embedder, [written(tmp_path, DOCUMENTS)], project=PROJECT)
+    ctx = Context(settings, store, embedder, None, PROJECT)
+    params = QueryParams.from_settings(settings, top_k=3, max_hops=2)
+    retrieve(ctx, QUESTION, params, walk=walk)  # index names, label statistics, admitted plans: read once before
+    search_chunks(ctx, QUESTION, params)
+    ways: list[str] = []
+    auto = neo4j_store.auto_commit
+
+    def auto_counted(*args: Any) -> Any:
+        ways.append("auto")
+        return auto(*args)
+
+    def managed(driver: Any, database: str, query: Any, params: dict[str, Any]) -> Any:
+        ways.append("managed")
+        return driver.execute_query(query, params, routing_=RoutingControl.READ, database_=database)
+
+    found = {}
+    for name, way in (("auto", auto_counted), ("managed", managed)):
+        monkeypatch.setattr(neo4j_store, "auto_commit", way)
+        found[name] = (retrieve(ctx, QUESTION, params, walk=walk), search_chunks(ctx, QUESTION, params))
+    assert_same(found["auto"][0], found["managed"][0])
+    assert found["auto"][0].chunks and found["auto"][0].seeds
+    assert [(h.id, h.score, h.sources, h.text) for h in found["auto"][1]] == [
+        (h.id, h.score, h.sources, h.text) for h in found["managed"][1]
+    ]
+    half = len(ways) // 2
+    assert half and ways == ["auto"] * half + ["managed"] * half
