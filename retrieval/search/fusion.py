@@ -40,12 +40,25 @@ def keyword_norm(score: float, n_terms: int) -> float:
 
 def linear(vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float) -> list[Fused]:
     """`alpha * vector + (1 - alpha) * keyword` over normalised scores; a hit missing from an arm scores 0 there."""
-    fused = []
-    for hit_id in dict.fromkeys([*vector, *keyword]):
-        v, k = vector.get(hit_id, 0.0), keyword.get(hit_id, 0.0)
-        sources = {name: s for name, s, arm in (("vector", v, vector), ("fulltext", k, keyword)) if hit_id in arm}
-        fused.append(Fused(hit_id, alpha * v + (1.0 - alpha) * k, sources))
-    return _ranked(fused)
+    return [
+        Fused(hit_id, score, sources(hit_id, vector, keyword))
+        for hit_id, score in linear_scores(vector, keyword, alpha)
+    ]
+
+
+def linear_scores(vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float) -> list[tuple[str, float]]:
+    """`linear`'s ids and scores, in its order, without each hit's `sources`. Why: a hybrid search fuses about a
+    hundred candidates to keep twenty (`hybrid._fuse`), and builds the kept ones' sources itself."""
+    scored = [
+        (hit_id, alpha * vector.get(hit_id, 0.0) + (1.0 - alpha) * keyword.get(hit_id, 0.0))
+        for hit_id in dict.fromkeys([*vector, *keyword])
+    ]
+    return sorted(scored, key=lambda item: -item[1])  # stable, as `_ranked`: arm order for ties
+
+
+def sources(hit_id: str, vector: Mapping[str, float], keyword: Mapping[str, float]) -> dict[str, float]:
+    """A hit's normalised score on each arm that holds it (`Fused.sources`)."""
+    return {name: arm[hit_id] for name, arm in (("vector", vector), ("fulltext", keyword)) if hit_id in arm}
 
 
 def rrf(rankings: Mapping[str, Sequence[str]], k: int, weights: Mapping[str, float] | None = None) -> list[Fused]:

@@ -300,12 +300,12 @@ def _fuse(
         # alpha 0.5 is plain RRF; 0 and 1 silence one arm, as in linear fusion.
         fused = fusion.rrf(rankings, params.rrf_k, {"vector": 2 * params.alpha, "fulltext": 2 * (1 - params.alpha)})
     else:
-        fused = fusion.linear(vector, keyword, params.alpha)
+        fused = [
+            fusion.Fused(hit_id, score) for hit_id, score in fusion.linear_scores(vector, keyword, params.alpha)[:k]
+        ]
     fused = fused[:k]
     for item in fused:
-        item.sources = {
-            arm: scores[item.id] for arm, scores in (("vector", vector), ("fulltext", keyword)) if item.id in scores
-        }
+        item.sources = fusion.sources(item.id, vector, keyword)
     return fused
 
 

@@ -127,7 +127,8 @@ def counted(words: Sequence[str], frequencies: Sequence[Any], length: Any) -> Te
 
 
 def score(document: str, terms: Sequence[str], corpus: Corpus) -> float:
-    return _scored(_profile(document), _weights(terms, corpus), corpus.mean_length)
+    profile = _profile(document)
+    return _scored(profile.frequency, profile.length, _weights(terms, corpus), corpus.mean_length)
 
 
 def _weights(terms: Sequence[str], corpus: Corpus) -> list[tuple[str, float]]:
@@ -140,10 +141,13 @@ def idf(documents: int, df: int) -> float:
     return math.log(1.0 + (documents - df + 0.5) / (df + 0.5))
 
 
-def _scored(profile: _Profile, weights: Sequence[tuple[str, float]], mean_length: float) -> float:
-    length = profile.length or 1
+def _scored(
+    frequency: Mapping[str, int], length: int, weights: Sequence[tuple[str, float]], mean_length: float
+) -> float:
+    """A document's score from its profile's frequencies and length (a `_Profile`'s, or a stored profile's counts:
+    `TermCounts`, scored as they are, no profile built from them)."""
+    length = length or 1
     norm = K1 * (1.0 - B + B * length / max(mean_length, 1.0))
-    frequency = profile.frequency
     total = 0.0
     for term, idf in weights:
         tf = frequency.get(term, 0)
@@ -283,10 +287,10 @@ def ranked(
     for r in rows:
         props, counts = r["props"], r.get("terms")
         if counts is not None and wanted <= counts.words:
-            profile = _Profile(counts.frequency, counts.length)
+            value = _scored(counts.frequency, counts.length, weights, corpus.mean_length)
         else:
             counts, profile = None, _profile(_text(props, fields))
-        value = _scored(profile, weights, corpus.mean_length)
+            value = _scored(profile.frequency, profile.length, weights, corpus.mean_length)
         if value > 0:
             scored.append(StoreHit(str(r["id"]), value, props, counts))
     return sorted(scored, key=lambda hit: -hit.score)[:k]

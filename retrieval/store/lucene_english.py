@@ -88,9 +88,11 @@ def trusted(word: str) -> bool:
     return _ASCII_WORD.fullmatch(word) is not None
 
 
+@lru_cache(maxsize=4096)
 def query_term(word: str) -> str | None:
     """The one term the index looks `word` up by ("" for a stop word, which matches nothing); None where the
-    word is not `trusted` or analyses into more than one term."""
+    word is not `trusted` or analyses into more than one term. Why cached: a search asks it of each new word three
+    times per label (its plan, its idf, its corpus), and a pure function of the word can never be stale."""
     if not trusted(word):
         return None
     found = analysed(word)

@@ -1,7 +1,8 @@
 """Neo4j 5 adapter through the official driver: where most users keep their graphs.
 
-Why `execute_query`: it manages sessions and retries transient errors. Every read runs in a READ transaction
-with a server-side timeout, after EXPLAIN's plan was admitted by `read_admission` (only reads of this database:
+Why `execute_query` for writes: it manages sessions and retries transient errors. Every read runs as one
+auto-commit statement in a READ session (`neo4j_reads`: one round trip, retried as `execute_query` retries) with a
+server-side timeout, after EXPLAIN's plan was admitted by `read_admission` (only reads of this database:
 no administration command, LOAD CSV, write, unlisted procedure or plugin function; `neo4j_admission`), so a refused
 statement never runs, and a write is refused again by the server's read access mode. Statements from people and
 models (the explorer, the agent, MCP) also get a deadline DriftLens enforces (`deadline`): past it, their
@@ -32,6 +33,7 @@ from retrieval.store.deadline import GRACE_S, Deadline
 from retrieval.store.discovery import Discovery, discover
 from retrieval.store.neo4j_admission import ReadGate
 from retrieval.store.neo4j_params import quiet
+from retrieval.store.neo4j_reads import auto_commit
 from retrieval.store.neo4j_results import connection_error, query_error, rows
 from retrieval.store.records import (
     Filters,
@@ -187,6 +189,8 @@ class Neo4jStore(GraphStore):
     ) -> neo4j.EagerResult:
         text = neo4j.Query(cypher, timeout=timeout_ms / 1000) if timeout_ms else neo4j.Query(cypher)  # type: ignore[arg-type]
         try:
+            if routing == RoutingControl.READ:
+                return auto_commit(self._driver, self._database, text, quiet(params))
             return self._driver.execute_query(text, quiet(params), routing_=routing, database_=self._database)
         except (AuthError, *_UNREACHABLE) as exc:
             raise connection_error(self.uri, self.settings, exc) from exc
