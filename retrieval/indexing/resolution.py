@@ -56,6 +56,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
+from retrieval.indexing.resolution_homonyms import Parts, homonym_parts
 from retrieval.indexing.resolution_keys import PLACES, Key, compatible, rank, together
 from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.indexing.resolution_people import people_pairs
@@ -92,9 +93,13 @@ class Resolution:
     reasons: dict[str, str]
     #: Entity id -> the type the graph's evidence gives it instead of its mentions' majority (`person_names`).
     types: dict[str, str] = field(default_factory=dict)
+    #: A name that documents qualify with different places, kept apart per document (resolution_homonyms.py).
+    parts: Parts = field(default_factory=Parts)
 
-    def of(self, key: str) -> str:
-        return self.canonical.get(key, key)
+    def of(self, key: str, chunk: str = "") -> str:
+        """The entity a key resolves to; with the chunk of the mention, the part of a name kept apart there."""
+        head = self.canonical.get(key, key)
+        return self.parts.of.get((head, chunk.rsplit(":", 1)[0]), head) if chunk and self.parts.of else head
 
 
 def keys_of(mentions: list[Row]) -> dict[str, Key]:
@@ -143,7 +148,9 @@ def resolve(keys: dict[str, Key]) -> Resolution:
         head = max(members, key=lambda m: (m not in variants, *rank(keys[m])))
         canonical.update({m: head for m in members})
     reasons = {k: r for k, r in {**as_target, **as_variant}.items() if canonical[k] != k}
-    return Resolution(canonical, reasons, person_names(keys, canonical))
+    heads = {head for head in canonical.values()}
+    parts = homonym_parts(keys, heads, Neighbours(keys))
+    return Resolution(canonical, reasons, person_names(keys, canonical), parts)
 
 
 def person_names(keys: dict[str, Key], canonical: dict[str, str]) -> dict[str, str]:
