@@ -56,7 +56,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
-from retrieval.indexing.resolution_homonyms import Parts, homonym_parts
+from retrieval.indexing.resolution_homonyms import Parts, glossed_apart, homonym_parts
 from retrieval.indexing.resolution_keys import PLACES, Key, compatible, rank, together
 from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.indexing.resolution_people import people_pairs
@@ -246,7 +246,11 @@ def _form_pairs(key: Key, by_slug: dict[str, Key]) -> list[tuple[str, str, str]]
             out.append((key.id, target.id, f"title dropped: {key.surface} is {target.surface}"))
     if key.slug.endswith("s") and len(tokens[-1]) >= 3:
         stem = by_slug.get(key.slug[:-1])
-        if stem is not None and compatible(key, stem) and (together(key, stem) or len(tokens) > 1):
+        if (
+            stem is not None
+            and compatible(key, stem)
+            and (together(key, stem) or (len(tokens) > 1 and not glossed_apart(key, stem)))
+        ):
             variant, target = (key, stem) if stem.weight >= key.weight else (stem, key)
             shared = together(key, stem)
             out.append(

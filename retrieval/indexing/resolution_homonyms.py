@@ -1,4 +1,5 @@
-"""One place name, two places: a key that documents qualify with different states or countries, kept apart.
+"""One name, two things: a place name that documents qualify with different states or countries, kept apart per
+document; and two forms of a name that their own documents gloss as different kinds of thing, never joined.
 
 Why: every other rule joins keys, and a key is one node wherever it is written, so "Oakland" of "Oakland, Garrett
 County, Maryland" (one MuSiQue passage) and of "Oakland, California" (another) were one node, and so were
@@ -18,6 +19,10 @@ key's node (the name's usual sense there); each other qualifier's documents are 
 Qualifier" and keyed `<key id>--<qualifier slug>` (a slug never holds "--", so no extracted key can take the id,
 and the same documents always give the same id). The part is a function of the mentions like every merge: a
 document added later can split a name, and `remove` of it joins the name again.
+
+Glosses: an encyclopaedia writes a name with its kind in brackets where two things share it ("Monster Truck (band)",
+"Monster Trucks (film)"); two forms each glossed so, with no gloss in common, are two things (`glossed_apart`),
+whatever their spelling says (the plural rule joined the band and the film across their passages).
 """
 
 from __future__ import annotations
@@ -183,6 +188,21 @@ def _split(key: Key, given: dict[str, Place], parts: Parts) -> None:
         )
         for document in by_place[s]:
             parts.of[(key.id, document)] = part
+
+
+def glosses(key: Key) -> set[str]:
+    """The kinds a key's sentences give it in brackets right after its name: "Monster Truck (band)" -> {"band"}."""
+    found = set()
+    for _document, sentence in key.sentences:
+        for surface in key.surfaces:
+            found |= {g.strip().lower() for g in re.findall(rf"{re.escape(surface)} \(([^()]{{1,40}})\)", sentence)}
+    return found
+
+
+def glossed_apart(a: Key, b: Key) -> bool:
+    """Whether two keys are glossed as different kinds of thing: each has a gloss, none in common."""
+    ga, gb = glosses(a), glosses(b)
+    return bool(ga and gb) and not ga & gb
 
 
 def _documents(n: int) -> str:
