@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
-from retrieval.indexing.entity_kinds import INSTITUTION_ENDINGS, THING_ENDINGS, counted_noun
+from retrieval.indexing.entity_kinds import BODY_WORDS, INSTITUTION_ENDINGS, THING_ENDINGS, counted_noun
 from retrieval.indexing.model import CONCEPT, slug
 from retrieval.indexing.name_edges import regnal_one
 from retrieval.indexing.quoted_titles import inside_a_title, titles_in
@@ -35,7 +35,7 @@ GENERIC_NOUNS = frozenset(
 #: Last words of a show's or episode's heading ("Behind the Tech with Kevin Scott Podcast").
 _SHOW_WORDS = frozenset({"podcast", "episode", "ep"})
 #: Nouns of a kind of work, firm or body: alone, one of them is no name ("the Institute", "the Committee").
-KIND_WORDS = THING_ENDINGS | INSTITUTION_ENDINGS
+KIND_WORDS = THING_ENDINGS | INSTITUTION_ENDINGS | BODY_WORDS
 #: Marks that join a name to the word beside it ("Kai-Fu", "Gates's"): an occurrence beside one is in a longer word.
 _NAME_JOINS = "'’-"
 #: Words people open a reply with; capitalised only because they start a sentence.

@@ -40,6 +40,11 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered, and any other name a
   sentence gives in words ("The Catholic Church, also known as the Roman Catholic Church": the mentions' evidence).
 
+Resolution also keeps apart (resolution_homonyms.py): a place name that documents qualify with conflicting states
+or countries ("Oakland, Maryland" / "Oakland, California") resolves per document, its parts named with their
+qualifier (`Resolution.of(key, chunk)`), and two forms glossed as different kinds ("Monster Truck (band)",
+"Monster Trucks (film)") are never joined as plural forms.
+
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
 first name of any type but a place said more than once ("Elon" tagged ORG beside "Elon Musk") and a given name
