@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval.indexing import relations
-from retrieval.indexing.resolution import Resolution
 from retrieval.indexing.titles import document_of, titled_documents
 
 Pair = tuple[str, str]
@@ -93,7 +92,7 @@ def partition_edges(
     edges: Mapping[Pair, Mapping[str, Any]],
     chunk_relations: list[dict[str, Any]],
     entities: Mapping[str, object],
-    merged: Resolution,
+    canonical: Mapping[str, str],
     passing: Passing,
 ) -> list[tuple[str, str, float]]:
     """The weighted pairs Leiden sees, in a stable order: the stored edges' (`relations.aggregate`), or, when some
@@ -103,7 +102,7 @@ def partition_edges(
     if not passing.documents:
         return [(a, b, float(row["weight"])) for (a, b), row in sorted(edges.items())]
     weights: dict[Pair, float] = defaultdict(float)
-    for row, source, target, weight, *_rest in relations.claims(chunk_relations, entities, merged):
+    for row, source, target, weight, *_rest in relations.claims(chunk_relations, entities, canonical):
         document = document_of(str(row["chunk"]))
         if not (passing.drops(source, document) or passing.drops(target, document)):
             weights[(source, target) if source < target else (target, source)] += weight

@@ -6,6 +6,7 @@ docstring says why), so a killed run, an edit or a removal converges on the same
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any
@@ -78,14 +79,14 @@ class DerivedStages(RunState):
                 entity_vectors = worker.enter_context(
                     self.embedding([e.embedding_text() for e in todo], "entity embeddings")
                 )
-                mentions = [{**row, "entity": merged.of(row["key"], row["chunk"])} for row in found]
+                mentions = [{**row, "entity": merged.of(row["key"])} for row in found]
                 claims = g.chunk_relations()
-                edges = relations.aggregate(claims, wanted, merged)
+                edges = relations.aggregate(claims, wanted, merged.canonical)
                 derived = relations.entity_fields(edges, mentions, g.chunk_dates())
                 moved = [
-                    {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": entity}
+                    {"chunk": row["chunk"], "key": row["key"], "old": row["entity"], "new": merged.of(row["key"])}
                     for row in found
-                    if (entity := merged.of(row["key"], row["chunk"])) != row["entity"]
+                    if merged.of(row["key"]) != row["entity"]
                 ]
                 gone = set(stale)
                 stored_edges = {pair: row for pair, row in g.related().items() if gone.isdisjoint(pair)}
@@ -96,7 +97,7 @@ class DerivedStages(RunState):
                 pair for pair, row in edges.items() if stored_edges.get(pair, {}).get("weight") != row["weight"]
             ] + drop
             changed = None if resumed else frozenset(e for pair in touched for e in pair)
-            plan = self.communities(wanted, edges, mentions, changed, claims=claims, merged=merged)
+            plan = self.communities(wanted, edges, mentions, changed, claims=claims, canonical=merged.canonical)
             with self.embedding(plan.embedded, "community embeddings") as community_vectors:
                 self.describe(todo, derived, moved, stale)
                 with self.stage("relate"):
@@ -171,12 +172,12 @@ class DerivedStages(RunState):
         changed: frozenset[str] | None,
         *,
         claims: list[dict[str, Any]],
-        merged: resolution.Resolution,
+        canonical: Mapping[str, str],
     ) -> _Communities:
         """Communities, keeping the stored ones none of whose entities' relationships `changed` (None: all
         recomputed); only new communities are summarised (and later embedded). Reads the graph, writes nothing.
 
-        `claims`, `merged`: the chunks' claims and each key's entity, from which the edges Leiden sees are
+        `claims`, `canonical`: the chunks' claims and each key's entity, from which the edges Leiden sees are
         weighed without a document's claims about a name it mentions in passing (community_passing.py). Why
         `changed` still comes from the stored edges: which documents mention a name in passing changes only when
         one of them is added, edited or removed, and that changes the name's own relationships too."""
@@ -184,7 +185,7 @@ class DerivedStages(RunState):
         with self.stage("communities"):
             texts = g.chunk_texts()
             asides = community_passing.Passing.of(mentions, texts)
-            weighed = community_passing.partition_edges(edges, claims, wanted, merged, asides)
+            weighed = community_passing.partition_edges(edges, claims, wanted, canonical, asides)
             existing = g.community_ids()
             links = g.community_links()
             previous = communities.Previous(

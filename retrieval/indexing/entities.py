@@ -121,7 +121,7 @@ def resolve(mentions: list[Row], merged: Resolution | None = None) -> dict[str, 
     repeated = boilerplate((_document(row["chunk"]), row["evidence"]) for row in mentions if row["evidence"])
     by_entity: dict[str, list[Row]] = defaultdict(list)
     for row in mentions:
-        by_entity[merged.of(_key(row), row["chunk"])].append(row)
+        by_entity[merged.of(_key(row))].append(row)
     entities = {}
     for entity_id, rows in by_entity.items():
         surfaces: Counter[str] = Counter()
@@ -130,8 +130,7 @@ def resolve(mentions: list[Row], merged: Resolution | None = None) -> dict[str, 
             surfaces[row["surface"]] += row["count"]
             types[row["type"]] += row["count"]
         own = Counter({s: n for s, n in surfaces.items() if s in _surfaces(rows, entity_id)})
-        # the resolved key's own name, not a merged first name; a place kept apart is named with its qualifier
-        title = merged.parts.titles.get(entity_id) or _title(own or surfaces)
+        title = _title(own or surfaces)  # the resolved key's own name, not a merged first name
         seen: set[str] = set()
         sentences: list[tuple[str, str]] = []
         names = (title, *_aliases(surfaces, title))
@@ -164,7 +163,6 @@ def resolve(mentions: list[Row], merged: Resolution | None = None) -> dict[str, 
                         for key in _keys(rows)
                         if key in merged.reasons
                     }
-                    | ({f"{title}: {merged.parts.reasons[entity_id]}"} if entity_id in merged.parts.reasons else set())
                 )
             ),
         )

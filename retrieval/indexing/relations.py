@@ -17,7 +17,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 
 from retrieval.indexing.entities import Entity
-from retrieval.indexing.resolution import Resolution
 from retrieval.store.records import Row
 
 #: Distinct sentences kept as an edge's description.
@@ -27,34 +26,33 @@ Pair = tuple[str, str]
 
 
 def claims(
-    chunk_relations: list[Row], entities: Mapping[str, object], merged: Resolution | None = None
+    chunk_relations: list[Row], entities: Mapping[str, object], canonical: Mapping[str, str] | None = None
 ) -> Iterator[tuple[Row, str, str, float, str, list[object]]]:
     """Each claim between two distinct wanted entities: (the chunk's row, source, target, weight, description,
-    flags), its keys resolved by `merged` in the claim's chunk (a claim between two keys of one entity is dropped,
-    like any self-loop). What `aggregate` weighs, and what the partition weighs without a document's asides
+    flags), its keys resolved by `canonical` (a claim between two keys of one entity is dropped, like any
+    self-loop). What `aggregate` weighs, and what the partition weighs without a document's asides
     (community_passing.py)."""
-    merged = merged or Resolution({}, {})
+    canonical = canonical or {}
     for row in chunk_relations:
-        chunk = str(row["chunk"])
         for raw_source, raw_target, weight, description, *flags in json.loads(row["relations"]):
-            source, target = merged.of(raw_source, chunk), merged.of(raw_target, chunk)
+            source, target = canonical.get(raw_source, raw_source), canonical.get(raw_target, raw_target)
             if source != target and source in entities and target in entities:
                 yield row, source, target, float(weight), description, flags
 
 
 def aggregate(
-    chunk_relations: list[Row], entities: dict[str, Entity], merged: Resolution | None = None
+    chunk_relations: list[Row], entities: dict[str, Entity], canonical: Mapping[str, str] | None = None
 ) -> dict[Pair, Row]:
     """Wanted edges {(source, target): {source, target, weight, description, directed, updated_at, ingested_at}}.
 
-    Chunks claim relations between the keys they extracted; `merged` maps each key to the entity it
+    Chunks claim relations between the keys they extracted; `canonical` maps each key to the entity it
     resolved to (a claim between two keys of one entity is dropped, like any self-loop)."""
     weights: dict[Pair, float] = defaultdict(float)
     #: Weight of the directed claims lower id -> higher id minus that of the reverse ones, per pair.
     leaning: dict[Pair, float] = {}
     texts: dict[Pair, list[tuple[str, str]]] = defaultdict(list)
     dates: dict[Pair, list[Row]] = defaultdict(list)
-    for row, source, target, weight, description, flags in claims(chunk_relations, entities, merged):
+    for row, source, target, weight, description, flags in claims(chunk_relations, entities, canonical):
         pair = (source, target) if source < target else (target, source)
         weights[pair] += weight
         if flags and flags[0]:

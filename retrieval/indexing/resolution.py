@@ -40,10 +40,8 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered, and any other name a
   sentence gives in words ("The Catholic Church, also known as the Roman Catholic Church": the mentions' evidence).
 
-Resolution also keeps apart (resolution_homonyms.py): a place name that documents qualify with conflicting states
-or countries ("Oakland, Maryland" / "Oakland, California") resolves per document, its parts named with their
-qualifier (`Resolution.of(key, chunk)`), and two forms glossed as different kinds ("Monster Truck (band)",
-"Monster Trucks (film)") are never joined as plural forms.
+Resolution also keeps apart (resolution_glosses.py) two forms glossed as different kinds ("Monster Truck (band)",
+"Monster Trucks (film)"): they are never joined as plural forms.
 
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
@@ -61,7 +59,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
-from retrieval.indexing.resolution_homonyms import Parts, glossed_apart, homonym_parts
+from retrieval.indexing.resolution_glosses import glossed_apart
 from retrieval.indexing.resolution_keys import PLACES, Key, compatible, rank, together
 from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.indexing.resolution_people import people_pairs
@@ -98,13 +96,9 @@ class Resolution:
     reasons: dict[str, str]
     #: Entity id -> the type the graph's evidence gives it instead of its mentions' majority (`person_names`).
     types: dict[str, str] = field(default_factory=dict)
-    #: A name that documents qualify with different places, kept apart per document (resolution_homonyms.py).
-    parts: Parts = field(default_factory=Parts)
 
-    def of(self, key: str, chunk: str = "") -> str:
-        """The entity a key resolves to; with the chunk of the mention, the part of a name kept apart there."""
-        head = self.canonical.get(key, key)
-        return self.parts.of.get((head, chunk.rsplit(":", 1)[0]), head) if chunk and self.parts.of else head
+    def of(self, key: str) -> str:
+        return self.canonical.get(key, key)
 
 
 def keys_of(mentions: list[Row]) -> dict[str, Key]:
@@ -153,9 +147,7 @@ def resolve(keys: dict[str, Key]) -> Resolution:
         head = max(members, key=lambda m: (m not in variants, *rank(keys[m])))
         canonical.update({m: head for m in members})
     reasons = {k: r for k, r in {**as_target, **as_variant}.items() if canonical[k] != k}
-    heads = {head for head in canonical.values()}
-    parts = homonym_parts(keys, heads, Neighbours(keys))
-    return Resolution(canonical, reasons, person_names(keys, canonical), parts)
+    return Resolution(canonical, reasons, person_names(keys, canonical))
 
 
 def person_names(keys: dict[str, Key], canonical: dict[str, str]) -> dict[str, str]:
