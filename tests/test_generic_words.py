@@ -41,12 +41,19 @@ def test_a_lower_case_noun_the_passage_counts_before_of_is_no_topic() -> None:
     assert not counted_noun("history", "The history of Finland is long. Its history is told.")
 
 
+WARSAW = (
+    "Warsaw Pact\n\nBefore creation of Warsaw Pact, fearing Germany rearmed, Czechoslovak leadership sought to create "
+    "security pact with East Germany and Poland. The Warsaw Pact was primarily put in place as a consequence of the "
+    "rearming of West Germany inside NATO. As Soviet Union had already bilateral treaties with all of its eastern "
+    "satellites, the Pact has been long considered 'superfluous', and NATO officials labeled it as a 'cardboard "
+    "castle'."
+)
+
+
 def test_a_kind_word_alone_goes_only_beside_a_longer_name_with_it() -> None:
-    """ "the Pact" beside "Warsaw Pact" is that name's short form; "the Assembly" with no longer name is left to the
-    other rules, and a word that alone names one thing ("the Senate") is no kind word."""
-    pact = extracted(
-        "The Warsaw Pact was signed in Warsaw in 1955. The Pact was dissolved in 1991 after the revolutions."
-    )
+    """ "the Pact" beside "Warsaw Pact" is that name's short form (MuSiQue's passage; main kept "Pact" ORG); a word
+    that alone names one thing ("the Senate") is no kind word."""
+    pact = extracted(WARSAW)
     assert "Pact" not in pact and "Warsaw Pact" in pact, pact
     senate = extracted("The United States Senate voted on the bill. The Senate later passed it with Alaska's votes.")
     assert "Senate" in senate or "United States Senate" in senate, senate
