@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from spacy.lang.en.stop_words import STOP_WORDS
 from wordfreq import zipf_frequency
 
-from retrieval.indexing.entity_kinds import counted_noun
+from retrieval.indexing.entity_kinds import BODY_WORDS, INSTITUTION_ENDINGS, THING_ENDINGS, counted_noun
 from retrieval.indexing.model import CONCEPT, slug
 from retrieval.indexing.name_edges import regnal_one
 from retrieval.indexing.quoted_titles import inside_a_title, titles_in
@@ -34,6 +34,8 @@ GENERIC_NOUNS = frozenset(
 )  # fmt: skip
 #: Last words of a show's or episode's heading ("Behind the Tech with Kevin Scott Podcast").
 _SHOW_WORDS = frozenset({"podcast", "episode", "ep"})
+#: Nouns of a kind of work, firm or body: alone, one of them is no name ("the Institute", "the Committee").
+KIND_WORDS = THING_ENDINGS | INSTITUTION_ENDINGS | BODY_WORDS
 #: Marks that join a name to the word beside it ("Kai-Fu", "Gates's"): an occurrence beside one is in a longer word.
 _NAME_JOINS = "'’-"
 #: Words people open a reply with; capitalised only because they start a sentence.
@@ -190,6 +192,11 @@ class DocumentWords:
         spans = self._occurrences(word)
         joined = sum(1 for start, end in spans if self._joined(start, end) or self._titled(start))
         return bool(spans) and 2 * joined >= len(spans)
+
+    def in_a_longer_name(self, word: str) -> bool:
+        """Whether the document writes a one-word name (as written) inside a longer capitalised name at least once
+        ("Institute" of "New South Wales Institute of Sport" beside "the Institute")."""
+        return any(self._joined(start, end) or self._titled(start) for start, end in self._occurrences(word))
 
     def words_after(self, name: str) -> list[list[str]]:
         """The capitalised words (up to three) right after each occurrence of a name (as written), in lower case,
@@ -391,6 +398,8 @@ def junk(surface: str, kind: str, words: DocumentWords) -> bool:
         return (
             in_lower_case
             or opener
+            # "the Institute" beside "New South Wales Institute of Sport": a kind of body, that name's short form
+            or (kind != "PERSON" and lowered[0] in KIND_WORDS and words.in_a_longer_name(surface))
             or words.inside_longer_names(surface)
             or (kind != "PERSON" and common_noun and words.mostly_in_longer_names(surface))
             or (kind != "NORP" and words.hyphen_part(surface))  # "Canadian-born" still names a nationality

@@ -40,6 +40,9 @@ merge keeps a human-readable reason (see docs/graph-model.md, `aliases` and `mer
   Ocean"), an adjective's plural ("Olympics" and "Olympic Games"), the same words reordered, and any other name a
   sentence gives in words ("The Catholic Church, also known as the Roman Catholic Church": the mentions' evidence).
 
+Resolution also keeps apart (resolution_glosses.py) two forms glossed as different kinds ("Monster Truck (band)",
+"Monster Trucks (film)"): they are never joined as plural forms.
+
 Resolution also types: a capitalised one-word topic left unmerged that is the first name or surname of a person
 of the graph ("Richard", with "Richard Feynman" and "Richard Dawkins") is a person (`person_names`), and so is a
 first name of any type but a place said more than once ("Elon" tagged ORG beside "Elon Musk") and a given name
@@ -56,6 +59,7 @@ from retrieval.indexing.entity_filter import everyday
 from retrieval.indexing.given_names import given_name
 from retrieval.indexing.model import CONCEPT
 from retrieval.indexing.resolution_across import Neighbours, acronym_across, numbered_pairs, surname_pairs
+from retrieval.indexing.resolution_glosses import glossed_apart
 from retrieval.indexing.resolution_keys import PLACES, Key, compatible, rank, together
 from retrieval.indexing.resolution_names import alias_pairs, name_form_pairs
 from retrieval.indexing.resolution_people import people_pairs
@@ -239,7 +243,11 @@ def _form_pairs(key: Key, by_slug: dict[str, Key]) -> list[tuple[str, str, str]]
             out.append((key.id, target.id, f"title dropped: {key.surface} is {target.surface}"))
     if key.slug.endswith("s") and len(tokens[-1]) >= 3:
         stem = by_slug.get(key.slug[:-1])
-        if stem is not None and compatible(key, stem) and (together(key, stem) or len(tokens) > 1):
+        if (
+            stem is not None
+            and compatible(key, stem)
+            and (together(key, stem) or (len(tokens) > 1 and not glossed_apart(key, stem)))
+        ):
             variant, target = (key, stem) if stem.weight >= key.weight else (stem, key)
             shared = together(key, stem)
             out.append(
