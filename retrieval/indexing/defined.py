@@ -1,0 +1,92 @@
+"""What a document's defining sentence says a name is, read from the text itself: a person's noun or a thing's.
+
+Why: encyclopaedia passages open by saying what their subject is ("Sant Hilari Sacalm is a town", "Frank Gehry ...
+is a Canadian-born American architect"), and that sentence is the best evidence across the person line a document
+holds. The parse often misses it: MuSiQue passages open "Title\\n\\nTitle is a ...", and the small parser runs the
+title line into that sentence, so no parse-based "X is a ..." rule (person_words, place_words, person_line) reads it
+(issue #25, wt251's finding: the largest single cause of the person-line errors left). Read from the raw text with
+no parse, the sentence holds on any corpus that defines its names this way, and the words are common nouns
+(`person_words.OCCUPATIONS`, `person_line.KIND_NOUNS`), not names.
+
+The rule: a sentence (or a line) that opens with the name, optionally a bracket or one comma-clause after it ("X
+(born 1929)", "X, also known as Y,"), then "is/was a/an/the", then up to six words before any preposition, comma
+or relative word: the first of those words that is an occupation says a person, a kind noun says a thing. "X is a
+member of the band" says nothing (stops at "of"); "X is a piece of music" says a thing ("piece" before "of").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from retrieval.indexing.person_line import KIND_NOUNS
+from retrieval.indexing.person_words import OCCUPATIONS
+
+#: Kind nouns a defining sentence uses that `KIND_NOUNS` (kept for the parse rules) lacks.
+_MORE_THINGS = frozenset({"site", "painting", "complex", "sculpture", "monument", "mountain", "peak", "glacier"})
+_THINGS = KIND_NOUNS | _MORE_THINGS
+#: Nouns of a person a defining sentence uses that `OCCUPATIONS` (kept for the parse rules) lacks.
+_MORE_PEOPLE = frozenset(
+    {"clockmaker", "hostess", "host", "player", "coach", "manager", "artist", "designer", "producer", "director",
+     "ruler", "king", "queen", "prince", "princess", "leader", "saint", "martyr", "goddess", "deity", "god",
+     "character", "protagonist", "heroine", "hero", "villain", "man", "woman", "boy", "girl", "child", "person",
+     "politician", "scholar", "teacher", "professor", "businessperson", "executive", "industrialist", "banker",
+     "merchant", "farmer", "criminal", "spy", "general", "commander", "navigator", "philanthropist"}
+)  # fmt: skip
+_PEOPLE = OCCUPATIONS | _MORE_PEOPLE
+#: Words that end the noun phrase of what the name is: a preposition, a relative word, a conjunction.
+_STOPS = frozenset(
+    {"of", "in", "on", "at", "from", "for", "by", "with", "who", "which", "that", "whose", "and", "or", "to", "as"}
+)  # fmt: skip
+_COPULA = r"(?:is|was)\s+(?:a|an|the)\s+"
+#: After the name: a bracket ("(born 1929)") or one comma-clause ("X, also known as Y,"), then the copula.
+_AFTER = r"(?:\s*\([^()\n]{0,80}\))?(?:,[^,.\n]{1,80})?,?\s+" + _COPULA + r"([^.\n;:]{0,120})"
+_AFTER_NAME = re.compile(_AFTER)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[,()]")
+#: What a sentence opening just before a name ends with (a line break, a full stop, a closing quote after one).
+_OPENERS = ".!?\n\"')”’"
+
+Definition = Literal["person", "thing"] | None
+
+
+def defined(surface: str, text: str) -> Definition:
+    """What the first defining sentence of `surface` in `text` says it is: "person", "thing", or None. Found with
+    `str.find` rather than one regex over the text: a long document (a novel) holds a thousand names."""
+    start = text.find(surface)
+    while start >= 0:
+        before = text[max(0, start - 20) : start].rstrip(" \t")  # a run of blanks that long is a break too
+        if not before or before[-1] in _OPENERS:
+            match = _AFTER_NAME.match(text, start + len(surface))
+            said = _noun_says(match.group(1), surface) if match else None
+            if said is not None:
+                return said
+        start = text.find(surface, start + 1)
+    return None
+
+
+def _noun_says(phrase: str, surface: str) -> Definition:
+    """The first noun of a person or of a kind of thing among the phrase's first six words, before any word that
+    ends it. A lower-case word of the name itself is a kind too ("Gmina Kwidzyn is a rural gmina", "Sandy Lake is a
+    lake"): a person's name is not what the person is."""
+    own = {w.lower() for w in surface.split()}
+    for word in _WORD.findall(phrase)[:6]:
+        lower = word.lower()
+        if lower in _STOPS or word in ",()":
+            return None
+        if word.islower() and lower in _PEOPLE:
+            return "person"
+        if word.islower() and (lower in _THINGS or lower in own):
+            return "thing"
+    return None
+
+
+def typed(kind: str, said: Definition, *, person: int) -> str:
+    """The type a name's defining sentence gives it across the person line: PERSON for a thing defined by an
+    occupation; ORG (person_line's thing side) for a PERSON defined by a kind noun when no mention in the document
+    has person evidence (`person`: entity_types' and person_line's; "Van Helsing is a 2004 ... film. It stars Hugh
+    Jackman as vigilante monster hunter Van Helsing" may speak of both); `kind` otherwise."""
+    if said == "person" and kind != "PERSON":
+        return "PERSON"
+    if said == "thing" and kind == "PERSON" and not person:
+        return "ORG"
+    return kind
