@@ -23,25 +23,32 @@ from retrieval.indexing.person_line import KIND_NOUNS
 from retrieval.indexing.person_words import OCCUPATIONS
 
 #: Kind nouns a defining sentence uses that `KIND_NOUNS` (kept for the parse rules) lacks.
-_MORE_THINGS = frozenset({"site", "painting", "complex", "sculpture", "monument", "mountain", "peak", "glacier"})
-_THINGS = KIND_NOUNS | _MORE_THINGS
+_MORE_THINGS = frozenset(
+    {"site", "painting", "complex", "sculpture", "monument", "mountain", "peak", "glacier", "airport"}
+)
+#: Less "manufacturer": a person's trade as often as a firm ("a brassiere manufacturer").
+_THINGS = (KIND_NOUNS | _MORE_THINGS) - {"manufacturer"}
 #: Nouns of a person a defining sentence uses that `OCCUPATIONS` (kept for the parse rules) lacks.
 _MORE_PEOPLE = frozenset(
-    {"clockmaker", "hostess", "host", "player", "coach", "manager", "artist", "designer", "producer", "director",
+    {"clockmaker", "hostess", "player", "coach", "manager", "artist", "designer", "producer", "director",
      "ruler", "king", "queen", "prince", "princess", "leader", "saint", "martyr", "goddess", "deity", "god",
      "character", "protagonist", "heroine", "hero", "villain", "man", "woman", "boy", "girl", "child", "person",
      "politician", "scholar", "teacher", "professor", "businessperson", "executive", "industrialist", "banker",
-     "merchant", "farmer", "criminal", "spy", "general", "commander", "navigator", "philanthropist"}
+     "merchant", "farmer", "criminal", "spy", "commander", "navigator", "philanthropist"}
 )  # fmt: skip
 _PEOPLE = OCCUPATIONS | _MORE_PEOPLE
 #: Words that end the noun phrase of what the name is: a preposition, a relative word, a conjunction.
 _STOPS = frozenset(
-    {"of", "in", "on", "at", "from", "for", "by", "with", "who", "which", "that", "whose", "and", "or", "to", "as"}
+    {"of", "in", "on", "at", "from", "for", "by", "with", "who", "which", "that", "whose", "and", "or", "to", "as",
+     "upon", "near", "based", "known", "since", "during", "between", "under", "where", "than"}
 )  # fmt: skip
 _COPULA = r"(?:is|was)\s+(?:a|an|the)\s+"
 #: After the name: a bracket ("(born 1929)") or one comma-clause ("X, also known as Y,"), then the copula.
 _AFTER = r"(?:\s*\([^()\n]{0,80}\))?(?:,[^,.\n]{1,80})?,?\s+" + _COPULA + r"([^.\n;:]{0,120})"
 _AFTER_NAME = re.compile(_AFTER)
+#: A title line, a blank line, and the first sentence's words up to its first "is/was a/an/the".
+_TITLE = re.compile(r"\s*([^\n]{1,120})\n\s*\n[^.\n]{0,200}?\s" + _COPULA + r"([^.\n;:]{0,120})")
+_DISAMBIGUATION = re.compile(r"\s*\([^()]*\)$|,[^,]*$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|[,()]")
 #: What a sentence opening just before a name ends with (a line break, a full stop, a closing quote after one).
 _OPENERS = ".!?\n\"')”’"
@@ -61,23 +68,45 @@ def defined(surface: str, text: str) -> Definition:
             if said is not None:
                 return said
         start = text.find(surface, start + 1)
-    return None
+    return _titled(surface, text)
+
+
+def _titled(surface: str, text: str) -> Definition:
+    """What the first sentence says when the document opens with `surface` as its title line ("Juande\\n\\nJuan de
+    Dios Prados López (born 12 August 1986), known as Juande, is a Spanish professional footballer"): an
+    encyclopaedia's first sentence defines its title's subject under whatever form of the name it opens with. A
+    bracket or ", State" after the title is its disambiguation ("Frank Gehry (architect)", "Au Gres, Michigan")."""
+    match = _TITLE.match(text)
+    if match is None or _DISAMBIGUATION.sub("", match.group(1)).strip() != surface:
+        return None
+    return _noun_says(match.group(2), surface)
 
 
 def _noun_says(phrase: str, surface: str) -> Definition:
-    """The first noun of a person or of a kind of thing among the phrase's first six words, before any word that
-    ends it. A lower-case word of the name itself is a kind too ("Gmina Kwidzyn is a rural gmina", "Sandy Lake is a
-    lake"): a person's name is not what the person is."""
-    own = {w.lower() for w in surface.split()}
-    for word in _WORD.findall(phrase)[:6]:
-        lower = word.lower()
-        if lower in _STOPS or word in ",()":
-            return None
-        if word.islower() and lower in _PEOPLE:
-            return "person"
-        if word.islower() and (lower in _THINGS or lower in own):
-            return "thing"
+    """What the head noun of the phrase says: the last word before the first word that ends the noun phrase (a
+    preposition, a relative word, a comma, a bracket, a participle: "architect residing in"), within eight words.
+    The head, not any noun in it: "a race walker", "a mountain biker" are people. A lower-case word of the name
+    itself is a kind too ("Gmina Kwidzyn is a rural gmina", "Sandy Lake is a lake"): a person's name is not what the
+    person is."""
+    words = _WORD.findall(phrase)[:9]
+    end = next((i for i, w in enumerate(words) if _ends_phrase(w)), len(words) if len(words) < 9 else 0)
+    head = words[end - 1] if end else ""
+    lower = head.lower()
+    if not head.islower():
+        return None
+    if lower in _PEOPLE:
+        return "person"
+    if lower in _THINGS or lower in {w.lower() for w in surface.split()}:
+        return "thing"
     return None
+
+
+def _ends_phrase(word: str) -> bool:
+    """Whether `word` ends the noun phrase of what a name is (see `_noun_says`)."""
+    lower = word.lower()
+    return (
+        lower in _STOPS or word in ",()" or (word.islower() and lower.endswith(("ing", "ed")) and lower not in _PEOPLE)
+    )
 
 
 def typed(kind: str, said: Definition, *, person: int) -> str:
