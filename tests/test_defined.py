@@ -30,6 +30,18 @@ def types_of(text: str) -> dict[str, str]:
         ("Ringo", "The drummer was Ringo. Later Ringo is a band's name.", None),  # "band's" is no kind noun
         ("Frank", "Frank Gehry is an architect.", None),  # a name inside a longer one
         ("Gehry", "He met Gehry is a town?", None),  # not at a sentence's start
+        ("Ron Laird", "Ron Laird (born May 31, 1938) was a race walker from the United States.", None),  # the head
+        ("Schultz", "Schultz is an American cross-country mountain biker.", None),  # "biker", not "mountain"
+        ("Knapp Airport", "Knapp Airport is a general aviation airport located in Vermont.", "thing"),
+        ("Lo Leader", "Lo Leader is the title bestowed upon the elected leader of a party.", None),  # "title"
+        # an encyclopaedia's title line: the first sentence defines its subject under another form of the name
+        (
+            "Juande",
+            "Juande\n\nJuan de Dios Prados López (born 1986), known as Juande, is a Spanish footballer.",
+            "person",
+        ),
+        ("Bellas Artes", "Bellas Artes (Santiago)\n\nThe Bellas Artes is an underground metro station.", "thing"),
+        ("Juan", "Juande\n\nJuan de Dios Prados López (born 1986), known as Juande, is a Spanish footballer.", None),
     ],
 )
 def test_the_defining_sentence_says_a_person_or_a_thing(surface: str, text: str, said: str | None) -> None:
