@@ -32,6 +32,9 @@ def types_of(text: str) -> dict[str, str]:
         ("Gehry", "He met Gehry is a town?", None),  # not at a sentence's start
         ("Ron Laird", "Ron Laird (born May 31, 1938) was a race walker from the United States.", None),  # the head
         ("Schultz", "Schultz is an American cross-country mountain biker.", None),  # "biker", not "mountain"
+        ("Shawn Springs", "Shawn Springs is a former American college and professional football player.", "person"),
+        ("Otto Preminger", "Otto Preminger (1905-1986) was an American theatre and film director.", "person"),
+        ("Hawley Products", "Hawley Products is the original designer of the M1 helmet liner.", None),  # a firm too
         ("Knapp Airport", "Knapp Airport is a general aviation airport located in Vermont.", "thing"),
         ("Lo Leader", "Lo Leader is the title bestowed upon the elected leader of a party.", None),  # "title"
         # an encyclopaedia's title line: the first sentence defines its subject under another form of the name

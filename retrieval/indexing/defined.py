@@ -28,9 +28,10 @@ _MORE_THINGS = frozenset(
 )
 #: Less "manufacturer": a person's trade as often as a firm ("a brassiere manufacturer").
 _THINGS = (KIND_NOUNS | _MORE_THINGS) - {"manufacturer"}
-#: Nouns of a person a defining sentence uses that `OCCUPATIONS` (kept for the parse rules) lacks.
+#: Nouns of a person a defining sentence uses that `OCCUPATIONS` (kept for the parse rules) lacks; not "designer"
+#: or "producer", which firms are too ("Hawley Products is the original designer of the M1 steel helmet liner").
 _MORE_PEOPLE = frozenset(
-    {"clockmaker", "hostess", "player", "coach", "manager", "artist", "designer", "producer", "director",
+    {"clockmaker", "hostess", "player", "coach", "manager", "artist", "director",
      "ruler", "king", "queen", "prince", "princess", "leader", "saint", "martyr", "goddess", "deity", "god",
      "character", "protagonist", "heroine", "hero", "villain", "man", "woman", "boy", "girl", "child", "person",
      "politician", "scholar", "teacher", "professor", "businessperson", "executive", "industrialist", "banker",
@@ -39,7 +40,7 @@ _MORE_PEOPLE = frozenset(
 _PEOPLE = OCCUPATIONS | _MORE_PEOPLE
 #: Words that end the noun phrase of what the name is: a preposition, a relative word, a conjunction.
 _STOPS = frozenset(
-    {"of", "in", "on", "at", "from", "for", "by", "with", "who", "which", "that", "whose", "and", "or", "to", "as",
+    {"of", "in", "on", "at", "from", "for", "by", "with", "who", "which", "that", "whose", "to", "as",
      "upon", "near", "based", "known", "since", "during", "between", "under", "where", "than"}
 )  # fmt: skip
 _COPULA = r"(?:is|was)\s+(?:a|an|the)\s+"
@@ -85,7 +86,8 @@ def _titled(surface: str, text: str) -> Definition:
 def _noun_says(phrase: str, surface: str) -> Definition:
     """What the head noun of the phrase says: the last word before the first word that ends the noun phrase (a
     preposition, a relative word, a comma, a bracket, a participle: "architect residing in"), within eight words.
-    The head, not any noun in it: "a race walker", "a mountain biker" are people. A lower-case word of the name
+    The head, not any noun in it: "a race walker", "a mountain biker", "a college and professional football player",
+    "a theatre and film director" are people ("and" joins modifiers of one head, so it ends nothing). A lower-case word of the name
     itself is a kind too ("Gmina Kwidzyn is a rural gmina", "Sandy Lake is a lake"): a person's name is not what the
     person is."""
     words = _WORD.findall(phrase)[:9]
