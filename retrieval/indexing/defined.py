@@ -87,9 +87,9 @@ def _noun_says(phrase: str, surface: str) -> Definition:
     """What the head noun of the phrase says: the last word before the first word that ends the noun phrase (a
     preposition, a relative word, a comma, a bracket, a participle: "architect residing in"), within eight words.
     The head, not any noun in it: "a race walker", "a mountain biker", "a college and professional football player",
-    "a theatre and film director" are people ("and" joins modifiers of one head, so it ends nothing). A lower-case word of the name
-    itself is a kind too ("Gmina Kwidzyn is a rural gmina", "Sandy Lake is a lake"): a person's name is not what the
-    person is."""
+    "a theatre and film director" are people ("and" joins modifiers of one head, so it ends nothing). A lower-case
+    word of the name itself is a kind too ("Gmina Kwidzyn is a rural gmina", "Sandy Lake is a lake"): a person's name
+    is not what the person is."""
     words = _WORD.findall(phrase)[:9]
     end = next((i for i, w in enumerate(words) if _ends_phrase(w)), len(words) if len(words) < 9 else 0)
     head = words[end - 1] if end else ""
