@@ -17,7 +17,7 @@ from typing import Any
 
 from spacy.tokens import Span
 
-from retrieval.indexing import entity_types, person_line
+from retrieval.indexing import defined, entity_types, person_line
 from retrieval.indexing.chunking import Chunk
 from retrieval.indexing.entity_filter import GENERIC_NOUNS, DocumentWords, alias_map, junk, named_type, too_rare
 from retrieval.indexing.entity_kinds import thing_named
@@ -219,6 +219,8 @@ def extract_parsed(text: str, chunks: list[Chunk], parsed: list[Any]) -> list[Ch
             kind = kind_after(after)  # "Au Gres Township ... the city of Au Gres"
         kind = entity_types.placed(kind, place[key], person[key], strong[key])  # "X is an unincorporated community"
         kind = person_line.lined(surface, kind, line[key], strong=strong[key], mentions=sum(counter.values()))
+        evidence = person[key] + line[key]["person"]
+        kind = defined.typed(kind, defined.defined(surface, text), person=evidence)  # "X is a town"
         types[key] = entity_types.possessor(surface, kind, words)
     mentions = Counter(key for found in raw for key, _s, _k, _e in found)
     dropped = {
