@@ -1,5 +1,5 @@
 """A hybrid search's linear fusion keeps its best k without building every candidate's sources
-(`fusion.linear_scores`, `hybrid._fuse`): the same ids, scores to the bit, order (ties in the arms' order) and kept
+(`fusion.linear` with `k`, `hybrid._fuse`): the same ids, scores to the bit, order (ties in the arms' order) and kept
 sources as fusing every candidate with its sources, then cutting."""
 
 from __future__ import annotations

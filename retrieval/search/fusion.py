@@ -38,22 +38,18 @@ def keyword_norm(score: float, n_terms: int) -> float:
     return max(0.0, score) / (max(0.0, score) + keyword_reference(n_terms))
 
 
-def linear(vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float) -> list[Fused]:
-    """`alpha * vector + (1 - alpha) * keyword` over normalised scores; a hit missing from an arm scores 0 there."""
-    return [
-        Fused(hit_id, score, sources(hit_id, vector, keyword))
-        for hit_id, score in linear_scores(vector, keyword, alpha)
-    ]
-
-
-def linear_scores(vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float) -> list[tuple[str, float]]:
-    """`linear`'s ids and scores, in its order, without each hit's `sources`. Why: a hybrid search fuses about a
-    hundred candidates to keep twenty (`hybrid._fuse`), and builds the kept ones' sources itself."""
+def linear(
+    vector: Mapping[str, float], keyword: Mapping[str, float], alpha: float, k: int | None = None
+) -> list[Fused]:
+    """`alpha * vector + (1 - alpha) * keyword` over normalised scores; a hit missing from an arm scores 0 there.
+    With `k`, the best `k` only, and only they get their `sources`: a hybrid search fuses about a hundred candidates
+    to keep twenty (`hybrid._fuse`)."""
     scored = [
         (hit_id, alpha * vector.get(hit_id, 0.0) + (1.0 - alpha) * keyword.get(hit_id, 0.0))
         for hit_id in dict.fromkeys([*vector, *keyword])
     ]
-    return sorted(scored, key=lambda item: -item[1])  # stable, as `_ranked`: arm order for ties
+    kept = sorted(scored, key=lambda item: -item[1])[:k]  # stable, as `_ranked`: arm order for ties
+    return [Fused(hit_id, score, sources(hit_id, vector, keyword)) for hit_id, score in kept]
 
 
 def sources(hit_id: str, vector: Mapping[str, float], keyword: Mapping[str, float]) -> dict[str, float]:

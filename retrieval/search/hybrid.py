@@ -300,9 +300,7 @@ def _fuse(
         # alpha 0.5 is plain RRF; 0 and 1 silence one arm, as in linear fusion.
         fused = fusion.rrf(rankings, params.rrf_k, {"vector": 2 * params.alpha, "fulltext": 2 * (1 - params.alpha)})
     else:
-        fused = [
-            fusion.Fused(hit_id, score) for hit_id, score in fusion.linear_scores(vector, keyword, params.alpha)[:k]
-        ]
+        return fusion.linear(vector, keyword, params.alpha, k)
     fused = fused[:k]
     for item in fused:
         item.sources = fusion.sources(item.id, vector, keyword)

@@ -16,7 +16,7 @@ from itertools import repeat
 from typing import Any
 
 import numpy as np
-from falkordb.helpers import stringify_param_value
+from falkordb.helpers import quote_string, stringify_param_value
 
 #: Significant digits that round-trip any float32 (FLT_DECIMAL_DIG); `#` keeps the decimal point, so -0.0 is written
 #: "-0.00000000", a float, where ".9g" wrote "-0", which Cypher reads as the integer 0 (tests/test_vector_rows.py).
@@ -61,16 +61,11 @@ def query_vector(vector: Sequence[float]) -> np.ndarray:
     return np.asarray(vector, dtype=np.float32).reshape(-1)
 
 
-def _quoted(value: str) -> str:
-    """A string as the client quotes it (`falkordb.helpers.quote_string`)."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 #: The client's text for the plain types a row holds most, looked up by exact type before the checks below. Why:
 #: a bulk write encodes ~800k values (MuSiQue's 1,890 passages), and each went through four `isinstance` tests,
 #: one of them against the `Mapping` ABC, before reaching the client's own; the text is the same
 #: (tests/test_falkordb_params.py).
-_PLAIN: dict[type, Callable[[Any], str]] = {str: _quoted, int: str, float: repr, type(None): lambda _none: "null"}
+_PLAIN: dict[type, Callable[[Any], str]] = {str: quote_string, int: str, float: repr, type(None): lambda _none: "null"}
 
 
 def encode(value: Any) -> str:
